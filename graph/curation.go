@@ -1,0 +1,164 @@
+package graph
+
+import (
+	"encoding/json"
+	"time"
+)
+
+// ProposalStatus is where a proposal stands in curation.
+type ProposalStatus string
+
+// Proposal statuses.
+const (
+	ProposalOpen     ProposalStatus = "open"
+	ProposalAccepted ProposalStatus = "accepted"
+	ProposalRejected ProposalStatus = "rejected"
+)
+
+// Proposal is a suggested change to a memory awaiting curation. Its edges:
+// TARGETS_VERSION (the version it was written against), REBASED_TO (a newer
+// version it was rebased onto), ACCEPTED_AS (the version it became) and
+// REJECTED_BECAUSE (the Decision that turned it down).
+type Proposal struct {
+	ID                 string         `json:"id"`
+	Scope              Scope          `json:"scope"`
+	Title              string         `json:"title"`
+	Content            string         `json:"content"`
+	Status             ProposalStatus `json:"status"`
+	ProposedBy         string         `json:"proposed_by"`
+	TargetVersionID    string         `json:"target_version_id,omitempty"`
+	RebasedToVersionID string         `json:"rebased_to_version_id,omitempty"`
+	AcceptedVersionID  string         `json:"accepted_version_id,omitempty"`
+	RejectedDecisionID string         `json:"rejected_decision_id,omitempty"`
+	CreatedAt          time.Time      `json:"created_at"`
+}
+
+// Decision is the record of a curation or gate decision.
+type Decision struct {
+	ID        string    `json:"id"`
+	Scope     Scope     `json:"scope"`
+	Kind      string    `json:"kind"` // "gate" or "curation"
+	Outcome   string    `json:"outcome"`
+	Rule      string    `json:"rule,omitempty"`
+	Reason    string    `json:"reason,omitempty"`
+	DecidedBy string    `json:"decided_by"`
+	CreatedAt time.Time `json:"created_at"`
+}
+
+// Baseline is a published pointer per repository: the set of versions it
+// PUBLISHES.
+type Baseline struct {
+	ID          string    `json:"id"`
+	Scope       Scope     `json:"scope"`
+	Name        string    `json:"name"`
+	VersionIDs  []string  `json:"version_ids"`
+	PublishedBy string    `json:"published_by"`
+	CreatedAt   time.Time `json:"created_at"`
+}
+
+// EditKind is what an Edit does to its target.
+type EditKind string
+
+// Edit kinds.
+const (
+	EditRetract    EditKind = "retract"
+	EditAmend      EditKind = "amend"
+	EditQuarantine EditKind = "quarantine"
+	EditAttenuate  EditKind = "attenuate"
+	EditBlock      EditKind = "block"
+)
+
+// EditStatus is an edit's approval state. Only approved edits take effect.
+type EditStatus string
+
+// Edit statuses.
+const (
+	EditPending  EditStatus = "pending"
+	EditApproved EditStatus = "approved"
+	EditRejected EditStatus = "rejected"
+)
+
+// Edit is a curation overlay on a memory (EDITS edge), optionally pinned to
+// one of its versions.
+type Edit struct {
+	ID              string     `json:"id"`
+	Scope           Scope      `json:"scope"`
+	Kind            EditKind   `json:"kind"`
+	Status          EditStatus `json:"status"`
+	TargetMemoryID  string     `json:"target_memory_id"`
+	TargetVersionID string     `json:"target_version_id,omitempty"`
+	Content         string     `json:"content,omitempty"`    // amend: the replacement text
+	Importance      *float64   `json:"importance,omitempty"` // amend / attenuate
+	Channel         string     `json:"channel,omitempty"`    // block: the channel it hides on
+	Reason          string     `json:"reason,omitempty"`
+	CreatedBy       string     `json:"created_by"`
+	DecidedBy       string     `json:"decided_by,omitempty"`
+	CreatedAt       time.Time  `json:"created_at"`
+	DecidedAt       time.Time  `json:"decided_at,omitzero"`
+}
+
+// Capsule is a named, expiring bundle that CONTAINS memories and versions.
+type Capsule struct {
+	ID         string    `json:"id"`
+	Scope      Scope     `json:"scope"`
+	Name       string    `json:"name"`
+	MemoryIDs  []string  `json:"memory_ids,omitempty"`
+	VersionIDs []string  `json:"version_ids,omitempty"`
+	CreatedBy  string    `json:"created_by"`
+	CreatedAt  time.Time `json:"created_at"`
+	ExpiresAt  time.Time `json:"expires_at,omitzero"`
+}
+
+// AuditEvent is an append-only record of a decision or action; it DECIDED
+// its subject. No API deletes one.
+type AuditEvent struct {
+	ID          string    `json:"id"`
+	Scope       Scope     `json:"scope"`
+	Action      string    `json:"action"`       // e.g. "gate.approve", "edit.approve"
+	SubjectKind string    `json:"subject_kind"` // label of the subject: Memory, GateRequest, Edit, ...
+	SubjectID   string    `json:"subject_id"`
+	ActorID     string    `json:"actor_id"`
+	Rule        string    `json:"rule,omitempty"`
+	Outcome     string    `json:"outcome,omitempty"`
+	Reason      string    `json:"reason,omitempty"`
+	CreatedAt   time.Time `json:"created_at"`
+}
+
+// GateStatus is a gate request's state.
+type GateStatus string
+
+// Gate statuses.
+const (
+	GatePending  GateStatus = "pending"
+	GateApproved GateStatus = "approved"
+	GateRejected GateStatus = "rejected"
+)
+
+// GateRequest is a write the policy gate queued for a librarian. Payload is
+// the serialised request, opaque to the store.
+type GateRequest struct {
+	ID          string          `json:"id"`
+	Scope       Scope           `json:"scope"`
+	Title       string          `json:"title"`
+	Status      GateStatus      `json:"status"`
+	Rule        string          `json:"rule,omitempty"`
+	Reason      string          `json:"reason,omitempty"`
+	Payload     json.RawMessage `json:"payload"`
+	RequestedBy string          `json:"requested_by"`
+	DecidedBy   string          `json:"decided_by,omitempty"`
+	MemoryID    string          `json:"memory_id,omitempty"` // set when approved and written
+	CreatedAt   time.Time       `json:"created_at"`
+	DecidedAt   time.Time       `json:"decided_at,omitzero"`
+}
+
+// OutboxItem is a pending vector-index write, kept in the graph store so a
+// failed index write is retried and never lost.
+type OutboxItem struct {
+	ID        string    `json:"id"`
+	Scope     Scope     `json:"scope"`
+	MemoryID  string    `json:"memory_id"`
+	VersionID string    `json:"version_id"`
+	Op        string    `json:"op"` // "upsert" or "delete"
+	Attempts  int       `json:"attempts"`
+	CreatedAt time.Time `json:"created_at"`
+}

@@ -1,0 +1,191 @@
+package graph
+
+import "time"
+
+// Filter is the read side of authorization plus the caller's own narrowing.
+// The engine builds it from the Principal; every Store read takes one and
+// pushes it into the store query. The zero value of every field except Scope
+// means "no restriction".
+type Filter struct {
+	// Scope is mandatory: TenantID must be set. See the package comment for
+	// how org and repo narrow it.
+	Scope Scope
+
+	UserID      string
+	Types       []string
+	Tags        []string // a memory matches when it carries every tag listed
+	Visibility  []Visibility
+	SubjectType string
+	SubjectID   string
+	ProjectID   string
+	SessionID   string
+	// EntityTypes keeps memories that mention at least one entity of these
+	// types.
+	EntityTypes []string
+
+	CreatedAfter  time.Time // inclusive
+	CreatedBefore time.Time // exclusive
+	// ValidAt, when set, keeps memories valid at that instant: ValidFrom is
+	// zero or <= ValidAt, and ValidTo is zero or > ValidAt (exclusive).
+	ValidAt time.Time
+
+	// Statuses lists the statuses to include; empty means active only.
+	Statuses []Status
+	// Channel hides memories that an approved block edit hides on it.
+	Channel string
+	// IncludeQuarantined shows memories under an approved quarantine edit
+	// (only for principals with the permission; the engine checks that).
+	IncludeQuarantined bool
+}
+
+// Validate reports a filter that must not reach a store: no tenant, or
+// malformed values.
+func (f Filter) Validate() error {
+	if err := f.Scope.Validate(); err != nil {
+		return err
+	}
+	for _, s := range f.Statuses {
+		if !s.valid() {
+			return invalid("statuses", "unknown status %q", s)
+		}
+	}
+	for _, v := range f.Visibility {
+		if !v.valid() {
+			return invalid("visibility", "unknown visibility %q", v)
+		}
+	}
+	if !f.CreatedAfter.IsZero() && !f.CreatedBefore.IsZero() && !f.CreatedAfter.Before(f.CreatedBefore) {
+		return invalid("created_before", "must be after created_after")
+	}
+	return nil
+}
+
+// EffectiveStatuses returns the statuses the filter admits (active when none
+// are listed).
+func (f Filter) EffectiveStatuses() []Status {
+	if len(f.Statuses) == 0 {
+		return []Status{StatusActive}
+	}
+	return f.Statuses
+}
+
+// Namespace is where canonical keys are unique among active memories: the
+// exact scope, the user, and the memory type.
+type Namespace struct {
+	Scope  Scope
+	UserID string
+	Type   string
+}
+
+// Page asks for one page of a listing. Cursor is the NextCursor of the
+// previous page, opaque to callers; Limit defaults to 50 and is capped at
+// 1000.
+type Page struct {
+	Limit  int
+	Cursor string
+}
+
+// Listing is one page of memories, newest first, and the cursor of the next
+// page ("" when this is the last).
+type Listing struct {
+	Memories   []Memory `json:"memories"`
+	NextCursor string   `json:"next_cursor,omitempty"`
+}
+
+// Candidate is a memory found through the entities it MENTIONS.
+type Candidate struct {
+	Memory Memory `json:"memory"`
+	// Matched lists the norm names of the query entities it mentions.
+	Matched []string `json:"matched"`
+}
+
+// Neighbour is a memory that shares at least one entity with a seed memory.
+type Neighbour struct {
+	SeedID string   `json:"seed_id"`
+	Memory Memory   `json:"memory"`
+	Shared []string `json:"shared"` // norm names of the shared entities
+}
+
+// Scored is a memory found by keyword search, with its BM25-style score
+// (higher is better; comparable within one result list only).
+type Scored struct {
+	Memory Memory  `json:"memory"`
+	Score  float64 `json:"score"`
+}
+
+// AuditQuery selects audit events; empty fields match anything.
+type AuditQuery struct {
+	SubjectID string
+	Action    string
+}
+
+// EditQuery selects edits on memories.
+type EditQuery struct {
+	MemoryIDs []string     // targets; empty means any
+	Statuses  []EditStatus // empty means any
+}
+
+// GateDecision settles a pending gate request.
+type GateDecision struct {
+	Status    GateStatus // approved or rejected
+	DecidedBy string
+	Reason    string
+	MemoryID  string // the memory written when approved
+	At        time.Time
+}
+
+func (s Status) valid() bool {
+	switch s {
+	case StatusActive, StatusSuperseded, StatusArchived, StatusRetracted:
+		return true
+	}
+	return false
+}
+
+func (v Visibility) valid() bool {
+	switch v {
+	case VisibilitySession, VisibilityUser, VisibilityProject, VisibilityPolicy, VisibilityGlobal:
+		return true
+	}
+	return false
+}
+
+func (k SourceKind) valid() bool {
+	switch k {
+	case SourceAuthored, SourceIngestedEvidence, SourceProposed:
+		return true
+	}
+	return false
+}
+
+func (k EditKind) valid() bool {
+	switch k {
+	case EditRetract, EditAmend, EditQuarantine, EditAttenuate, EditBlock:
+		return true
+	}
+	return false
+}
+
+func (s EditStatus) valid() bool {
+	switch s {
+	case EditPending, EditApproved, EditRejected:
+		return true
+	}
+	return false
+}
+
+func (s GateStatus) valid() bool {
+	switch s {
+	case GatePending, GateApproved, GateRejected:
+		return true
+	}
+	return false
+}
+
+func (s ProposalStatus) valid() bool {
+	switch s {
+	case ProposalOpen, ProposalAccepted, ProposalRejected:
+		return true
+	}
+	return false
+}

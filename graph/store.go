@@ -1,0 +1,135 @@
+package graph
+
+import (
+	"context"
+	"time"
+)
+
+// Store is the graph backend: the memory graph's domain operations, never
+// "run this query". Every read takes a Filter (its Scope is mandatory and is
+// pushed into the query); every write takes the writer's Scope and refuses to
+// touch records outside it (ErrNotFound). Every write method is one
+// transaction: it either fully happens or leaves nothing behind. Input is
+// validated (the model's Validate methods) before the store is touched.
+//
+// Implementations: graph/sqlite (embedded default) and graph/neo4j. Both pass
+// graph/storetest.
+type Store interface {
+	// CreateMemory writes a memory, its version 1, the version's chunks, the
+	// entities (resolved by NormName within the tenant, created when new)
+	// and MENTIONS edges from the memory and from each chunk, the
+	// supersession of in.Supersedes when set, audit events in.Audit (their
+	// SubjectID defaults to the new memory's id), and an outbox entry when
+	// in.Version.Index is set — all in one transaction.
+	CreateMemory(ctx context.Context, in MemoryInput) (Created, error)
+	// CreateMemories writes many memories in one transaction (batched
+	// ingest). Either all are written or none.
+	CreateMemories(ctx context.Context, in []MemoryInput) ([]Created, error)
+	// AddVersion appends the next version (number = previous + 1) to an
+	// active memory, with its chunks, entities and MENTIONS edges; the
+	// memory's MENTIONS are replaced by the new version's entities.
+	AddVersion(ctx context.Context, s Scope, memoryID string, in VersionInput) (Version, error)
+
+	// GetMemory returns one memory visible under f. Status is not filtered
+	// here: a direct fetch sees superseded and archived memories too, but
+	// never another tenant's, nor a retracted one unless f.Statuses admits
+	// it.
+	GetMemory(ctx context.Context, f Filter, id string) (Memory, error)
+	// GetMemories returns the memories among ids visible under f (same
+	// rules as GetMemory), in the order of ids; missing ones are skipped.
+	GetMemories(ctx context.Context, f Filter, ids []string) ([]Memory, error)
+	// GetVersion returns one version whose memory is visible under f.
+	GetVersion(ctx context.Context, f Filter, id string) (Version, error)
+	// GetVersions returns the versions among ids whose memories are visible
+	// under f, in the order of ids; missing ones are skipped.
+	GetVersions(ctx context.Context, f Filter, ids []string) ([]Version, error)
+	// ListVersions returns a memory's versions, oldest first.
+	ListVersions(ctx context.Context, f Filter, memoryID string) ([]Version, error)
+	// GetChunks returns a version's chunks in document order.
+	GetChunks(ctx context.Context, f Filter, versionID string) ([]Chunk, error)
+	// EntitiesOf returns the entities each memory MENTIONS, keyed by memory
+	// id.
+	EntitiesOf(ctx context.Context, f Filter, memoryIDs []string) (map[string][]Entity, error)
+
+	// FindActiveByKey returns the active memory with canonical key key in
+	// the namespace (exact scope, user and type), or ErrNotFound.
+	FindActiveByKey(ctx context.Context, ns Namespace, key string) (Memory, error)
+	// Supersede records that newID SUPERSEDES oldID: old becomes superseded.
+	// Both must be in scope; old must be active; a cycle (old already
+	// reachable from new through SUPERSEDES edges, or old == new) is
+	// ErrConflict.
+	Supersede(ctx context.Context, s Scope, oldID, newID string) error
+	// Resolve follows SUPERSEDES edges from id to the newest memory of the
+	// chain (A superseded by B superseded by C resolves to C).
+	Resolve(ctx context.Context, f Filter, id string) (Memory, error)
+	// Archive marks an active memory archived.
+	Archive(ctx context.Context, s Scope, id string) error
+	// Touch reinforces memories: access_count + 1 and last_accessed = at.
+	// Ids outside the scope are ignored.
+	Touch(ctx context.Context, s Scope, ids []string, at time.Time) error
+
+	// ListMemories lists memories matching f, newest first (created_at,
+	// then id, descending), with cursor pagination that neither repeats
+	// nor skips a memory while inserts run concurrently.
+	ListMemories(ctx context.Context, f Filter, p Page) (Listing, error)
+	// Candidates finds memories that MENTION any entity whose norm name or
+	// alias equals one of names (case-insensitive), most matched entities
+	// first, then newest; at most limit.
+	Candidates(ctx context.Context, f Filter, names []string, limit int) ([]Candidate, error)
+	// Neighbours finds, for each seed, up to perSeed other memories that
+	// share at least one entity with it, most shared entities first, then
+	// newest. Seeds themselves are never returned as neighbours.
+	Neighbours(ctx context.Context, f Filter, seedIDs []string, perSeed int) ([]Neighbour, error)
+	// KeywordSearch ranks memories by full-text relevance (BM25 or the
+	// backend's fulltext score) of query over their title and current
+	// version's index text (content when the index text is empty); at most
+	// limit.
+	KeywordSearch(ctx context.Context, f Filter, query string, limit int) ([]Scored, error)
+
+	// AppendAudit appends audit events (append-only; nothing deletes them).
+	AppendAudit(ctx context.Context, events ...AuditEvent) error
+	// ListAudit lists audit events in scope, oldest first.
+	ListAudit(ctx context.Context, f Filter, q AuditQuery, p Page) ([]AuditEvent, string, error)
+
+	// CreateProposal and GetProposal store and read curation proposals.
+	CreateProposal(ctx context.Context, p Proposal) (Proposal, error)
+	GetProposal(ctx context.Context, f Filter, id string) (Proposal, error)
+	// CreateDecision and GetDecision store and read decision artifacts.
+	CreateDecision(ctx context.Context, d Decision) (Decision, error)
+	GetDecision(ctx context.Context, f Filter, id string) (Decision, error)
+	// CreateBaseline, GetBaseline and LatestBaseline store and read
+	// published baselines; LatestBaseline is the newest one visible under f.
+	CreateBaseline(ctx context.Context, b Baseline) (Baseline, error)
+	GetBaseline(ctx context.Context, f Filter, id string) (Baseline, error)
+	LatestBaseline(ctx context.Context, f Filter) (Baseline, error)
+	// CreateEdit, GetEdit, DecideEdit and ListEdits store, read and settle
+	// edits. Only approved edits change what reads return.
+	CreateEdit(ctx context.Context, e Edit) (Edit, error)
+	GetEdit(ctx context.Context, f Filter, id string) (Edit, error)
+	DecideEdit(ctx context.Context, s Scope, id string, status EditStatus, by string, at time.Time) (Edit, error)
+	ListEdits(ctx context.Context, f Filter, q EditQuery) ([]Edit, error)
+	// CreateCapsule and GetCapsule store and read capsules.
+	CreateCapsule(ctx context.Context, c Capsule) (Capsule, error)
+	GetCapsule(ctx context.Context, f Filter, id string) (Capsule, error)
+	// CreateGateRequest, GetGateRequest, ListGateRequests and
+	// DecideGateRequest store, read and settle queued writes. Deciding a
+	// request that is not pending is ErrConflict. The audit event is
+	// written in the same transaction.
+	CreateGateRequest(ctx context.Context, g GateRequest, audit AuditEvent) (GateRequest, error)
+	GetGateRequest(ctx context.Context, f Filter, id string) (GateRequest, error)
+	ListGateRequests(ctx context.Context, f Filter, status GateStatus, p Page) ([]GateRequest, string, error)
+	DecideGateRequest(ctx context.Context, s Scope, id string, d GateDecision, audit AuditEvent) (GateRequest, error)
+
+	// PendingOutbox returns up to limit outbox items across all tenants,
+	// oldest first (a background job, not a principal, calls it).
+	PendingOutbox(ctx context.Context, limit int) ([]OutboxItem, error)
+	// AckOutbox removes delivered items; RetryOutbox counts a failed
+	// attempt. Both are idempotent.
+	AckOutbox(ctx context.Context, ids []string) error
+	RetryOutbox(ctx context.Context, ids []string) error
+
+	// Health reports whether the store can serve.
+	Health(ctx context.Context) error
+	// Close releases the store.
+	Close() error
+}

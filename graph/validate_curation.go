@@ -1,0 +1,186 @@
+package graph
+
+// Validate checks a proposal before it is stored.
+func (p Proposal) Validate() error {
+	if err := p.Scope.Validate(); err != nil {
+		return err
+	}
+	if err := checkIDs(map[string]idField{
+		"id": {p.ID, true}, "proposed_by": {p.ProposedBy, false},
+		"target_version_id": {p.TargetVersionID, true}, "rebased_to_version_id": {p.RebasedToVersionID, true},
+		"accepted_version_id": {p.AcceptedVersionID, true}, "rejected_decision_id": {p.RejectedDecisionID, true},
+	}); err != nil {
+		return err
+	}
+	if p.Status != "" && !p.Status.valid() {
+		return invalid("status", "unknown proposal status %q", p.Status)
+	}
+	if err := checkText("title", p.Title, MaxTitleLen); err != nil {
+		return err
+	}
+	return checkText("content", p.Content, MaxContentLen)
+}
+
+// Validate checks a decision before it is stored.
+func (d Decision) Validate() error {
+	if err := d.Scope.Validate(); err != nil {
+		return err
+	}
+	if err := checkIDs(map[string]idField{"id": {d.ID, true}, "decided_by": {d.DecidedBy, false}}); err != nil {
+		return err
+	}
+	if d.Kind != "gate" && d.Kind != "curation" {
+		return invalid("kind", "unknown decision kind %q (want gate|curation)", d.Kind)
+	}
+	if d.Outcome == "" {
+		return invalid("outcome", "required")
+	}
+	for field, v := range map[string]string{"outcome": d.Outcome, "rule": d.Rule, "reason": d.Reason} {
+		if err := checkText(field, v, MaxTitleLen); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Validate checks a baseline before it is stored.
+func (b Baseline) Validate() error {
+	if err := b.Scope.Validate(); err != nil {
+		return err
+	}
+	if err := checkIDs(map[string]idField{"id": {b.ID, true}, "published_by": {b.PublishedBy, false}}); err != nil {
+		return err
+	}
+	if err := checkText("name", b.Name, MaxTitleLen); err != nil {
+		return err
+	}
+	return checkIDList("version_ids", b.VersionIDs)
+}
+
+// Validate checks an edit before it is stored.
+func (e Edit) Validate() error {
+	if err := e.Scope.Validate(); err != nil {
+		return err
+	}
+	if err := checkIDs(map[string]idField{
+		"id": {e.ID, true}, "target_memory_id": {e.TargetMemoryID, false},
+		"target_version_id": {e.TargetVersionID, true}, "created_by": {e.CreatedBy, false},
+		"channel": {e.Channel, true},
+	}); err != nil {
+		return err
+	}
+	if !e.Kind.valid() {
+		return invalid("kind", "unknown edit kind %q (want retract|amend|quarantine|attenuate|block)", e.Kind)
+	}
+	if e.Status != "" && !e.Status.valid() {
+		return invalid("status", "unknown edit status %q", e.Status)
+	}
+	switch e.Kind {
+	case EditAmend:
+		if e.Content == "" && e.Importance == nil {
+			return invalid("content", "an amend needs content or importance")
+		}
+	case EditAttenuate:
+		if e.Importance == nil {
+			return invalid("importance", "an attenuate edit needs importance")
+		}
+	case EditBlock:
+		if e.Channel == "" {
+			return invalid("channel", "a block edit needs a channel")
+		}
+	}
+	if e.Importance != nil && (*e.Importance < 0 || *e.Importance > 1 || *e.Importance != *e.Importance) {
+		return invalid("importance", "must be within [0, 1]")
+	}
+	if err := checkText("content", e.Content, MaxContentLen); err != nil {
+		return err
+	}
+	return checkText("reason", e.Reason, MaxTitleLen)
+}
+
+// Validate checks a capsule before it is stored.
+func (c Capsule) Validate() error {
+	if err := c.Scope.Validate(); err != nil {
+		return err
+	}
+	if err := checkIDs(map[string]idField{"id": {c.ID, true}, "created_by": {c.CreatedBy, false}}); err != nil {
+		return err
+	}
+	if err := checkText("name", c.Name, MaxTitleLen); err != nil {
+		return err
+	}
+	if err := checkIDList("memory_ids", c.MemoryIDs); err != nil {
+		return err
+	}
+	return checkIDList("version_ids", c.VersionIDs)
+}
+
+// Validate checks a gate request before it is stored.
+func (g GateRequest) Validate() error {
+	if err := g.Scope.Validate(); err != nil {
+		return err
+	}
+	if err := checkIDs(map[string]idField{"id": {g.ID, true}, "requested_by": {g.RequestedBy, false}}); err != nil {
+		return err
+	}
+	if g.Status != "" && g.Status != GatePending {
+		return invalid("status", "a new gate request is pending")
+	}
+	if len(g.Payload) == 0 {
+		return invalid("payload", "required")
+	}
+	if err := checkText("payload", string(g.Payload), MaxContentLen); err != nil {
+		return err
+	}
+	for field, v := range map[string]string{"title": g.Title, "rule": g.Rule, "reason": g.Reason} {
+		if err := checkText(field, v, MaxTitleLen); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Validate checks a gate decision.
+func (d GateDecision) Validate() error {
+	if d.Status != GateApproved && d.Status != GateRejected {
+		return invalid("status", "a decision approves or rejects, got %q", d.Status)
+	}
+	if err := checkID("decided_by", d.DecidedBy, false); err != nil {
+		return err
+	}
+	if err := checkID("memory_id", d.MemoryID, true); err != nil {
+		return err
+	}
+	return checkText("reason", d.Reason, MaxTitleLen)
+}
+
+// ValidateEditStatus checks the status an edit is decided with.
+func ValidateEditStatus(s EditStatus) error {
+	if s != EditApproved && s != EditRejected {
+		return invalid("status", "an edit decision approves or rejects, got %q", s)
+	}
+	return nil
+}
+
+type idField struct {
+	v        string
+	optional bool
+}
+
+func checkIDs(fields map[string]idField) error {
+	for name, f := range fields {
+		if err := checkID(name, f.v, f.optional); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func checkIDList(field string, ids []string) error {
+	for _, id := range ids {
+		if err := checkID(field, id, false); err != nil {
+			return err
+		}
+	}
+	return nil
+}
