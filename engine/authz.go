@@ -11,7 +11,7 @@ func (e *Engine) authorize(p graph.Principal, perm string) error {
 	if err := p.Scope.Validate(); err != nil {
 		return fmt.Errorf("%w: principal %q has no valid scope", graph.ErrForbidden, p.ID)
 	}
-	if !e.perms.Allows(p.Roles, perm) {
+	if !e.policy.Current().Allows(p.Roles, perm) {
 		return fmt.Errorf("%w: principal %q lacks permission %q", graph.ErrForbidden, p.ID, perm)
 	}
 	return nil
@@ -57,7 +57,7 @@ func (e *Engine) readFilter(p graph.Principal, want *graph.Scope, f graph.Filter
 		return graph.Filter{}, err
 	}
 	f.Scope = s
-	if f.IncludeQuarantined && !e.perms.Allows(p.Roles, PermReadQuarantined) {
+	if f.IncludeQuarantined && !e.policy.Current().Allows(p.Roles, PermReadQuarantined) {
 		return graph.Filter{}, fmt.Errorf("%w: principal %q may not read quarantined memories", graph.ErrForbidden, p.ID)
 	}
 	return f, f.Validate()

@@ -1,21 +1,26 @@
 package engine
 
 import (
+	"context"
 	"errors"
 	"io"
 	"log/slog"
 	"time"
 
 	"github.com/mnemo-dev/mnemo/graph"
+	"github.com/mnemo-dev/mnemo/policy"
+	"github.com/mnemo-dev/mnemo/vector"
 )
 
-// Permissions answers whether a set of roles grants a permission. The
-// policy implements it; the engine consults it on every use case.
-type Permissions interface {
-	Allows(roles []string, perm string) bool
+// Embedder turns texts into vectors. vector/embed's ONNX embedder
+// implements it.
+type Embedder interface {
+	Embed(ctx context.Context, texts []string) ([][]float32, error)
+	Dimensions() int
+	ModelID() string
 }
 
-// Permission names the engine checks.
+// Permission names the engine checks against the policy's roles.
 const (
 	PermRead            = "read"
 	PermWrite           = "write"
@@ -24,23 +29,29 @@ const (
 	PermAdmin           = "admin"
 )
 
-// Options wires an Engine. Store and Permissions are required; a nil Logger
-// discards, a nil Now uses time.Now.
+// Options wires an Engine. Store and Policy are required. Index and
+// Embedder are optional together: without both, vector rerank and vector
+// fallback are off and search uses graph + keyword. A nil Logger discards,
+// a nil Now uses time.Now.
 type Options struct {
-	Store       graph.Store
-	Permissions Permissions
-	Logger      *slog.Logger
-	Now         func() time.Time
+	Store    graph.Store
+	Index    vector.Index
+	Embedder Embedder
+	Policy   *policy.Holder
+	Logger   *slog.Logger
+	Now      func() time.Time
 }
 
 // Engine runs mnemo's use cases. It is safe for concurrent use and holds no
 // state of its own beyond its wiring: every piece of state lives in the
 // stores, so several replicas can serve one graph.
 type Engine struct {
-	store graph.Store
-	perms Permissions
-	log   *slog.Logger
-	now   func() time.Time
+	store    graph.Store
+	index    vector.Index // nil when vectors are off
+	embedder Embedder     // nil when vectors are off
+	policy   *policy.Holder
+	log      *slog.Logger
+	now      func() time.Time
 }
 
 // New builds an Engine from its options.
@@ -48,8 +59,14 @@ func New(o Options) (*Engine, error) {
 	if o.Store == nil {
 		return nil, errors.New("engine: a graph store is required")
 	}
-	if o.Permissions == nil {
-		return nil, errors.New("engine: permissions are required")
+	if o.Policy == nil {
+		return nil, errors.New("engine: a policy is required")
+	}
+	if (o.Index == nil) != (o.Embedder == nil) {
+		return nil, errors.New("engine: a vector index and an embedder go together")
+	}
+	if o.Index != nil && o.Index.Dimensions() != o.Embedder.Dimensions() {
+		return nil, errors.New("engine: the vector index and the embedder disagree on dimensions")
 	}
 	if o.Logger == nil {
 		o.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
@@ -57,5 +74,11 @@ func New(o Options) (*Engine, error) {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
-	return &Engine{store: o.Store, perms: o.Permissions, log: o.Logger, now: o.Now}, nil
+	return &Engine{
+		store: o.Store, index: o.Index, embedder: o.Embedder, policy: o.Policy,
+		log: o.Logger, now: o.Now,
+	}, nil
 }
+
+// vectorsOn reports whether vector rerank and fallback are available.
+func (e *Engine) vectorsOn() bool { return e.index != nil }

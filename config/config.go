@@ -1,0 +1,295 @@
+// Package config is mnemo's deployment configuration: where it listens,
+// which stores it uses, who may call it. Precedence is flags > MNEMO_*
+// environment > YAML file > defaults, validated once at start with errors
+// that name the field. The policy (types, gate, roles) is separate content,
+// edited by policy authors; its shipped default is embedded here.
+package config
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strconv"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+)
+
+// Config is the whole runtime configuration. The zero value of each field
+// means its documented default.
+type Config struct {
+	// Listen is the HTTP address (default 127.0.0.1:8080).
+	Listen string `yaml:"listen"`
+	// DataDir holds the embedded stores (default ./mnemo-data).
+	DataDir string `yaml:"data_dir"`
+	// Store is the graph backend: sqlite (default) or neo4j.
+	Store string `yaml:"store"`
+	// Neo4j is used when Store is neo4j.
+	Neo4j Neo4j `yaml:"neo4j"`
+	// Vector selects the vector index: embedded (default), qdrant or off.
+	Vector Vector `yaml:"vector"`
+	// Embed locates the ONNX runtime and model; vector rerank is off when
+	// they are missing.
+	Embed Embed `yaml:"embed"`
+	// PolicyFile overrides the embedded default policy.
+	PolicyFile string `yaml:"policy_file"`
+	// APIKeys maps keys to principals. Serving needs at least one.
+	APIKeys []APIKey `yaml:"api_keys"`
+	// LogLevel is debug, info (default), warn or error.
+	LogLevel string `yaml:"log_level"`
+	// LogFormat is text (default) or json.
+	LogFormat string `yaml:"log_format"`
+	// MaxBodyBytes caps request bodies (default 4 MiB).
+	MaxBodyBytes int64 `yaml:"max_body_bytes"`
+}
+
+// Neo4j locates a Neo4j 5 server.
+type Neo4j struct {
+	URI      string `yaml:"uri"` // default bolt://127.0.0.1:7687
+	Username string `yaml:"username"`
+	Password string `yaml:"password"`
+	Database string `yaml:"database"` // default: the server's default database
+}
+
+// Vector configures the vector index.
+type Vector struct {
+	Backend   string `yaml:"backend"`    // embedded (default), qdrant, off
+	QdrantURL string `yaml:"qdrant_url"` // host:port of Qdrant's gRPC API
+}
+
+// Embed locates the embedding runtime and model.
+type Embed struct {
+	ORTLib   string `yaml:"ort_lib"`   // path to libonnxruntime.so (default .cache/mnemo/onnxruntime/libonnxruntime.so)
+	ModelDir string `yaml:"model_dir"` // directory with model.onnx and vocab.txt (default .cache/mnemo/model)
+}
+
+// APIKey maps one key to the principal that presents it.
+type APIKey struct {
+	Key       string   `yaml:"key"`
+	Principal string   `yaml:"principal"`
+	Roles     []string `yaml:"roles"`
+	Tenant    string   `yaml:"tenant"`
+	Org       string   `yaml:"org"`
+	Repo      string   `yaml:"repo"`
+}
+
+// FieldError names the configuration field that is wrong.
+type FieldError struct {
+	Field string
+	Err   error
+}
+
+func (e *FieldError) Error() string { return fmt.Sprintf("config %s: %v", e.Field, e.Err) }
+func (e *FieldError) Unwrap() error { return e.Err }
+
+// Defaults returns the configuration with every default filled in.
+func Defaults() Config {
+	return Config{
+		Listen: "127.0.0.1:8080", DataDir: "mnemo-data", Store: "sqlite",
+		Neo4j:  Neo4j{URI: "bolt://127.0.0.1:7687"},
+		Vector: Vector{Backend: "embedded"},
+		Embed: Embed{
+			ORTLib:   ".cache/mnemo/onnxruntime/libonnxruntime.so",
+			ModelDir: ".cache/mnemo/model",
+		},
+		LogLevel: "info", LogFormat: "text", MaxBodyBytes: 4 << 20,
+	}
+}
+
+// setting binds one scalar field to its flag and environment variable.
+type setting struct {
+	flag, env, usage string
+	str              *string
+	i64              *int64
+}
+
+func (c *Config) settings() []setting {
+	return []setting{
+		{flag: "listen", env: "MNEMO_LISTEN", usage: "HTTP listen address", str: &c.Listen},
+		{flag: "data-dir", env: "MNEMO_DATA_DIR", usage: "data directory for the embedded stores", str: &c.DataDir},
+		{flag: "store", env: "MNEMO_STORE", usage: "graph store: sqlite|neo4j", str: &c.Store},
+		{flag: "neo4j-uri", env: "MNEMO_NEO4J_URI", usage: "Neo4j Bolt URI", str: &c.Neo4j.URI},
+		{flag: "neo4j-user", env: "MNEMO_NEO4J_USER", usage: "Neo4j user", str: &c.Neo4j.Username},
+		{flag: "neo4j-password", env: "MNEMO_NEO4J_PASSWORD", usage: "Neo4j password", str: &c.Neo4j.Password},
+		{flag: "neo4j-database", env: "MNEMO_NEO4J_DATABASE", usage: "Neo4j database", str: &c.Neo4j.Database},
+		{flag: "vector", env: "MNEMO_VECTOR", usage: "vector index: embedded|qdrant|off", str: &c.Vector.Backend},
+		{flag: "qdrant-url", env: "MNEMO_QDRANT_URL", usage: "Qdrant gRPC address host:port", str: &c.Vector.QdrantURL},
+		{flag: "ort-lib", env: "MNEMO_ORT_LIB", usage: "path to libonnxruntime.so", str: &c.Embed.ORTLib},
+		{flag: "model-dir", env: "MNEMO_MODEL_DIR", usage: "embedding model directory", str: &c.Embed.ModelDir},
+		{flag: "policy", env: "MNEMO_POLICY", usage: "policy YAML file (default: the embedded policy)", str: &c.PolicyFile},
+		{flag: "log-level", env: "MNEMO_LOG_LEVEL", usage: "debug|info|warn|error", str: &c.LogLevel},
+		{flag: "log-format", env: "MNEMO_LOG_FORMAT", usage: "text|json", str: &c.LogFormat},
+		{flag: "max-body-bytes", env: "MNEMO_MAX_BODY_BYTES", usage: "request body limit in bytes", i64: &c.MaxBodyBytes},
+	}
+}
+
+// Load builds the configuration from defaults, the YAML file named by
+// --config or MNEMO_CONFIG, the MNEMO_* environment and the flags in args,
+// in rising precedence, and validates it. getenv is os.Getenv in main.
+// It returns the arguments left after the flags.
+func Load(name string, args []string, getenv func(string) string) (Config, []string, error) {
+	c := Defaults()
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	configFile := fs.String("config", getenv("MNEMO_CONFIG"), "YAML configuration file (env MNEMO_CONFIG)")
+	keys := fs.String("api-keys", "", "API keys: key:principal:role1|role2:tenant[/org[/repo]],... (env MNEMO_API_KEYS)")
+	// Flags are registered against a scratch config so their defaults do
+	// not overwrite file and environment values; only flags actually set
+	// are copied over.
+	var scratch Config
+	flagSettings := scratch.settings()
+	for _, s := range flagSettings {
+		if s.str != nil {
+			fs.StringVar(s.str, s.flag, "", s.usage+" (env "+s.env+")")
+		} else {
+			fs.Int64Var(s.i64, s.flag, 0, s.usage+" (env "+s.env+")")
+		}
+	}
+	if err := fs.Parse(args); err != nil {
+		return Config{}, nil, err
+	}
+	if *configFile != "" {
+		if err := c.readFile(*configFile); err != nil {
+			return Config{}, nil, err
+		}
+	}
+	for _, s := range c.settings() {
+		v := getenv(s.env)
+		if v == "" {
+			continue
+		}
+		if err := s.set(v); err != nil {
+			return Config{}, nil, &FieldError{Field: s.env, Err: err}
+		}
+	}
+	if v := getenv("MNEMO_API_KEYS"); v != "" && *keys == "" {
+		*keys = v
+	}
+	target := c.settings()
+	var setErr error
+	fs.Visit(func(f *flag.Flag) {
+		for i, s := range flagSettings {
+			if s.flag == f.Name && setErr == nil {
+				setErr = target[i].set(f.Value.String())
+			}
+		}
+	})
+	if setErr != nil {
+		return Config{}, nil, setErr
+	}
+	if *keys != "" {
+		parsed, err := ParseAPIKeys(*keys)
+		if err != nil {
+			return Config{}, nil, &FieldError{Field: "api_keys", Err: err}
+		}
+		c.APIKeys = parsed
+	}
+	return c, fs.Args(), c.Validate()
+}
+
+func (s setting) set(v string) error {
+	if s.str != nil {
+		*s.str = v
+		return nil
+	}
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil {
+		return fmt.Errorf("%q is not a whole number", v)
+	}
+	*s.i64 = n
+	return nil
+}
+
+func (c *Config) readFile(path string) error {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Errorf("config file: %w", err)
+	}
+	dec := yaml.NewDecoder(bytes.NewReader(data))
+	dec.KnownFields(true)
+	if err := dec.Decode(c); err != nil && !errors.Is(err, io.EOF) { // an empty file sets nothing
+		return fmt.Errorf("config file %s: %w", path, err)
+	}
+	return nil
+}
+
+// ParseAPIKeys parses the compact key list of --api-keys and
+// MNEMO_API_KEYS: comma-separated key:principal:roles:scope, roles joined
+// with |, scope tenant[/org[/repo]].
+func ParseAPIKeys(s string) ([]APIKey, error) {
+	var out []APIKey
+	for i, item := range strings.Split(s, ",") {
+		item = strings.TrimSpace(item)
+		if item == "" {
+			continue
+		}
+		parts := strings.Split(item, ":")
+		if len(parts) != 4 {
+			return nil, fmt.Errorf("entry %d: want key:principal:roles:tenant[/org[/repo]]", i+1)
+		}
+		scope := strings.Split(parts[3], "/")
+		if len(scope) > 3 {
+			return nil, fmt.Errorf("entry %d: scope has more than tenant/org/repo", i+1)
+		}
+		k := APIKey{Key: parts[0], Principal: parts[1], Roles: strings.Split(parts[2], "|"), Tenant: scope[0]}
+		if len(scope) > 1 {
+			k.Org = scope[1]
+		}
+		if len(scope) > 2 {
+			k.Repo = scope[2]
+		}
+		out = append(out, k)
+	}
+	return out, nil
+}
+
+// Validate checks the configuration once, naming the field at fault.
+func (c Config) Validate() error {
+	fail := func(field, format string, args ...any) error {
+		return &FieldError{Field: field, Err: fmt.Errorf(format, args...)}
+	}
+	switch {
+	case c.Listen == "":
+		return fail("listen", "required")
+	case c.Store != "sqlite" && c.Store != "neo4j":
+		return fail("store", "%q is not sqlite or neo4j", c.Store)
+	case c.Store == "sqlite" && c.DataDir == "":
+		return fail("data_dir", "required for the sqlite store")
+	case c.Store == "neo4j" && c.Neo4j.URI == "":
+		return fail("neo4j.uri", "required for the neo4j store")
+	case c.Vector.Backend != "embedded" && c.Vector.Backend != "qdrant" && c.Vector.Backend != "off":
+		return fail("vector.backend", "%q is not embedded, qdrant or off", c.Vector.Backend)
+	case c.Vector.Backend == "qdrant" && c.Vector.QdrantURL == "":
+		return fail("vector.qdrant_url", "required for the qdrant backend")
+	case c.MaxBodyBytes <= 0:
+		return fail("max_body_bytes", "must be positive")
+	}
+	switch c.LogLevel {
+	case "debug", "info", "warn", "error":
+	default:
+		return fail("log_level", "%q is not debug, info, warn or error", c.LogLevel)
+	}
+	if c.LogFormat != "text" && c.LogFormat != "json" {
+		return fail("log_format", "%q is not text or json", c.LogFormat)
+	}
+	seen := map[string]bool{}
+	for i, k := range c.APIKeys {
+		field := fmt.Sprintf("api_keys[%d]", i)
+		switch {
+		case len(k.Key) < 8:
+			return fail(field+".key", "must be at least 8 characters")
+		case seen[k.Key]:
+			return fail(field+".key", "duplicate key")
+		case k.Principal == "":
+			return fail(field+".principal", "required")
+		case k.Tenant == "":
+			return fail(field+".tenant", "required")
+		case len(k.Roles) == 0:
+			return fail(field+".roles", "at least one role")
+		}
+		seen[k.Key] = true
+	}
+	return nil
+}

@@ -1,0 +1,91 @@
+package config
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func envOf(m map[string]string) func(string) string { return func(k string) string { return m[k] } }
+
+func TestLoadPrecedence(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "mnemo.yaml")
+	require.NoError(t, os.WriteFile(file, []byte("listen: 127.0.0.1:7000\nstore: neo4j\ndata_dir: /from-file\nlog_level: warn\n"), 0o600))
+
+	tests := []struct {
+		name  string
+		args  []string
+		env   map[string]string
+		check func(t *testing.T, c Config)
+	}{
+		{"defaults", nil, nil, func(t *testing.T, c Config) {
+			assert.Equal(t, Defaults(), c)
+		}},
+		{"file over defaults", []string{"--config", file}, nil, func(t *testing.T, c Config) {
+			assert.Equal(t, "127.0.0.1:7000", c.Listen)
+			assert.Equal(t, "neo4j", c.Store)
+			assert.Equal(t, "warn", c.LogLevel)
+		}},
+		{"env over file", []string{"--config", file}, map[string]string{"MNEMO_LISTEN": ":9000"}, func(t *testing.T, c Config) {
+			assert.Equal(t, ":9000", c.Listen)
+			assert.Equal(t, "/from-file", c.DataDir)
+		}},
+		{"flag over env", []string{"--config", file, "--listen", ":9100"}, map[string]string{"MNEMO_LISTEN": ":9000"}, func(t *testing.T, c Config) {
+			assert.Equal(t, ":9100", c.Listen)
+		}},
+		{"config file from env", nil, map[string]string{"MNEMO_CONFIG": file}, func(t *testing.T, c Config) {
+			assert.Equal(t, "neo4j", c.Store)
+		}},
+		{"api keys from env", nil, map[string]string{"MNEMO_API_KEYS": "secret-key-1:alice:admin|writer:acme/eng/api"}, func(t *testing.T, c Config) {
+			require.Len(t, c.APIKeys, 1)
+			assert.Equal(t, APIKey{Key: "secret-key-1", Principal: "alice", Roles: []string{"admin", "writer"}, Tenant: "acme", Org: "eng", Repo: "api"}, c.APIKeys[0])
+		}},
+		{"int setting", []string{"--max-body-bytes", "1024"}, nil, func(t *testing.T, c Config) {
+			assert.EqualValues(t, 1024, c.MaxBodyBytes)
+		}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c, _, err := Load("mnemo", tt.args, envOf(tt.env))
+			require.NoError(t, err)
+			tt.check(t, c)
+		})
+	}
+}
+
+func TestLoadErrorsNameTheField(t *testing.T) {
+	bad := filepath.Join(t.TempDir(), "bad.yaml")
+	require.NoError(t, os.WriteFile(bad, []byte("listn: x\n"), 0o600))
+	tests := []struct {
+		name  string
+		args  []string
+		env   map[string]string
+		field string
+	}{
+		{"unknown store", []string{"--store", "mysql"}, nil, "store"},
+		{"bad vector", nil, map[string]string{"MNEMO_VECTOR": "faiss"}, "vector.backend"},
+		{"qdrant without url", []string{"--vector", "qdrant"}, nil, "vector.qdrant_url"},
+		{"short key", []string{"--api-keys", "k:alice:admin:acme"}, nil, "api_keys[0].key"},
+		{"malformed key", []string{"--api-keys", "secretkey:alice"}, nil, "api_keys"},
+		{"bad number", nil, map[string]string{"MNEMO_MAX_BODY_BYTES": "lots"}, "MNEMO_MAX_BODY_BYTES"},
+		{"bad level", []string{"--log-level", "loud"}, nil, "log_level"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, _, err := Load("mnemo", tt.args, envOf(tt.env))
+			var fe *FieldError
+			require.ErrorAs(t, err, &fe)
+			assert.Equal(t, tt.field, fe.Field)
+		})
+	}
+	t.Run("unknown yaml field", func(t *testing.T) {
+		_, _, err := Load("mnemo", []string{"--config", bad}, envOf(nil))
+		require.Error(t, err)
+		assert.Contains(t, err.Error(), "listn")
+		assert.False(t, errors.As(err, new(*FieldError)))
+	})
+}

@@ -1,0 +1,141 @@
+package server
+
+import (
+	"net/http"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/mnemo-dev/mnemo/engine"
+	"github.com/mnemo-dev/mnemo/graph"
+)
+
+// createMemoryRequest is the body of POST /v1/memories.
+type createMemoryRequest struct {
+	Scope       *graph.Scope     `json:"scope"`
+	Type        string           `json:"type"`
+	Title       string           `json:"title"`
+	Content     string           `json:"content"`
+	Summary     string           `json:"summary"`
+	UserID      string           `json:"user_id"`
+	Tags        []string         `json:"tags"`
+	Entities    []string         `json:"entities"`
+	Importance  *float64         `json:"importance"`
+	ValidFrom   time.Time        `json:"valid_from"`
+	ValidTo     time.Time        `json:"valid_to"`
+	Visibility  graph.Visibility `json:"visibility"`
+	SubjectType string           `json:"subject_type"`
+	SubjectID   string           `json:"subject_id"`
+	ProjectID   string           `json:"project_id"`
+	SessionID   string           `json:"session_id"`
+	Channel     string           `json:"channel"`
+	Provenance  graph.Provenance `json:"provenance"`
+}
+
+func (s *Server) createMemory(c *gin.Context) {
+	var req createMemoryRequest
+	if err := decode(c, s.maxBody, &req); err != nil {
+		s.fail(c, err)
+		return
+	}
+	created, err := s.engine.Create(c.Request.Context(), principal(c), engine.CreateRequest{
+		Scope: req.Scope, Type: req.Type, Title: req.Title, Content: req.Content, Summary: req.Summary,
+		UserID: req.UserID, Tags: req.Tags, Entities: req.Entities, Importance: req.Importance,
+		ValidFrom: req.ValidFrom, ValidTo: req.ValidTo, Visibility: req.Visibility,
+		SubjectType: req.SubjectType, SubjectID: req.SubjectID, ProjectID: req.ProjectID,
+		SessionID: req.SessionID, Channel: req.Channel, Provenance: req.Provenance,
+	})
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	c.JSON(http.StatusCreated, created)
+}
+
+func (s *Server) getMemory(c *gin.Context) {
+	view, err := s.engine.Get(c.Request.Context(), principal(c), c.Param("id"))
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, view)
+}
+
+// listMemories serves GET /v1/memories?type=&user_id=&tag=&after=&before=
+// &days_back=&status=&org_id=&repo_id=&limit=&cursor=. Repeated or
+// comma-separated values of type, tag and status are ORed for type and
+// status, ANDed for tag.
+func (s *Server) listMemories(c *gin.Context) {
+	q := c.Request.URL.Query()
+	r := engine.ListRequest{
+		Types: multi(q["type"]), UserID: q.Get("user_id"), Tags: multi(q["tag"]), Cursor: q.Get("cursor"),
+	}
+	for _, st := range multi(q["status"]) {
+		r.Statuses = append(r.Statuses, graph.Status(st))
+	}
+	if org, repo := q.Get("org_id"), q.Get("repo_id"); org != "" || repo != "" {
+		r.Scope = &graph.Scope{OrgID: org, RepoID: repo}
+	}
+	var err error
+	if r.CreatedAfter, err = queryTime(q.Get("after"), "after"); err != nil {
+		s.fail(c, err)
+		return
+	}
+	if r.CreatedBefore, err = queryTime(q.Get("before"), "before"); err != nil {
+		s.fail(c, err)
+		return
+	}
+	if v := q.Get("days_back"); v != "" {
+		days, err := strconv.Atoi(v)
+		if err != nil || days <= 0 {
+			s.fail(c, errorf(http.StatusBadRequest, "invalid", "days_back", "days_back must be a positive whole number"))
+			return
+		}
+		if after := time.Now().UTC().AddDate(0, 0, -days); after.After(r.CreatedAfter) {
+			r.CreatedAfter = after
+		}
+	}
+	if v := q.Get("limit"); v != "" {
+		if r.Limit, err = strconv.Atoi(v); err != nil || r.Limit < 1 || r.Limit > 1000 {
+			s.fail(c, errorf(http.StatusBadRequest, "invalid", "limit", "limit must be a whole number from 1 to 1000"))
+			return
+		}
+	}
+	l, err := s.engine.List(c.Request.Context(), principal(c), r)
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	if l.Memories == nil {
+		l.Memories = []graph.Memory{}
+	}
+	c.JSON(http.StatusOK, l)
+}
+
+// multi flattens repeated and comma-separated query values.
+func multi(vals []string) []string {
+	var out []string
+	for _, v := range vals {
+		for _, p := range strings.Split(v, ",") {
+			if p = strings.TrimSpace(p); p != "" {
+				out = append(out, p)
+			}
+		}
+	}
+	return out
+}
+
+// queryTime parses RFC 3339 or a plain date (YYYY-MM-DD, UTC).
+func queryTime(v, field string) (time.Time, error) {
+	if v == "" {
+		return time.Time{}, nil
+	}
+	for _, layout := range []string{time.RFC3339Nano, "2006-01-02"} {
+		if t, err := time.Parse(layout, v); err == nil {
+			return t.UTC(), nil
+		}
+	}
+	return time.Time{}, errorf(http.StatusBadRequest, "invalid", field, field+" must be RFC 3339 or YYYY-MM-DD")
+}

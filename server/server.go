@@ -1,0 +1,130 @@
+package server
+
+import (
+	"context"
+	"crypto/sha256"
+	"crypto/subtle"
+	"errors"
+	"io"
+	"log/slog"
+	"net/http"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/mnemo-dev/mnemo/engine"
+	"github.com/mnemo-dev/mnemo/graph"
+)
+
+// HealthCheck reports whether one dependency can serve.
+type HealthCheck func(ctx context.Context) error
+
+// Options configures a Server. Engine is required; a nil Logger discards;
+// MaxBodyBytes defaults to 4 MiB.
+type Options struct {
+	Engine       *engine.Engine
+	Keys         map[string]graph.Principal // API key -> principal
+	Health       map[string]HealthCheck     // name -> check, reported by /healthz
+	Logger       *slog.Logger
+	MaxBodyBytes int64
+}
+
+// Server is the HTTP API. It implements http.Handler.
+type Server struct {
+	engine  *engine.Engine
+	keys    []keyEntry
+	health  map[string]HealthCheck
+	log     *slog.Logger
+	maxBody int64
+	router  *gin.Engine
+}
+
+type keyEntry struct {
+	hash      [32]byte
+	principal graph.Principal
+}
+
+// New builds the router.
+func New(o Options) (*Server, error) {
+	if o.Engine == nil {
+		return nil, errors.New("server: engine is required")
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	if o.MaxBodyBytes <= 0 {
+		o.MaxBodyBytes = 4 << 20
+	}
+	s := &Server{engine: o.Engine, health: o.Health, log: o.Logger, maxBody: o.MaxBodyBytes}
+	for k, p := range o.Keys {
+		s.keys = append(s.keys, keyEntry{hash: sha256.Sum256([]byte(k)), principal: p})
+	}
+	r := gin.New()
+	r.Use(gin.Recovery(), s.logRequests)
+	r.HandleMethodNotAllowed = true
+	r.NoRoute(func(c *gin.Context) { s.fail(c, errorf(http.StatusNotFound, "not_found", "", "no such route")) })
+	r.NoMethod(func(c *gin.Context) {
+		s.fail(c, errorf(http.StatusMethodNotAllowed, "method_not_allowed", "", "method not allowed"))
+	})
+	r.GET("/healthz", s.healthz)
+	v1 := r.Group("/v1", s.authenticate)
+	v1.POST("/memories", s.createMemory)
+	v1.GET("/memories", s.listMemories)
+	v1.GET("/memories/:id", s.getMemory)
+	s.router = r
+	return s, nil
+}
+
+// ServeHTTP implements http.Handler.
+func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.router.ServeHTTP(w, r) }
+
+// authenticate maps the API key (Authorization: Bearer KEY, or X-API-Key)
+// to its principal, comparing in constant time.
+func (s *Server) authenticate(c *gin.Context) {
+	key := c.GetHeader("X-API-Key")
+	if h := c.GetHeader("Authorization"); key == "" && len(h) > 7 && h[:7] == "Bearer " {
+		key = h[7:]
+	}
+	if key == "" {
+		s.fail(c, errorf(http.StatusUnauthorized, "unauthenticated", "", "missing API key (Authorization: Bearer KEY)"))
+		return
+	}
+	sum := sha256.Sum256([]byte(key))
+	for _, k := range s.keys {
+		if subtle.ConstantTimeCompare(sum[:], k.hash[:]) == 1 {
+			c.Set(principalKey, k.principal)
+			c.Next()
+			return
+		}
+	}
+	s.fail(c, errorf(http.StatusUnauthorized, "unauthenticated", "", "unknown API key"))
+}
+
+const principalKey = "mnemo.principal"
+
+func principal(c *gin.Context) graph.Principal {
+	p, _ := c.Get(principalKey)
+	pr, _ := p.(graph.Principal)
+	return pr
+}
+
+func (s *Server) logRequests(c *gin.Context) {
+	c.Next()
+	s.log.Debug("request", "method", c.Request.Method, "path", c.Request.URL.Path, "status", c.Writer.Status())
+}
+
+func (s *Server) healthz(c *gin.Context) {
+	status, overall := map[string]string{}, http.StatusOK
+	for name, check := range s.health {
+		if err := check(c.Request.Context()); err != nil {
+			status[name] = "down: " + err.Error()
+			overall = http.StatusServiceUnavailable
+		} else {
+			status[name] = "ok"
+		}
+	}
+	state := "ok"
+	if overall != http.StatusOK {
+		state = "degraded"
+	}
+	c.JSON(overall, gin.H{"status": state, "checks": status})
+}
