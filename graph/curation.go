@@ -162,3 +162,26 @@ type OutboxItem struct {
 	Attempts  int       `json:"attempts"`
 	CreatedAt time.Time `json:"created_at"`
 }
+
+// Citation pins a piece of returned context to the exact version (and
+// optionally chunk and byte range) it came from, so an agent's answer can be
+// verified against what it was given.
+type Citation struct {
+	RepositoryID string `json:"repository_id"`
+	ElementID    string `json:"element_id"` // the memory id
+	VersionID    string `json:"version_id"`
+	ChunkKey     string `json:"chunk_key,omitempty"`
+	Start        *int   `json:"start,omitempty"`
+	End          *int   `json:"end,omitempty"`
+}
+
+// ContextReceipt records what one read_context call returned, under its
+// context_id, so citations can be verified later by any replica.
+type ContextReceipt struct {
+	ID          string     `json:"id"`
+	Scope       Scope      `json:"scope"`
+	PrincipalID string     `json:"principal_id"`
+	Query       string     `json:"query,omitempty"`
+	Citations   []Citation `json:"citations"`
+	CreatedAt   time.Time  `json:"created_at"`
+}

@@ -120,6 +120,12 @@ type Store interface {
 	ListGateRequests(ctx context.Context, f Filter, status GateStatus, p Page) ([]GateRequest, string, error)
 	DecideGateRequest(ctx context.Context, s Scope, id string, d GateDecision, audit AuditEvent) (GateRequest, error)
 
+	// CreateContextReceipt stores what a read_context call returned (a
+	// ContextReceipt node); GetContextReceipt reads it back for citation
+	// verification.
+	CreateContextReceipt(ctx context.Context, r ContextReceipt) (ContextReceipt, error)
+	GetContextReceipt(ctx context.Context, f Filter, id string) (ContextReceipt, error)
+
 	// PendingOutbox returns up to limit outbox items across all tenants,
 	// oldest first (a background job, not a principal, calls it).
 	PendingOutbox(ctx context.Context, limit int) ([]OutboxItem, error)

@@ -184,3 +184,28 @@ func checkIDList(field string, ids []string) error {
 	}
 	return nil
 }
+
+// Validate checks a context receipt before it is stored.
+func (r ContextReceipt) Validate() error {
+	if err := r.Scope.Validate(); err != nil {
+		return err
+	}
+	if err := checkIDs(map[string]idField{"id": {r.ID, true}, "principal_id": {r.PrincipalID, false}}); err != nil {
+		return err
+	}
+	if err := checkText("query", r.Query, MaxContentLen); err != nil {
+		return err
+	}
+	if len(r.Citations) > 10000 {
+		return invalid("citations", "more than 10000 citations")
+	}
+	for _, c := range r.Citations {
+		if err := checkIDs(map[string]idField{"citations.element_id": {c.ElementID, false}, "citations.version_id": {c.VersionID, false}, "citations.repository_id": {c.RepositoryID, true}}); err != nil {
+			return err
+		}
+		if err := checkText("citations.chunk_key", c.ChunkKey, MaxTitleLen); err != nil {
+			return err
+		}
+	}
+	return nil
+}

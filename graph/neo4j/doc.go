@@ -1,0 +1,23 @@
+// Package neo4j is the graph.Store backend on Neo4j 5 (Community or
+// Enterprise, single instance or cluster), through the official Go driver.
+//
+// It stores mnemo's model as an analyst expects to browse it in Neo4j
+// Browser: Memory, Version, Chunk, Entity, Proposal, Decision, Baseline,
+// Edit, Capsule, AuditEvent and GateRequest nodes joined by HAS_VERSION,
+// HAS_CHUNK, MENTIONS, SUPERSEDES, TARGETS_VERSION, REBASED_TO, ACCEPTED_AS,
+// REJECTED_BECAUSE, PUBLISHES, CONTAINS, EDITS and DECIDED edges (see
+// DESIGN.md, "The graph"). Every node has a human-readable title or name.
+// Pending vector-index writes are OutboxItem nodes, so the outbox lives in
+// the same store and transaction as the graph write it follows.
+//
+// Two properties are kept for the read path and are not part of the model:
+// Memory.search_text (the current version's index text, or its content) is
+// what the memory_search fulltext index covers, and Entity.alias_norms (the
+// aliases in norm form) is what Candidates matches aliases against.
+//
+// Every method runs in one managed transaction (ExecuteRead/ExecuteWrite,
+// which retry transient failures). The caller's Filter is part of every
+// query's WHERE clause, so tenant isolation never depends on post-filtering.
+// Open creates the constraints and indexes the queries rely on; each query
+// names the ones it uses in a comment.
+package neo4j

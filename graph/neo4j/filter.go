@@ -1,0 +1,112 @@
+package neo4j
+
+import (
+	"time"
+
+	"github.com/mnemo-dev/mnemo/graph"
+)
+
+// inScope is the scope predicate on a node n with tenant_id, org_id and
+// repo_id properties (see graph.Scope.Contains): same tenant, and the node's
+// org and repo are empty or equal to the caller's (an empty caller org or
+// repo means any). Parameters: $f_tenant, $f_org, $f_repo.
+const inScope = `n.tenant_id = $f_tenant
+  AND ($f_org = '' OR n.org_id = '' OR n.org_id = $f_org)
+  AND ($f_repo = '' OR n.repo_id = '' OR n.repo_id = $f_repo)`
+
+// memoryVisible is the whole Filter as a predicate on a Memory m: every
+// clause is off when its parameter is empty, so the text is constant and only
+// parameters vary. The tenant equality comes first so the planner can use the
+// memory_* indexes. Parameters: filterParams.
+const memoryVisible = `m.tenant_id = $f_tenant
+  AND ($f_org = '' OR m.org_id = '' OR m.org_id = $f_org)
+  AND ($f_repo = '' OR m.repo_id = '' OR m.repo_id = $f_repo)
+  AND m.status IN $f_statuses
+  AND ($f_user = '' OR m.user_id = $f_user)
+  AND (size($f_types) = 0 OR m.type IN $f_types)
+  AND all(t IN $f_tags WHERE t IN coalesce(m.tags, []))
+  AND (size($f_visibility) = 0 OR m.scope IN $f_visibility)
+  AND ($f_subject_type = '' OR m.subject_type = $f_subject_type)
+  AND ($f_subject_id = '' OR m.subject_id = $f_subject_id)
+  AND ($f_project = '' OR m.project_id = $f_project)
+  AND ($f_session = '' OR m.session_id = $f_session)
+  AND ($f_after IS NULL OR m.created_at >= $f_after)
+  AND ($f_before IS NULL OR m.created_at < $f_before)
+  AND ($f_valid_at IS NULL OR ((m.valid_from IS NULL OR m.valid_from <= $f_valid_at)
+       AND (m.valid_to IS NULL OR m.valid_to > $f_valid_at)))
+  AND (size($f_entity_types) = 0 OR EXISTS {
+       MATCH (m)-[:MENTIONS]->(fe:Entity) WHERE fe.type IN $f_entity_types })
+  AND ($f_channel = '' OR NOT EXISTS {
+       MATCH (be:Edit)-[:EDITS]->(m)
+       WHERE be.kind = 'block' AND be.status = 'approved' AND be.channel = $f_channel })
+  AND ($f_quarantined OR NOT EXISTS {
+       MATCH (qe:Edit)-[:EDITS]->(m) WHERE qe.kind = 'quarantine' AND qe.status = 'approved' })`
+
+// filterParams binds the parameters of memoryVisible and inScope for f,
+// merged into extra (which it returns).
+func filterParams(f graph.Filter, extra map[string]any) map[string]any {
+	statuses := make([]string, 0, 4)
+	for _, st := range f.EffectiveStatuses() {
+		statuses = append(statuses, string(st))
+	}
+	vis := make([]string, 0, len(f.Visibility))
+	for _, v := range f.Visibility {
+		vis = append(vis, string(v))
+	}
+	p := scopeParams(f.Scope, extra)
+	p["f_statuses"] = statuses
+	p["f_user"] = f.UserID
+	p["f_types"] = nonNil(f.Types)
+	p["f_tags"] = nonNil(f.Tags)
+	p["f_visibility"] = vis
+	p["f_subject_type"] = f.SubjectType
+	p["f_subject_id"] = f.SubjectID
+	p["f_project"] = f.ProjectID
+	p["f_session"] = f.SessionID
+	p["f_after"] = timeParam(f.CreatedAfter)
+	p["f_before"] = timeParam(f.CreatedBefore)
+	p["f_valid_at"] = timeParam(f.ValidAt)
+	p["f_entity_types"] = nonNil(f.EntityTypes)
+	p["f_channel"] = f.Channel
+	p["f_quarantined"] = f.IncludeQuarantined
+	return p
+}
+
+// directFilter is f for a direct fetch by id: every status is visible except
+// retracted, which needs f.Statuses to admit it (see graph.Store.GetMemory).
+func directFilter(f graph.Filter) graph.Filter {
+	sts := []graph.Status{graph.StatusActive, graph.StatusSuperseded, graph.StatusArchived}
+	for _, st := range f.Statuses {
+		if st == graph.StatusRetracted {
+			sts = append(sts, graph.StatusRetracted)
+		}
+	}
+	f.Statuses = sts
+	return f
+}
+
+// scopeParams binds the parameters of inScope, merged into extra.
+func scopeParams(s graph.Scope, extra map[string]any) map[string]any {
+	if extra == nil {
+		extra = map[string]any{}
+	}
+	extra["f_tenant"] = s.TenantID
+	extra["f_org"] = s.OrgID
+	extra["f_repo"] = s.RepoID
+	return extra
+}
+
+// timeParam is t in UTC, or nil (Cypher null) when t is zero.
+func timeParam(t time.Time) any {
+	if t.IsZero() {
+		return nil
+	}
+	return t.UTC()
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}

@@ -1,0 +1,68 @@
+package neo4j
+
+import (
+	"context"
+	"fmt"
+
+	neo4jdrv "github.com/neo4j/neo4j-go-driver/v5/neo4j"
+)
+
+// schema lists the constraints and indexes the queries of this package rely
+// on. Every statement is idempotent (IF NOT EXISTS), so Open runs them all on
+// every start. Queries name the entries they use.
+func schema() []string {
+	return []string{
+		// Uniqueness of ids, one constraint per label (each also gives the
+		// range index used to look records up by id).
+		"CREATE CONSTRAINT memory_id IF NOT EXISTS FOR (n:Memory) REQUIRE n.id IS UNIQUE",
+		"CREATE CONSTRAINT version_id IF NOT EXISTS FOR (n:Version) REQUIRE n.id IS UNIQUE",
+		"CREATE CONSTRAINT chunk_id IF NOT EXISTS FOR (n:Chunk) REQUIRE n.id IS UNIQUE",
+		"CREATE CONSTRAINT entity_id IF NOT EXISTS FOR (n:Entity) REQUIRE n.id IS UNIQUE",
+		"CREATE CONSTRAINT proposal_id IF NOT EXISTS FOR (n:Proposal) REQUIRE n.id IS UNIQUE",
+		"CREATE CONSTRAINT decision_id IF NOT EXISTS FOR (n:Decision) REQUIRE n.id IS UNIQUE",
+		"CREATE CONSTRAINT baseline_id IF NOT EXISTS FOR (n:Baseline) REQUIRE n.id IS UNIQUE",
+		"CREATE CONSTRAINT edit_id IF NOT EXISTS FOR (n:Edit) REQUIRE n.id IS UNIQUE",
+		"CREATE CONSTRAINT capsule_id IF NOT EXISTS FOR (n:Capsule) REQUIRE n.id IS UNIQUE",
+		"CREATE CONSTRAINT audit_event_id IF NOT EXISTS FOR (n:AuditEvent) REQUIRE n.id IS UNIQUE",
+		"CREATE CONSTRAINT gate_request_id IF NOT EXISTS FOR (n:GateRequest) REQUIRE n.id IS UNIQUE",
+		"CREATE CONSTRAINT outbox_item_id IF NOT EXISTS FOR (n:OutboxItem) REQUIRE n.id IS UNIQUE",
+		// entity_norm: entities are unique by norm name within a tenant; MERGE
+		// on (tenant_id, norm_name) relies on it to be safe under concurrency.
+		"CREATE CONSTRAINT entity_norm IF NOT EXISTS FOR (n:Entity) REQUIRE (n.tenant_id, n.norm_name) IS UNIQUE",
+		// memory_key: FindActiveByKey and the SAQ dedupe.
+		"CREATE INDEX memory_key IF NOT EXISTS FOR (n:Memory) ON (n.tenant_id, n.canonical_key)",
+		// memory_listing: ListMemories (newest first within a tenant and type).
+		"CREATE INDEX memory_listing IF NOT EXISTS FOR (n:Memory) ON (n.tenant_id, n.type, n.created_at)",
+		// memory_tenant_created: ListMemories without a type filter.
+		"CREATE INDEX memory_tenant_created IF NOT EXISTS FOR (n:Memory) ON (n.tenant_id, n.created_at)",
+		// entity_tenant: alias matching in Candidates scans one tenant's entities.
+		"CREATE INDEX entity_tenant IF NOT EXISTS FOR (n:Entity) ON (n.tenant_id)",
+		// audit_tenant_created, gate_tenant_created, baseline_tenant_created:
+		// listings oldest or newest first within a tenant.
+		"CREATE INDEX audit_tenant_created IF NOT EXISTS FOR (n:AuditEvent) ON (n.tenant_id, n.created_at)",
+		"CREATE INDEX gate_tenant_created IF NOT EXISTS FOR (n:GateRequest) ON (n.tenant_id, n.created_at)",
+		"CREATE INDEX baseline_tenant_created IF NOT EXISTS FOR (n:Baseline) ON (n.tenant_id, n.created_at)",
+		// outbox_created: PendingOutbox, oldest first.
+		"CREATE INDEX outbox_created IF NOT EXISTS FOR (n:OutboxItem) ON (n.created_at)",
+		// memory_search: KeywordSearch over the title and the current version's
+		// text (Memory.search_text, kept in step by the write methods).
+		"CREATE FULLTEXT INDEX memory_search IF NOT EXISTS FOR (n:Memory) ON EACH [n.title, n.search_text]",
+	}
+}
+
+// ensureSchema creates the schema and waits until every index is online.
+// Schema statements run in auto-commit transactions, as Neo4j requires.
+func (s *Store) ensureSchema(ctx context.Context) error {
+	sess := s.session(ctx, neo4jdrv.AccessModeWrite)
+	defer sess.Close(ctx)
+	for _, stmt := range append(schema(), "CALL db.awaitIndexes(300)") {
+		res, err := sess.Run(ctx, stmt, nil)
+		if err == nil {
+			_, err = res.Consume(ctx)
+		}
+		if err != nil {
+			return fmt.Errorf("neo4j: schema %q: %w", stmt, err)
+		}
+	}
+	return nil
+}

@@ -1,0 +1,127 @@
+package neo4j
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"time"
+
+	neo4jdrv "github.com/neo4j/neo4j-go-driver/v5/neo4j"
+
+	"github.com/mnemo-dev/mnemo/graph"
+)
+
+var _ graph.Store = (*Store)(nil)
+
+// Config says where the Neo4j server is and how to log in.
+type Config struct {
+	// URI is the Bolt or Neo4j URI, e.g. bolt://127.0.0.1:7687 or
+	// neo4j+s://xxxx.databases.neo4j.io. Required.
+	URI string
+	// Username and Password authenticate with basic auth; an empty Username
+	// connects without authentication.
+	Username string
+	Password string
+	// Database is the database name; empty means the server's default.
+	Database string
+}
+
+// Store is a graph.Store on Neo4j. It is safe for concurrent use.
+type Store struct {
+	driver   neo4jdrv.DriverWithContext
+	database string
+	now      func() time.Time
+}
+
+// Open connects to Neo4j, checks connectivity and creates the schema
+// (constraints and indexes, idempotently).
+func Open(ctx context.Context, cfg Config) (*Store, error) {
+	if cfg.URI == "" {
+		return nil, &graph.FieldError{Field: "uri", Message: "required"}
+	}
+	auth := neo4jdrv.NoAuth()
+	if cfg.Username != "" {
+		auth = neo4jdrv.BasicAuth(cfg.Username, cfg.Password, "")
+	}
+	driver, err := neo4jdrv.NewDriverWithContext(cfg.URI, auth)
+	if err != nil {
+		return nil, fmt.Errorf("neo4j: open %s: %w", cfg.URI, err)
+	}
+	s := &Store{driver: driver, database: cfg.Database, now: time.Now}
+	if err := driver.VerifyConnectivity(ctx); err != nil {
+		_ = driver.Close(ctx)
+		return nil, fmt.Errorf("neo4j: connect %s: %w", cfg.URI, err)
+	}
+	if err := s.ensureSchema(ctx); err != nil {
+		_ = driver.Close(ctx)
+		return nil, err
+	}
+	return s, nil
+}
+
+// Health reports whether the server answers a query.
+func (s *Store) Health(ctx context.Context) error {
+	_, err := read(ctx, s, func(tx neo4jdrv.ManagedTransaction) (struct{}, error) {
+		_, err := collect(ctx, tx, "RETURN 1", nil)
+		return struct{}{}, err
+	})
+	if err != nil {
+		return fmt.Errorf("neo4j: health: %w", err)
+	}
+	return nil
+}
+
+// Close closes the driver and its connections.
+func (s *Store) Close() error {
+	if err := s.driver.Close(context.Background()); err != nil {
+		return fmt.Errorf("neo4j: close: %w", err)
+	}
+	return nil
+}
+
+func (s *Store) session(ctx context.Context, mode neo4jdrv.AccessMode) neo4jdrv.SessionWithContext {
+	return s.driver.NewSession(ctx, neo4jdrv.SessionConfig{DatabaseName: s.database, AccessMode: mode})
+}
+
+// read runs work in one managed read transaction.
+func read[T any](ctx context.Context, s *Store, work func(tx neo4jdrv.ManagedTransaction) (T, error)) (T, error) {
+	sess := s.session(ctx, neo4jdrv.AccessModeRead)
+	defer sess.Close(ctx)
+	v, err := neo4jdrv.ExecuteRead(ctx, sess, work)
+	return v, mapError(err)
+}
+
+// write runs work in one managed write transaction: all of it commits or
+// none of it does.
+func write[T any](ctx context.Context, s *Store, work func(tx neo4jdrv.ManagedTransaction) (T, error)) (T, error) {
+	sess := s.session(ctx, neo4jdrv.AccessModeWrite)
+	defer sess.Close(ctx)
+	v, err := neo4jdrv.ExecuteWrite(ctx, sess, work)
+	return v, mapError(err)
+}
+
+// collect runs one query and returns all its records.
+func collect(ctx context.Context, tx neo4jdrv.ManagedTransaction, query string, params map[string]any) ([]*neo4jdrv.Record, error) {
+	res, err := tx.Run(ctx, query, params)
+	if err != nil {
+		return nil, err
+	}
+	return res.Collect(ctx)
+}
+
+// mapError turns a uniqueness violation into graph.ErrConflict and leaves
+// every other error (including the graph sentinels returned by the work
+// functions) as it is.
+func mapError(err error) error {
+	var ne *neo4jdrv.Neo4jError
+	if errors.As(err, &ne) && strings.HasSuffix(ne.Code, "ConstraintValidationFailed") {
+		return fmt.Errorf("%w: %s", graph.ErrConflict, ne.Msg)
+	}
+	return err
+}
+
+// notFound wraps graph.ErrNotFound with what was missing.
+func notFound(kind, id string) error {
+	return fmt.Errorf("%s %q: %w", kind, id, graph.ErrNotFound)
+}

@@ -1,0 +1,310 @@
+package neo4j
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"time"
+
+	neo4jdrv "github.com/neo4j/neo4j-go-driver/v5/neo4j"
+
+	"github.com/mnemo-dev/mnemo/graph"
+)
+
+// createMemoriesCypher writes the Memory and Version nodes of a batch.
+// Uses memory_id and version_id (uniqueness: a preset id that exists already
+// fails the transaction with a conflict).
+const createMemoriesCypher = `
+UNWIND $rows AS row
+CREATE (m:Memory) SET m = row.memory
+CREATE (v:Version) SET v = row.version
+CREATE (m)-[:HAS_VERSION]->(v)`
+
+// mergeEntitiesCypher resolves entity refs by norm name within the tenant,
+// creating missing entities and merging aliases into existing ones. Uses
+// entity_norm.
+const mergeEntitiesCypher = `
+UNWIND $entities AS er
+MERGE (e:Entity {tenant_id: er.tenant_id, norm_name: er.norm_name})
+  ON CREATE SET e.id = er.id, e.name = er.name, e.type = er.type,
+                e.aliases = er.aliases, e.alias_norms = er.alias_norms
+  ON MATCH SET e.aliases = e.aliases + [a IN er.aliases WHERE NOT a IN e.aliases],
+               e.alias_norms = e.alias_norms + [a IN er.alias_norms WHERE NOT a IN e.alias_norms],
+               e.type = CASE WHEN e.type = '' THEN er.type ELSE e.type END`
+
+// memoryMentionsCypher links memories to the entities they mention. Uses
+// memory_id and entity_norm.
+const memoryMentionsCypher = `
+UNWIND $mentions AS x
+MATCH (m:Memory {id: x.memory_id})
+MATCH (e:Entity {tenant_id: x.tenant_id, norm_name: x.norm_name})
+MERGE (m)-[:MENTIONS]->(e)`
+
+// createChunksCypher writes chunks under their version and links each to the
+// entities it mentions. Uses version_id and entity_norm.
+const createChunksCypher = `
+UNWIND $chunks AS c
+MATCH (v:Version {id: c.version_id})
+CREATE (ch:Chunk) SET ch = c.props
+CREATE (v)-[:HAS_CHUNK]->(ch)
+WITH ch, c
+UNWIND c.entities AS norm
+MATCH (e:Entity {tenant_id: c.tenant_id, norm_name: norm})
+MERGE (ch)-[:MENTIONS]->(e)`
+
+// createOutboxCypher enqueues vector-index writes. Uses outbox_item_id.
+const createOutboxCypher = `
+UNWIND $items AS it
+CREATE (o:OutboxItem) SET o = it`
+
+// batch accumulates the parameters of one write transaction's queries.
+type batch struct {
+	rows     []map[string]any
+	entities []map[string]any
+	seen     map[string]int // tenant + norm name -> index in entities
+	mentions []map[string]any
+	chunks   []map[string]any
+	outbox   []map[string]any
+}
+
+// addEntity records an entity ref for merging and returns its norm name.
+func (b *batch) addEntity(tenant string, r graph.EntityRef) string {
+	key := tenant + "\x00" + r.NormName
+	aliases := nonNil(r.Aliases)
+	norms := make([]string, 0, len(aliases))
+	for _, a := range aliases {
+		if n := graph.NormName(a); n != "" && !slices.Contains(norms, n) {
+			norms = append(norms, n)
+		}
+	}
+	if b.seen == nil {
+		b.seen = map[string]int{}
+	}
+	if i, ok := b.seen[key]; ok {
+		e := b.entities[i]
+		e["aliases"] = union(e["aliases"].([]string), aliases)
+		e["alias_norms"] = union(e["alias_norms"].([]string), norms)
+		if e["type"] == "" {
+			e["type"] = r.Type
+		}
+		return r.NormName
+	}
+	b.seen[key] = len(b.entities)
+	b.entities = append(b.entities, map[string]any{
+		"id": graph.NewID(), "tenant_id": tenant, "name": r.Name, "norm_name": r.NormName,
+		"type": r.Type, "aliases": union(nil, aliases), "alias_norms": norms,
+	})
+	return r.NormName
+}
+
+// addVersionParts adds a new version's entities, memory MENTIONS, chunks and
+// outbox entry.
+func (b *batch) addVersionParts(s graph.Scope, memoryID string, v graph.VersionInput, now any) {
+	seen := map[string]bool{}
+	for _, r := range v.Entities {
+		n := b.addEntity(s.TenantID, r)
+		if !seen[n] {
+			seen[n] = true
+			b.mentions = append(b.mentions, map[string]any{"memory_id": memoryID, "tenant_id": s.TenantID, "norm_name": n})
+		}
+	}
+	for _, c := range v.Chunks {
+		var norms []string
+		for _, r := range c.Entities {
+			if n := b.addEntity(s.TenantID, r); !slices.Contains(norms, n) {
+				norms = append(norms, n)
+			}
+		}
+		b.chunks = append(b.chunks, map[string]any{
+			"version_id": v.ID, "tenant_id": s.TenantID, "entities": nonNil(norms),
+			"props": map[string]any{
+				"id": graph.NewID(), "version_id": v.ID, "chunk_key": c.Key, "name": c.Key,
+				"start": int64(c.Start), "end": int64(c.End),
+			},
+		})
+	}
+	if v.Index {
+		b.outbox = append(b.outbox, scopeProps(s, map[string]any{
+			"id": graph.NewID(), "memory_id": memoryID, "version_id": v.ID, "op": "upsert",
+			"attempts": int64(0), "created_at": now, "name": "upsert " + v.ID,
+		}))
+	}
+}
+
+// run executes the batch's queries in tx, in dependency order.
+func (b *batch) run(ctx context.Context, tx neo4jdrv.ManagedTransaction) error {
+	steps := []struct {
+		query string
+		name  string
+		rows  []map[string]any
+	}{
+		{createMemoriesCypher, "rows", b.rows},
+		{mergeEntitiesCypher, "entities", b.entities},
+		{memoryMentionsCypher, "mentions", b.mentions},
+		{createChunksCypher, "chunks", b.chunks},
+		{createOutboxCypher, "items", b.outbox},
+	}
+	for _, st := range steps {
+		if len(st.rows) == 0 {
+			continue
+		}
+		if _, err := collect(ctx, tx, st.query, map[string]any{st.name: st.rows}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// CreateMemory writes one memory with its first version, chunks, entities,
+// MENTIONS edges, supersession, audit events and outbox entry in one
+// transaction.
+func (s *Store) CreateMemory(ctx context.Context, in graph.MemoryInput) (graph.Created, error) {
+	out, err := s.CreateMemories(ctx, []graph.MemoryInput{in})
+	if err != nil {
+		return graph.Created{}, err
+	}
+	return out[0], nil
+}
+
+// CreateMemories writes a batch of memories in one transaction: all or none.
+func (s *Store) CreateMemories(ctx context.Context, ins []graph.MemoryInput) ([]graph.Created, error) {
+	for i := range ins {
+		if err := ins[i].Validate(); err != nil {
+			return nil, fmt.Errorf("neo4j: create memory %d: %w", i, err)
+		}
+	}
+	if len(ins) == 0 {
+		return nil, nil
+	}
+	now := s.now().UTC()
+	ins = slices.Clone(ins)
+	var b batch
+	out := make([]graph.Created, len(ins))
+	var audit []graph.AuditEvent
+	for i := range ins {
+		in := &ins[i]
+		in.Normalize(now)
+		m := &in.Memory
+		m.CreatedAt = m.CreatedAt.UTC()
+		m.LastAccessed, m.ValidFrom, m.ValidTo = utc(m.LastAccessed), utc(m.ValidFrom), utc(m.ValidTo)
+		b.rows = append(b.rows, map[string]any{
+			"memory":  memoryProps(*m, in.Version),
+			"version": versionProps(m.ID, m.Title, 1, in.Version, now),
+		})
+		b.addVersionParts(m.Scope, m.ID, in.Version, now)
+		mem := *m
+		mem.CurrentVersionID, mem.VersionCount = in.Version.ID, 1
+		out[i] = graph.Created{Memory: mem, Version: newVersion(m.ID, 1, in.Version, now)}
+		for _, a := range in.Audit {
+			if a.SubjectID == "" {
+				a.SubjectID, a.SubjectKind = m.ID, "Memory"
+			}
+			audit = append(audit, a)
+		}
+	}
+	_, err := write(ctx, s, func(tx neo4jdrv.ManagedTransaction) (struct{}, error) {
+		if err := b.run(ctx, tx); err != nil {
+			return struct{}{}, err
+		}
+		for _, in := range ins {
+			if in.Supersedes == "" {
+				continue
+			}
+			if err := supersede(ctx, tx, in.Memory.Scope, in.Supersedes, in.Memory.ID); err != nil {
+				return struct{}{}, err
+			}
+		}
+		return struct{}{}, appendAudit(ctx, tx, now, audit)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("neo4j: create memories: %w", err)
+	}
+	return out, nil
+}
+
+// versionForAddCypher locks the memory a version is appended to and returns
+// what the append needs. Uses memory_id.
+const versionForAddCypher = `
+MATCH (m:Memory {id: $id})
+SET m._lock = true REMOVE m._lock
+RETURN m.tenant_id AS tenant_id, m.org_id AS org_id, m.repo_id AS repo_id,
+       m.status AS status, m.title AS title, m.version_count AS version_count`
+
+// addVersionCypher appends a version to a memory, makes it current and drops
+// the memory's old MENTIONS (the new version's are linked afterwards). Uses
+// memory_id.
+const addVersionCypher = `
+MATCH (m:Memory {id: $id})
+CREATE (v:Version) SET v = $version
+CREATE (m)-[:HAS_VERSION]->(v)
+SET m.current_version_id = v.id, m.version_count = v.number, m.search_text = $search_text
+WITH m
+OPTIONAL MATCH (m)-[r:MENTIONS]->(:Entity)
+DELETE r`
+
+// AddVersion appends the next version to an active memory in scope.
+func (s *Store) AddVersion(ctx context.Context, sc graph.Scope, memoryID string, in graph.VersionInput) (graph.Version, error) {
+	if err := sc.Validate(); err != nil {
+		return graph.Version{}, fmt.Errorf("neo4j: add version: %w", err)
+	}
+	if err := in.Validate(); err != nil {
+		return graph.Version{}, fmt.Errorf("neo4j: add version: %w", err)
+	}
+	in.Normalize()
+	now := s.now().UTC()
+	v, err := write(ctx, s, func(tx neo4jdrv.ManagedTransaction) (graph.Version, error) {
+		recs, err := collect(ctx, tx, versionForAddCypher, map[string]any{"id": memoryID})
+		if err != nil {
+			return graph.Version{}, err
+		}
+		if len(recs) == 0 || !sc.Contains(scopeOf(recs[0].AsMap())) {
+			return graph.Version{}, notFound("memory", memoryID)
+		}
+		p := recs[0].AsMap()
+		if graph.Status(str(p, "status")) != graph.StatusActive {
+			return graph.Version{}, fmt.Errorf("memory %q is %s: %w", memoryID, str(p, "status"), graph.ErrConflict)
+		}
+		number := int(i64(p, "version_count")) + 1
+		_, err = collect(ctx, tx, addVersionCypher, map[string]any{
+			"id": memoryID, "version": versionProps(memoryID, str(p, "title"), number, in, now),
+			"search_text": searchText(in),
+		})
+		if err != nil {
+			return graph.Version{}, err
+		}
+		var b batch
+		b.addVersionParts(scopeOf(p), memoryID, in, now)
+		if err := b.run(ctx, tx); err != nil {
+			return graph.Version{}, err
+		}
+		return newVersion(memoryID, number, in, now), nil
+	})
+	if err != nil {
+		return graph.Version{}, fmt.Errorf("neo4j: add version to %s: %w", memoryID, err)
+	}
+	return v, nil
+}
+
+func newVersion(memoryID string, number int, v graph.VersionInput, at time.Time) graph.Version {
+	return graph.Version{
+		ID: v.ID, MemoryID: memoryID, Number: number, Content: v.Content, Summary: v.Summary,
+		IndexText: v.IndexText, ContentHash: v.ContentHash, Provenance: v.Provenance, CreatedAt: at,
+	}
+}
+
+func utc(t time.Time) time.Time {
+	if t.IsZero() {
+		return t
+	}
+	return t.UTC()
+}
+
+func union(a, b []string) []string {
+	out := slices.Clone(nonNil(a))
+	for _, x := range b {
+		if !slices.Contains(out, x) {
+			out = append(out, x)
+		}
+	}
+	return out
+}

@@ -1,0 +1,313 @@
+package storetest
+
+import (
+	"encoding/json"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/mnemo-dev/mnemo/graph"
+)
+
+// fullMemory is a memory input with every field set.
+func fullMemory(s graph.Scope) graph.MemoryInput {
+	content := "# Setup\nInstall Postgres.\n# Usage\nConnect with psql."
+	return graph.MemoryInput{
+		Memory: graph.Memory{
+			ID: "m-" + graph.NewID(), Scope: s, UserID: "u1", Type: "note", Layer: "World", Sublayer: "Fact",
+			Title: "Postgres setup", CanonicalKey: "Postgres-Setup-Local", Status: graph.StatusActive,
+			SourceKind: graph.SourceIngestedEvidence, Importance: 0.75, AccessCount: 3,
+			LastAccessed: base.Add(123456789), ValidFrom: base.Add(-time.Hour), ValidTo: base.Add(48 * time.Hour),
+			Visibility: graph.VisibilityProject, SubjectType: "service", SubjectID: "svc-1", ProjectID: "p1",
+			SessionID: "s1", Channel: "slack", Tags: []string{"db", "setup"}, CreatedAt: base.Add(987654321),
+		},
+		Version: graph.VersionInput{
+			ID: "v-" + graph.NewID(), Content: content, Summary: "how to set up postgres",
+			IndexText: "postgres setup psql",
+			Provenance: graph.Provenance{ActorType: "agent", ActorID: "a1", ToolID: "ingest",
+				SourceRepo: "github.com/x/y", CommitSHA: "abc123", Path: "docs/setup.md"},
+			Entities: []graph.EntityRef{
+				{Name: "PostgreSQL", NormName: "postgres", Type: "database", Aliases: []string{"PG", "psql"}},
+				{Name: "Linux", Type: "os"},
+			},
+			Chunks: []graph.ChunkInput{
+				{Key: "Setup", Start: 0, End: 26, Entities: []graph.EntityRef{{Name: "postgres"}}},
+				{Key: "Usage", Start: 26, End: len(content), Entities: []graph.EntityRef{{Name: "psql tool", Type: "tool"}}},
+			},
+			Index: true,
+		},
+	}
+}
+
+func testRoundTrip(t *testing.T, x *suite) {
+	s := newScope(t)
+	s.OrgID, s.RepoID = "o1", "r1"
+	f := in(s)
+	want := fullMemory(s)
+	got := x.create(t, want)
+
+	t.Run("Memory", func(t *testing.T) {
+		for name, m := range map[string]graph.Memory{"Created": got.Memory, "GetMemory": x.getMemory(t, f, want.Memory.ID)} {
+			t.Run(name, func(t *testing.T) { x.assertMemory(t, want.Memory, m) })
+		}
+		m := x.getMemory(t, f, want.Memory.ID)
+		assert.Equal(t, want.Version.ID, m.CurrentVersionID)
+		assert.Equal(t, 1, m.VersionCount)
+		assert.Empty(t, m.SupersededBy)
+	})
+
+	t.Run("Version", func(t *testing.T) {
+		v, err := x.s.GetVersion(ctx(t), f, want.Version.ID)
+		require.NoError(t, err)
+		assert.Equal(t, want.Version.ID, v.ID)
+		assert.Equal(t, want.Memory.ID, v.MemoryID)
+		assert.Equal(t, 1, v.Number)
+		assert.Equal(t, want.Version.Content, v.Content)
+		assert.Equal(t, want.Version.Summary, v.Summary)
+		assert.Equal(t, want.Version.IndexText, v.IndexText)
+		assert.Equal(t, graph.ContentHash(want.Version.Content), v.ContentHash)
+		assert.Equal(t, want.Version.Provenance, v.Provenance)
+		assert.False(t, v.CreatedAt.IsZero(), "version created_at set")
+		assert.Equal(t, v.ID, got.Version.ID, "CreateMemory returns the stored version")
+		assert.Equal(t, 1, got.Version.Number)
+	})
+
+	t.Run("Chunks", func(t *testing.T) {
+		cs, err := x.s.GetChunks(ctx(t), f, want.Version.ID)
+		require.NoError(t, err)
+		require.Len(t, cs, 2)
+		for i, wc := range want.Version.Chunks {
+			assert.NotEmpty(t, cs[i].ID)
+			assert.Equal(t, want.Version.ID, cs[i].VersionID)
+			assert.Equal(t, wc.Key, cs[i].Key)
+			assert.Equal(t, wc.Start, cs[i].Start)
+			assert.Equal(t, wc.End, cs[i].End)
+		}
+		assert.Equal(t, []string{"postgres"}, cs[0].Entities, "chunk MENTIONS")
+		assert.Equal(t, []string{"psql tool"}, cs[1].Entities, "chunk MENTIONS")
+	})
+
+	t.Run("Entities", func(t *testing.T) {
+		es, err := x.s.EntitiesOf(ctx(t), f, []string{want.Memory.ID})
+		require.NoError(t, err)
+		byNorm := map[string]graph.Entity{}
+		for _, e := range es[want.Memory.ID] {
+			byNorm[e.NormName] = e
+		}
+		require.Len(t, byNorm, 2, "memory MENTIONS the version's entities: %v", es)
+		pg := byNorm["postgres"]
+		assert.NotEmpty(t, pg.ID)
+		assert.Equal(t, s.TenantID, pg.TenantID)
+		assert.Equal(t, "PostgreSQL", pg.Name)
+		assert.Equal(t, "database", pg.Type)
+		assert.ElementsMatch(t, []string{"PG", "psql"}, pg.Aliases)
+		assert.Equal(t, "Linux", byNorm["linux"].Name)
+		assert.Equal(t, "os", byNorm["linux"].Type)
+
+		// A later mention with new aliases merges them into the same entity.
+		in2 := memIn(s, "Postgres again", "more on postgres")
+		in2.Version.Entities = []graph.EntityRef{{Name: "postgres", Aliases: []string{"Postgres DB"}}}
+		c2 := x.create(t, in2)
+		es, err = x.s.EntitiesOf(ctx(t), f, []string{c2.Memory.ID})
+		require.NoError(t, err)
+		require.Len(t, es[c2.Memory.ID], 1)
+		assert.Equal(t, pg.ID, es[c2.Memory.ID][0].ID, "entities are unique by norm name in a tenant")
+		assert.ElementsMatch(t, []string{"PG", "psql", "Postgres DB"}, es[c2.Memory.ID][0].Aliases)
+	})
+
+	t.Run("Supersedes", func(t *testing.T) {
+		next := memIn(s, "Postgres setup v2", "install postgres 17", "postgres")
+		next.Supersedes = want.Memory.ID
+		c := x.create(t, next)
+		old := x.getMemory(t, f, want.Memory.ID)
+		assert.Equal(t, graph.StatusSuperseded, old.Status)
+		assert.Equal(t, c.Memory.ID, old.SupersededBy)
+		r, err := x.s.Resolve(ctx(t), f, want.Memory.ID)
+		require.NoError(t, err)
+		assert.Equal(t, c.Memory.ID, r.ID)
+	})
+
+	t.Run("Curation", func(t *testing.T) {
+		x.roundTripCuration(t, s, want.Memory.ID, want.Version.ID)
+	})
+
+	t.Run("AuditFromCreate", func(t *testing.T) {
+		in3 := memIn(s, "audited", "audited content")
+		in3.Audit = []graph.AuditEvent{{Scope: s, Action: "gate.approve", SubjectKind: "Memory", ActorID: "a1",
+			Rule: "r1", Outcome: "approve", Reason: "ok"}}
+		c := x.create(t, in3)
+		evs, _, err := x.s.ListAudit(ctx(t), f, graph.AuditQuery{SubjectID: c.Memory.ID}, graph.Page{})
+		require.NoError(t, err)
+		require.Len(t, evs, 1, "audit event DECIDED the new memory")
+		e := evs[0]
+		assert.NotEmpty(t, e.ID)
+		assert.Equal(t, s, e.Scope)
+		assert.Equal(t, "gate.approve", e.Action)
+		assert.Equal(t, "Memory", e.SubjectKind)
+		assert.Equal(t, "a1", e.ActorID)
+		assert.Equal(t, "r1", e.Rule)
+		assert.Equal(t, "approve", e.Outcome)
+		assert.Equal(t, "ok", e.Reason)
+		assert.False(t, e.CreatedAt.IsZero())
+	})
+
+	t.Run("GateRequest", func(t *testing.T) {
+		g := graph.GateRequest{ID: "g-" + graph.NewID(), Scope: s, Title: "queued", Rule: "needs-review",
+			Reason: "new type", Payload: json.RawMessage(`{"title":"x"}`), RequestedBy: "agent-1", CreatedAt: base}
+		_, err := x.s.CreateGateRequest(ctx(t), g, graph.AuditEvent{Scope: s, Action: "gate.queue",
+			SubjectKind: "GateRequest", SubjectID: g.ID, ActorID: "gate"})
+		require.NoError(t, err)
+		gg, err := x.s.GetGateRequest(ctx(t), f, g.ID)
+		require.NoError(t, err)
+		assert.Equal(t, g.ID, gg.ID)
+		assert.Equal(t, s, gg.Scope)
+		assert.Equal(t, graph.GatePending, gg.Status)
+		assert.Equal(t, g.Title, gg.Title)
+		assert.Equal(t, g.Rule, gg.Rule)
+		assert.Equal(t, g.Reason, gg.Reason)
+		assert.JSONEq(t, string(g.Payload), string(gg.Payload))
+		assert.Equal(t, g.RequestedBy, gg.RequestedBy)
+		x.sameTime(t, base, gg.CreatedAt, "created_at")
+		assert.True(t, gg.DecidedAt.IsZero())
+	})
+
+	t.Run("Outbox", func(t *testing.T) {
+		items := x.outboxFor(t, want.Memory.ID)
+		require.Len(t, items, 1)
+		assert.Equal(t, want.Version.ID, items[0].VersionID)
+		assert.Equal(t, s, items[0].Scope)
+		assert.Equal(t, "upsert", items[0].Op)
+	})
+}
+
+func (x *suite) getMemory(t *testing.T, f graph.Filter, id string) graph.Memory {
+	t.Helper()
+	m, err := x.s.GetMemory(ctx(t), f, id)
+	require.NoError(t, err, "get %s", id)
+	return m
+}
+
+func (x *suite) assertMemory(t *testing.T, want, got graph.Memory) {
+	t.Helper()
+	assert.Equal(t, want.ID, got.ID)
+	assert.Equal(t, want.Scope, got.Scope)
+	for _, c := range []struct{ field, want, got string }{
+		{"user_id", want.UserID, got.UserID}, {"type", want.Type, got.Type}, {"layer", want.Layer, got.Layer},
+		{"sublayer", want.Sublayer, got.Sublayer}, {"title", want.Title, got.Title},
+		{"canonical_key", want.CanonicalKey, got.CanonicalKey}, {"status", string(want.Status), string(got.Status)},
+		{"source_kind", string(want.SourceKind), string(got.SourceKind)},
+		{"visibility", string(want.Visibility), string(got.Visibility)}, {"subject_type", want.SubjectType, got.SubjectType},
+		{"subject_id", want.SubjectID, got.SubjectID}, {"project_id", want.ProjectID, got.ProjectID},
+		{"session_id", want.SessionID, got.SessionID}, {"channel", want.Channel, got.Channel},
+	} {
+		assert.Equal(t, c.want, c.got, c.field)
+	}
+	assert.InDelta(t, want.Importance, got.Importance, 1e-9, "importance")
+	assert.Equal(t, want.AccessCount, got.AccessCount, "access_count")
+	assert.Equal(t, want.Tags, got.Tags, "tags")
+	x.sameTime(t, want.LastAccessed, got.LastAccessed, "last_accessed")
+	x.sameTime(t, want.ValidFrom, got.ValidFrom, "valid_from")
+	x.sameTime(t, want.ValidTo, got.ValidTo, "valid_to")
+	x.sameTime(t, want.CreatedAt, got.CreatedAt, "created_at")
+}
+
+// roundTripCuration stores and reads back every curation record.
+func (x *suite) roundTripCuration(t *testing.T, s graph.Scope, memID, verID string) {
+	f := in(s)
+	v2, err := x.s.AddVersion(ctx(t), s, x.activeCopy(t, s), graph.VersionInput{Content: "second"})
+	require.NoError(t, err)
+
+	dec := graph.Decision{ID: "d-" + graph.NewID(), Scope: s, Kind: "curation", Outcome: "reject",
+		Rule: "dup", Reason: "duplicate", DecidedBy: "lib-1", CreatedAt: base}
+	gotDec, err := x.s.CreateDecision(ctx(t), dec)
+	require.NoError(t, err)
+	assert.Equal(t, dec.ID, gotDec.ID)
+	rd, err := x.s.GetDecision(ctx(t), f, dec.ID)
+	require.NoError(t, err)
+	x.sameTime(t, dec.CreatedAt, rd.CreatedAt, "decision.created_at")
+	rd.CreatedAt = dec.CreatedAt
+	assert.Equal(t, dec, rd)
+
+	p := graph.Proposal{ID: "p-" + graph.NewID(), Scope: s, Title: "fix", Content: "better text",
+		Status: graph.ProposalRejected, ProposedBy: "agent-1", TargetVersionID: verID,
+		RebasedToVersionID: v2.ID, AcceptedVersionID: v2.ID, RejectedDecisionID: dec.ID, CreatedAt: base}
+	_, err = x.s.CreateProposal(ctx(t), p)
+	require.NoError(t, err)
+	rp, err := x.s.GetProposal(ctx(t), f, p.ID)
+	require.NoError(t, err)
+	x.sameTime(t, p.CreatedAt, rp.CreatedAt, "proposal.created_at")
+	rp.CreatedAt = p.CreatedAt
+	assert.Equal(t, p, rp, "TARGETS_VERSION, REBASED_TO, ACCEPTED_AS, REJECTED_BECAUSE")
+
+	b := graph.Baseline{ID: "b-" + graph.NewID(), Scope: s, Name: "release-1", VersionIDs: []string{verID, v2.ID},
+		PublishedBy: "lib-1", CreatedAt: base}
+	_, err = x.s.CreateBaseline(ctx(t), b)
+	require.NoError(t, err)
+	rb, err := x.s.GetBaseline(ctx(t), f, b.ID)
+	require.NoError(t, err)
+	assert.ElementsMatch(t, b.VersionIDs, rb.VersionIDs, "PUBLISHES")
+	assert.Equal(t, b.Name, rb.Name)
+	assert.Equal(t, b.PublishedBy, rb.PublishedBy)
+	assert.Equal(t, s, rb.Scope)
+	b2 := graph.Baseline{ID: "b-" + graph.NewID(), Scope: s, Name: "release-2", VersionIDs: []string{v2.ID},
+		PublishedBy: "lib-1", CreatedAt: base.Add(time.Hour)}
+	_, err = x.s.CreateBaseline(ctx(t), b2)
+	require.NoError(t, err)
+	lb, err := x.s.LatestBaseline(ctx(t), f)
+	require.NoError(t, err)
+	assert.Equal(t, b2.ID, lb.ID, "latest baseline is the newest")
+
+	imp := 0.2
+	e := graph.Edit{ID: "e-" + graph.NewID(), Scope: s, Kind: graph.EditAttenuate, TargetMemoryID: memID,
+		TargetVersionID: verID, Importance: &imp, Reason: "stale", CreatedBy: "lib-1", CreatedAt: base}
+	ce, err := x.s.CreateEdit(ctx(t), e)
+	require.NoError(t, err)
+	assert.Equal(t, graph.EditPending, ce.Status, "new edits are pending")
+	re, err := x.s.GetEdit(ctx(t), f, e.ID)
+	require.NoError(t, err)
+	assert.Equal(t, graph.EditPending, re.Status)
+	assert.Equal(t, memID, re.TargetMemoryID, "EDITS")
+	assert.Equal(t, verID, re.TargetVersionID)
+	require.NotNil(t, re.Importance)
+	assert.InDelta(t, imp, *re.Importance, 1e-9)
+	assert.Equal(t, e.Reason, re.Reason)
+	assert.Equal(t, e.CreatedBy, re.CreatedBy)
+	de, err := x.s.DecideEdit(ctx(t), s, e.ID, graph.EditApproved, "lib-2", base.Add(time.Minute))
+	require.NoError(t, err)
+	assert.Equal(t, graph.EditApproved, de.Status)
+	assert.Equal(t, "lib-2", de.DecidedBy)
+	x.sameTime(t, base.Add(time.Minute), de.DecidedAt, "decided_at")
+	_, err = x.s.DecideEdit(ctx(t), s, e.ID, graph.EditRejected, "lib-2", base)
+	assert.ErrorIs(t, err, graph.ErrConflict, "an edit is decided once")
+	amend := graph.Edit{Scope: s, Kind: graph.EditAmend, TargetMemoryID: memID, Content: "amended", CreatedBy: "lib-1"}
+	ca, err := x.s.CreateEdit(ctx(t), amend)
+	require.NoError(t, err)
+	assert.NotEmpty(t, ca.ID, "edit id assigned")
+	all, err := x.s.ListEdits(ctx(t), f, graph.EditQuery{MemoryIDs: []string{memID}})
+	require.NoError(t, err)
+	assert.Len(t, all, 2)
+	approved, err := x.s.ListEdits(ctx(t), f, graph.EditQuery{MemoryIDs: []string{memID}, Statuses: []graph.EditStatus{graph.EditApproved}})
+	require.NoError(t, err)
+	require.Len(t, approved, 1)
+	assert.Equal(t, e.ID, approved[0].ID)
+
+	c := graph.Capsule{ID: "c-" + graph.NewID(), Scope: s, Name: "handover", MemoryIDs: []string{memID},
+		VersionIDs: []string{verID}, CreatedBy: "agent-1", CreatedAt: base, ExpiresAt: base.Add(24 * time.Hour)}
+	_, err = x.s.CreateCapsule(ctx(t), c)
+	require.NoError(t, err)
+	rc, err := x.s.GetCapsule(ctx(t), f, c.ID)
+	require.NoError(t, err)
+	assert.ElementsMatch(t, c.MemoryIDs, rc.MemoryIDs, "CONTAINS memory")
+	assert.ElementsMatch(t, c.VersionIDs, rc.VersionIDs, "CONTAINS version")
+	assert.Equal(t, c.Name, rc.Name)
+	assert.Equal(t, c.CreatedBy, rc.CreatedBy)
+	x.sameTime(t, c.ExpiresAt, rc.ExpiresAt, "expires_at")
+}
+
+// activeCopy creates a fresh active memory in s and returns its id.
+func (x *suite) activeCopy(t *testing.T, s graph.Scope) string {
+	t.Helper()
+	return x.create(t, memIn(s, "copy", "first")).Memory.ID
+}

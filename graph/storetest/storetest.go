@@ -1,0 +1,185 @@
+// Package storetest is the one conformance suite every graph.Store backend
+// must pass. A backend is done when Run passes against it, not when it has
+// tests of its own (compare Vault's ExerciseBackend and Cayley's
+// graphtest.TestAll).
+//
+// The suite is backend-neutral: it talks to graph.Store only. Every case
+// works in tenants of its own (fresh random ids), so a backend may hand the
+// same store to several cases; the only global reads (PendingOutbox) are
+// checked for the case's own items.
+//
+// Corpus builds a deterministic synthetic corpus for benchmarks.
+package storetest
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"sort"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/mnemo-dev/mnemo/graph"
+)
+
+// Config carries the few honest differences between backends.
+type Config struct {
+	// Reopen closes s and opens the same data again, registering the new
+	// store's cleanup with t.Cleanup. Nil skips the close-and-reopen case.
+	// The store returned by open may be closed twice (once here, once by its
+	// own cleanup), so Close must be idempotent.
+	Reopen func(t *testing.T, s graph.Store) graph.Store
+	// TimePrecision is the resolution timestamps survive a round trip at;
+	// zero means nanoseconds.
+	TimePrecision time.Duration
+}
+
+// Run runs the whole suite. open returns a store ready for use and registers
+// its cleanup with t.Cleanup; it is called once per case.
+func Run(t *testing.T, open func(t *testing.T) graph.Store, cfg Config) {
+	cases := []struct {
+		name string
+		fn   func(t *testing.T, x *suite)
+	}{
+		{"RoundTrip", testRoundTrip},
+		{"Versions", testVersions},
+		{"Supersession", testSupersession},
+		{"FindActiveByKey", testFindActiveByKey},
+		{"ArchiveAndTouch", testArchiveAndTouch},
+		{"Candidates", testCandidates},
+		{"Neighbours", testNeighbours},
+		{"KeywordSearch", testKeywordSearch},
+		{"ListFilters", testListFilters},
+		{"ValidAt", testValidAt},
+		{"Edits", testEdits},
+		{"Pagination", testPagination},
+		{"PaginationConcurrentInserts", testPaginationConcurrent},
+		{"TenantIsolation", testTenantIsolation},
+		{"ScopeInheritance", testScopeInheritance},
+		{"ConcurrentWriters", testConcurrentWriters},
+		{"Reopen", testReopen},
+		{"InvalidInput", testInvalidInput},
+		{"GateRequests", testGateRequests},
+		{"Audit", testAudit},
+		{"Outbox", testOutbox},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			x := &suite{s: open(t), cfg: cfg}
+			c.fn(t, x)
+		})
+	}
+}
+
+// suite is the state one case works with.
+type suite struct {
+	s   graph.Store
+	cfg Config
+}
+
+// base is the fixed instant fixtures are dated from.
+var base = time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
+
+func ctx(t *testing.T) context.Context { return t.Context() }
+
+// newScope returns a scope in a tenant no other case uses.
+func newScope(t *testing.T) graph.Scope {
+	t.Helper()
+	return graph.Scope{TenantID: "t" + graph.NewID()}
+}
+
+// in is a filter that sees everything active in s.
+func in(s graph.Scope) graph.Filter { return graph.Filter{Scope: s} }
+
+// memIn builds a minimal valid MemoryInput.
+func memIn(s graph.Scope, title, content string, ents ...string) graph.MemoryInput {
+	refs := make([]graph.EntityRef, len(ents))
+	for i, e := range ents {
+		refs[i] = graph.EntityRef{Name: e}
+	}
+	return graph.MemoryInput{
+		Memory:  graph.Memory{Scope: s, Type: "note", Title: title},
+		Version: graph.VersionInput{Content: content, Entities: refs},
+	}
+}
+
+// create writes in and fails the test on error.
+func (x *suite) create(t *testing.T, in graph.MemoryInput) graph.Created {
+	t.Helper()
+	c, err := x.s.CreateMemory(ctx(t), in)
+	require.NoError(t, err, "create %q", in.Memory.Title)
+	return c
+}
+
+// sameTime asserts two instants are equal at the backend's precision.
+func (x *suite) sameTime(t *testing.T, want, got time.Time, field string) {
+	t.Helper()
+	p := x.cfg.TimePrecision
+	if p <= 0 {
+		p = time.Nanosecond
+	}
+	assert.True(t, want.Truncate(p).Equal(got.Truncate(p)), "%s: got %v, want %v", field, got, want)
+}
+
+func memIDs(ms []graph.Memory) []string {
+	out := make([]string, len(ms))
+	for i, m := range ms {
+		out[i] = m.ID
+	}
+	return out
+}
+
+func candIDs(cs []graph.Candidate) []string {
+	out := make([]string, len(cs))
+	for i, c := range cs {
+		out[i] = c.Memory.ID
+	}
+	return out
+}
+
+func scoredIDs(ss []graph.Scored) []string {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = s.Memory.ID
+	}
+	return out
+}
+
+// neighbourIDs groups neighbour ids by seed, in result order.
+func neighbourIDs(ns []graph.Neighbour) map[string][]string {
+	out := map[string][]string{}
+	for _, n := range ns {
+		out[n.SeedID] = append(out[n.SeedID], n.Memory.ID)
+	}
+	return out
+}
+
+func sorted(s []string) []string {
+	c := slices.Clone(s)
+	sort.Strings(c)
+	return c
+}
+
+// listAll pages through ListMemories with the given page size.
+func (x *suite) listAll(t *testing.T, f graph.Filter, limit int) []string {
+	t.Helper()
+	var ids []string
+	p := graph.Page{Limit: limit}
+	for range 10000 {
+		l, err := x.s.ListMemories(ctx(t), f, p)
+		require.NoError(t, err)
+		ids = append(ids, memIDs(l.Memories)...)
+		if l.NextCursor == "" {
+			return ids
+		}
+		p.Cursor = l.NextCursor
+	}
+	require.FailNow(t, "listing never ended")
+	return nil
+}
+
+// title returns a readable unique title.
+func title(prefix string, i int) string { return fmt.Sprintf("%s %03d", prefix, i) }
