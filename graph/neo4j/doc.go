@@ -3,17 +3,19 @@
 //
 // It stores mnemo's model as an analyst expects to browse it in Neo4j
 // Browser: Memory, Version, Chunk, Entity, Proposal, Decision, Baseline,
-// Edit, Capsule, AuditEvent and GateRequest nodes joined by HAS_VERSION,
+// Edit, Capsule, AuditEvent, GateRequest and ContextReceipt nodes joined by HAS_VERSION,
 // HAS_CHUNK, MENTIONS, SUPERSEDES, TARGETS_VERSION, REBASED_TO, ACCEPTED_AS,
 // REJECTED_BECAUSE, PUBLISHES, CONTAINS, EDITS and DECIDED edges (see
 // DESIGN.md, "The graph"). Every node has a human-readable title or name.
 // Pending vector-index writes are OutboxItem nodes, so the outbox lives in
 // the same store and transaction as the graph write it follows.
 //
-// Two properties are kept for the read path and are not part of the model:
+// A few properties are kept for the read path and are not part of the model:
 // Memory.search_text (the current version's index text, or its content) is
-// what the memory_search fulltext index covers, and Entity.alias_norms (the
-// aliases in norm form) is what Candidates matches aliases against.
+// what the memory_search fulltext index covers; Memory.quarantined and
+// Memory.blocked_channels mirror approved quarantine and block edits so the
+// read filter is a property check; Entity.alias_norms (the aliases in norm
+// form) is what Candidates matches aliases against.
 //
 // Every method runs in one managed transaction (ExecuteRead/ExecuteWrite,
 // which retry transient failures). The caller's Filter is part of every

@@ -16,7 +16,9 @@ const inScope = `n.tenant_id = $f_tenant
 
 // memoryVisible is the whole Filter as a predicate on a Memory m: every
 // clause is off when its parameter is empty, so the text is constant and only
-// parameters vary. The tenant equality comes first so the planner can use the
+// parameters vary. Approved block and quarantine edits are read from the
+// blocked_channels and quarantined properties their approval sets (see
+// applyEditCypher). The tenant equality comes first so the planner can use the
 // memory_* indexes. Parameters: filterParams.
 const memoryVisible = `m.tenant_id = $f_tenant
   AND ($f_org = '' OR m.org_id = '' OR m.org_id = $f_org)
@@ -36,11 +38,8 @@ const memoryVisible = `m.tenant_id = $f_tenant
        AND (m.valid_to IS NULL OR m.valid_to > $f_valid_at)))
   AND (size($f_entity_types) = 0 OR EXISTS {
        MATCH (m)-[:MENTIONS]->(fe:Entity) WHERE fe.type IN $f_entity_types })
-  AND ($f_channel = '' OR NOT EXISTS {
-       MATCH (be:Edit)-[:EDITS]->(m)
-       WHERE be.kind = 'block' AND be.status = 'approved' AND be.channel = $f_channel })
-  AND ($f_quarantined OR NOT EXISTS {
-       MATCH (qe:Edit)-[:EDITS]->(m) WHERE qe.kind = 'quarantine' AND qe.status = 'approved' })`
+  AND ($f_channel = '' OR NOT $f_channel IN coalesce(m.blocked_channels, []))
+  AND ($f_quarantined OR m.quarantined IS NULL OR NOT m.quarantined)`
 
 // filterParams binds the parameters of memoryVisible and inScope for f,
 // merged into extra (which it returns).

@@ -63,6 +63,9 @@ func (s *Store) Supersede(ctx context.Context, sc graph.Scope, oldID, newID stri
 	if err := sc.Validate(); err != nil {
 		return fmt.Errorf("neo4j: supersede: %w", err)
 	}
+	if err := requireIDs("old_id", oldID, "new_id", newID); err != nil {
+		return fmt.Errorf("neo4j: supersede: %w", err)
+	}
 	_, err := write(ctx, s, func(tx neo4jdrv.ManagedTransaction) (struct{}, error) {
 		return struct{}{}, supersede(ctx, tx, sc, oldID, newID)
 	})
@@ -115,10 +118,10 @@ func (s *Store) FindActiveByKey(ctx context.Context, ns graph.Namespace, key str
 const resolveCypher = `
 MATCH (start:Memory {id: $id})
 WITH start
-OPTIONAL MATCH p = (head:Memory)-[:SUPERSEDES*1..]->(start)
-WHERE NOT EXISTS { MATCH (:Memory)-[:SUPERSEDES]->(head) }
-WITH start, head ORDER BY length(p) DESC LIMIT 1
-WITH coalesce(head, start) AS m
+OPTIONAL MATCH p = (top:Memory)-[:SUPERSEDES*1..]->(start)
+WHERE NOT EXISTS { MATCH (:Memory)-[:SUPERSEDES]->(top) }
+WITH start, top, length(p) AS hops ORDER BY hops DESC LIMIT 1
+WITH coalesce(top, start) AS m
 WHERE ` + memoryVisible + `
 RETURN ` + memoryProjection + ` AS m`
 
@@ -158,6 +161,9 @@ RETURN was`
 // Archive marks an active memory archived.
 func (s *Store) Archive(ctx context.Context, sc graph.Scope, id string) error {
 	if err := sc.Validate(); err != nil {
+		return fmt.Errorf("neo4j: archive: %w", err)
+	}
+	if err := requireIDs("id", id); err != nil {
 		return fmt.Errorf("neo4j: archive: %w", err)
 	}
 	_, err := write(ctx, s, func(tx neo4jdrv.ManagedTransaction) (struct{}, error) {

@@ -175,4 +175,3 @@ func strs(p map[string]any, k string) []string {
 	}
 	return out
 }
-

@@ -25,6 +25,7 @@ func schema() []string {
 		"CREATE CONSTRAINT capsule_id IF NOT EXISTS FOR (n:Capsule) REQUIRE n.id IS UNIQUE",
 		"CREATE CONSTRAINT audit_event_id IF NOT EXISTS FOR (n:AuditEvent) REQUIRE n.id IS UNIQUE",
 		"CREATE CONSTRAINT gate_request_id IF NOT EXISTS FOR (n:GateRequest) REQUIRE n.id IS UNIQUE",
+		"CREATE CONSTRAINT context_receipt_id IF NOT EXISTS FOR (n:ContextReceipt) REQUIRE n.id IS UNIQUE",
 		"CREATE CONSTRAINT outbox_item_id IF NOT EXISTS FOR (n:OutboxItem) REQUIRE n.id IS UNIQUE",
 		// entity_norm: entities are unique by norm name within a tenant; MERGE
 		// on (tenant_id, norm_name) relies on it to be safe under concurrency.
@@ -42,6 +43,8 @@ func schema() []string {
 		"CREATE INDEX audit_tenant_created IF NOT EXISTS FOR (n:AuditEvent) ON (n.tenant_id, n.created_at)",
 		"CREATE INDEX gate_tenant_created IF NOT EXISTS FOR (n:GateRequest) ON (n.tenant_id, n.created_at)",
 		"CREATE INDEX baseline_tenant_created IF NOT EXISTS FOR (n:Baseline) ON (n.tenant_id, n.created_at)",
+		// edit_tenant: ListEdits and the edit lookups within a tenant.
+		"CREATE INDEX edit_tenant IF NOT EXISTS FOR (n:Edit) ON (n.tenant_id)",
 		// outbox_created: PendingOutbox, oldest first.
 		"CREATE INDEX outbox_created IF NOT EXISTS FOR (n:OutboxItem) ON (n.created_at)",
 		// memory_search: KeywordSearch over the title and the current version's

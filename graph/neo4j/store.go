@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+	"sync"
 	"time"
 
 	neo4jdrv "github.com/neo4j/neo4j-go-driver/v5/neo4j"
@@ -29,9 +30,11 @@ type Config struct {
 
 // Store is a graph.Store on Neo4j. It is safe for concurrent use.
 type Store struct {
-	driver   neo4jdrv.DriverWithContext
-	database string
-	now      func() time.Time
+	driver    neo4jdrv.DriverWithContext
+	database  string
+	now       func() time.Time
+	closeOnce sync.Once
+	closeErr  error
 }
 
 // Open connects to Neo4j, checks connectivity and creates the schema
@@ -72,12 +75,14 @@ func (s *Store) Health(ctx context.Context) error {
 	return nil
 }
 
-// Close closes the driver and its connections.
+// Close closes the driver and its connections. Closing twice is a no-op.
 func (s *Store) Close() error {
-	if err := s.driver.Close(context.Background()); err != nil {
-		return fmt.Errorf("neo4j: close: %w", err)
-	}
-	return nil
+	s.closeOnce.Do(func() {
+		if err := s.driver.Close(context.Background()); err != nil {
+			s.closeErr = fmt.Errorf("neo4j: close: %w", err)
+		}
+	})
+	return s.closeErr
 }
 
 func (s *Store) session(ctx context.Context, mode neo4jdrv.AccessMode) neo4jdrv.SessionWithContext {
@@ -124,4 +129,15 @@ func mapError(err error) error {
 // notFound wraps graph.ErrNotFound with what was missing.
 func notFound(kind, id string) error {
 	return fmt.Errorf("%s %q: %w", kind, id, graph.ErrNotFound)
+}
+
+// requireIDs refuses empty ids (graph.ErrInvalid) before the store is
+// touched; pairs are field name, value.
+func requireIDs(pairs ...string) error {
+	for i := 0; i+1 < len(pairs); i += 2 {
+		if pairs[i+1] == "" {
+			return &graph.FieldError{Field: pairs[i], Message: "required"}
+		}
+	}
+	return nil
 }

@@ -28,9 +28,14 @@ UNWIND $entities AS er
 MERGE (e:Entity {tenant_id: er.tenant_id, norm_name: er.norm_name})
   ON CREATE SET e.id = er.id, e.name = er.name, e.type = er.type,
                 e.aliases = er.aliases, e.alias_norms = er.alias_norms
-  ON MATCH SET e.aliases = e.aliases + [a IN er.aliases WHERE NOT a IN e.aliases],
-               e.alias_norms = e.alias_norms + [a IN er.alias_norms WHERE NOT a IN e.alias_norms],
-               e.type = CASE WHEN e.type = '' THEN er.type ELSE e.type END`
+WITH e, er, [a IN er.aliases WHERE NOT a IN e.aliases] AS new_aliases,
+     [a IN er.alias_norms WHERE NOT a IN e.alias_norms] AS new_norms
+// Write only when something changes, so memories that merely mention a
+// popular entity do not all queue for its write lock.
+FOREACH (x IN CASE WHEN size(new_aliases) > 0 OR size(new_norms) > 0 OR (e.type = '' AND er.type <> '')
+                   THEN [e] ELSE [] END |
+  SET x.aliases = x.aliases + new_aliases, x.alias_norms = x.alias_norms + new_norms,
+      x.type = CASE WHEN x.type = '' THEN er.type ELSE x.type END)`
 
 // memoryMentionsCypher links memories to the entities they mention. Uses
 // memory_id and entity_norm.
@@ -245,6 +250,9 @@ DELETE r`
 // AddVersion appends the next version to an active memory in scope.
 func (s *Store) AddVersion(ctx context.Context, sc graph.Scope, memoryID string, in graph.VersionInput) (graph.Version, error) {
 	if err := sc.Validate(); err != nil {
+		return graph.Version{}, fmt.Errorf("neo4j: add version: %w", err)
+	}
+	if err := requireIDs("memory_id", memoryID); err != nil {
 		return graph.Version{}, fmt.Errorf("neo4j: add version: %w", err)
 	}
 	if err := in.Validate(); err != nil {

@@ -1,0 +1,164 @@
+package neo4j_test
+
+import (
+	"os"
+	"slices"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/mnemo-dev/mnemo/graph"
+	"github.com/mnemo-dev/mnemo/graph/neo4j"
+	"github.com/mnemo-dev/mnemo/graph/neo4j/neo4jtest"
+	"github.com/mnemo-dev/mnemo/graph/storetest"
+)
+
+// BenchmarkStore loads storetest's synthetic corpus (MNEMO_BENCH_MEMORIES
+// memories, default 10000, 3-5 entities each, seed 42) into a wiped Neo4j,
+// then measures batched ingest and the three read paths. Run it with
+//
+//	NEO4J_URI=bolt://127.0.0.1:7687 MNEMO_BENCH_MEMORIES=100000 \
+//	  go test -run '^$' -bench BenchmarkStore -benchtime 100x ./graph/neo4j/
+//
+// MNEMO_BENCH_REUSE=1 keeps a corpus an earlier run loaded (no wipe, no
+// reload), to iterate on the read paths.
+func BenchmarkStore(b *testing.B) {
+	cfg := neo4jtest.Config(b)
+	n := 10000
+	if v, err := strconv.Atoi(os.Getenv("MNEMO_BENCH_MEMORIES")); err == nil && v > 0 {
+		n = v
+	}
+	scope := graph.Scope{TenantID: "bench"}
+	c := storetest.Corpus(scope, 42, n)
+	const batch = 500
+	s, ids := reuseCorpus(b, cfg, scope, n)
+	if s == nil {
+		s = neo4jtest.Open(b, cfg)
+	}
+	reused := len(ids)
+	start := time.Now()
+	for i := reused; i < n; i += batch {
+		out, err := s.CreateMemories(b.Context(), c.Inputs[i:min(i+batch, n)])
+		if err != nil {
+			b.Fatalf("load batch at %d: %v", i, err)
+		}
+		for _, o := range out {
+			ids = append(ids, o.Memory.ID)
+		}
+	}
+	load := time.Since(start)
+	if len(ids) > n {
+		ids = ids[:n]
+	}
+	if loaded := n - reused; loaded > 0 {
+		b.Logf("loaded %d memories in %s (%.0f memories/s, batches of %d)", loaded, load.Round(time.Millisecond), float64(loaded)/load.Seconds(), batch)
+	}
+	f := graph.Filter{Scope: scope}
+
+	b.Run("CreateMemories/batch=500", func(b *testing.B) {
+		extra := storetest.Corpus(graph.Scope{TenantID: "bench-ingest"}, 7, batch*b.N)
+		lat := make([]time.Duration, 0, b.N)
+		b.ResetTimer()
+		for i := 0; i < b.N; i++ {
+			t0 := time.Now()
+			if _, err := s.CreateMemories(b.Context(), extra.Inputs[i*batch:(i+1)*batch]); err != nil {
+				b.Fatal(err)
+			}
+			lat = append(lat, time.Since(t0))
+		}
+		b.ReportMetric(float64(batch*b.N)/b.Elapsed().Seconds(), "memories/s")
+		reportLatency(b, lat)
+	})
+	b.Run("Candidates/limit=50", func(b *testing.B) {
+		qs := c.EntityQueries(1000)
+		lat := make([]time.Duration, 0, b.N)
+		b.ResetTimer()
+		for i := 0; i < b.N; i++ {
+			t0 := time.Now()
+			if _, err := s.Candidates(b.Context(), f, qs[i%len(qs)], 50); err != nil {
+				b.Fatal(err)
+			}
+			lat = append(lat, time.Since(t0))
+		}
+		reportLatency(b, lat)
+	})
+	b.Run("Neighbours/seeds=5,perSeed=5", func(b *testing.B) {
+		lat := make([]time.Duration, 0, b.N)
+		b.ResetTimer()
+		for i := 0; i < b.N; i++ {
+			seeds := make([]string, 5)
+			for j := range seeds {
+				seeds[j] = ids[(i*7919+j*104729)%len(ids)]
+			}
+			t0 := time.Now()
+			if _, err := s.Neighbours(b.Context(), f, seeds, 5); err != nil {
+				b.Fatal(err)
+			}
+			lat = append(lat, time.Since(t0))
+		}
+		reportLatency(b, lat)
+	})
+	b.Run("KeywordSearch/limit=50", func(b *testing.B) {
+		qs := c.KeywordQueries(1000)
+		lat := make([]time.Duration, 0, b.N)
+		b.ResetTimer()
+		for i := 0; i < b.N; i++ {
+			t0 := time.Now()
+			if _, err := s.KeywordSearch(b.Context(), f, qs[i%len(qs)], 50); err != nil {
+				b.Fatal(err)
+			}
+			lat = append(lat, time.Since(t0))
+		}
+		reportLatency(b, lat)
+	})
+}
+
+// reportLatency reports the p50 and p95 of lat in milliseconds.
+func reportLatency(b *testing.B, lat []time.Duration) {
+	b.Helper()
+	if len(lat) == 0 {
+		return
+	}
+	slices.Sort(lat)
+	pct := func(p float64) float64 {
+		return float64(lat[min(len(lat)-1, int(p*float64(len(lat))))].Microseconds()) / 1000
+	}
+	b.ReportMetric(pct(0.50), "p50-ms")
+	b.ReportMetric(pct(0.95), "p95-ms")
+}
+
+// reuseCorpus opens the store without wiping it when MNEMO_BENCH_REUSE=1
+// and the corpus tenant already holds n memories (from an earlier run of
+// this benchmark), and returns their ids; otherwise it returns nil.
+func reuseCorpus(b *testing.B, cfg neo4j.Config, scope graph.Scope, n int) (*neo4j.Store, []string) {
+	b.Helper()
+	if os.Getenv("MNEMO_BENCH_REUSE") != "1" {
+		return nil, nil
+	}
+	s, err := neo4j.Open(b.Context(), cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	var ids []string
+	p := graph.Page{Limit: 1000}
+	for {
+		l, err := s.ListMemories(b.Context(), graph.Filter{Scope: scope}, p)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, m := range l.Memories {
+			ids = append(ids, m.ID)
+		}
+		if l.NextCursor == "" || len(ids) >= n {
+			break
+		}
+		p.Cursor = l.NextCursor
+	}
+	if len(ids) < n {
+		_ = s.Close()
+		return nil, nil
+	}
+	b.Cleanup(func() { _ = s.Close() })
+	b.Logf("reusing %d memories already loaded in tenant %s", len(ids), scope.TenantID)
+	return s, ids
+}

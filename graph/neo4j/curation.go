@@ -1,0 +1,373 @@
+package neo4j
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	neo4jdrv "github.com/neo4j/neo4j-go-driver/v5/neo4j"
+
+	"github.com/mnemo-dev/mnemo/graph"
+)
+
+// versionsInScopeCypher returns which of $ids are versions whose memory lies
+// in the writer's scope. Uses version_id.
+const versionsInScopeCypher = `
+UNWIND $ids AS id
+MATCH (n:Memory)-[:HAS_VERSION]->(v:Version {id: id})
+WHERE ` + inScope + `
+RETURN collect(DISTINCT v.id) AS found`
+
+// memoriesInScopeCypher returns which of $ids are memories in the writer's
+// scope. Uses memory_id.
+const memoriesInScopeCypher = `
+UNWIND $ids AS id
+MATCH (n:Memory {id: id})
+WHERE ` + inScope + `
+RETURN collect(DISTINCT n.id) AS found`
+
+// decisionsInScopeCypher returns which of $ids are decisions in the writer's
+// scope. Uses decision_id.
+const decisionsInScopeCypher = `
+UNWIND $ids AS id
+MATCH (n:Decision {id: id})
+WHERE ` + inScope + `
+RETURN collect(DISTINCT n.id) AS found`
+
+// requireInScope fails with ErrNotFound unless every id in ids is found by
+// query (one of the *InScopeCypher constants) under scope s. A curation
+// record never links to another tenant's records.
+func requireInScope(ctx context.Context, tx neo4jdrv.ManagedTransaction, query, kind string, s graph.Scope, ids ...string) error {
+	var want []string
+	for _, id := range ids {
+		if id != "" {
+			want = append(want, id)
+		}
+	}
+	if len(want) == 0 {
+		return nil
+	}
+	recs, err := collect(ctx, tx, query, scopeParams(s, map[string]any{"ids": dedupe(want)}))
+	if err != nil {
+		return err
+	}
+	found := map[string]bool{}
+	if len(recs) > 0 {
+		v, _ := recs[0].Get("found")
+		for _, id := range strs(map[string]any{"x": v}, "x") {
+			found[id] = true
+		}
+	}
+	for _, id := range want {
+		if !found[id] {
+			return notFound(kind, id)
+		}
+	}
+	return nil
+}
+
+// getInScopeCypher reads one node of a label by id when it lies in the
+// caller's scope. The label is spliced in from a fixed list (labels cannot be
+// parameters); the id and scope are parameters. Uses the label's *_id
+// constraint.
+func getInScopeCypher(label string) string {
+	return `MATCH (n:` + label + ` {id: $id}) WHERE ` + inScope + ` RETURN n {.*} AS n`
+}
+
+// getNode reads one node of label by id within scope f.Scope.
+func (s *Store) getNode(ctx context.Context, label string, f graph.Filter, id string) (map[string]any, error) {
+	if err := f.Validate(); err != nil {
+		return nil, err
+	}
+	if err := requireIDs("id", id); err != nil {
+		return nil, err
+	}
+	return read(ctx, s, func(tx neo4jdrv.ManagedTransaction) (map[string]any, error) {
+		recs, err := collect(ctx, tx, getInScopeCypher(label), scopeParams(f.Scope, map[string]any{"id": id}))
+		if err != nil {
+			return nil, err
+		}
+		if len(recs) == 0 {
+			return nil, notFound(label, id)
+		}
+		return nodeOf(recs[0], "n"), nil
+	})
+}
+
+func stamp(id *string, at *time.Time, now time.Time) {
+	if *id == "" {
+		*id = graph.NewID()
+	}
+	if at.IsZero() {
+		*at = now
+	}
+	*at = at.UTC()
+}
+
+// createProposalCypher writes a proposal and its edges to the versions and
+// decision it names. Uses proposal_id, version_id, decision_id.
+const createProposalCypher = `
+CREATE (p:Proposal) SET p = $props
+WITH p
+OPTIONAL MATCH (t:Version {id: $target})
+OPTIONAL MATCH (r:Version {id: $rebased})
+OPTIONAL MATCH (a:Version {id: $accepted})
+OPTIONAL MATCH (d:Decision {id: $rejected})
+FOREACH (x IN CASE WHEN t IS NULL THEN [] ELSE [t] END |
+  CREATE (p)-[:TARGETS_VERSION {target_version_id: x.id}]->(x))
+FOREACH (x IN CASE WHEN r IS NULL THEN [] ELSE [r] END | CREATE (p)-[:REBASED_TO]->(x))
+FOREACH (x IN CASE WHEN a IS NULL THEN [] ELSE [a] END | CREATE (p)-[:ACCEPTED_AS]->(x))
+FOREACH (x IN CASE WHEN d IS NULL THEN [] ELSE [d] END | CREATE (p)-[:REJECTED_BECAUSE]->(x))`
+
+// CreateProposal stores a curation proposal.
+func (s *Store) CreateProposal(ctx context.Context, p graph.Proposal) (graph.Proposal, error) {
+	if err := p.Validate(); err != nil {
+		return graph.Proposal{}, fmt.Errorf("neo4j: create proposal: %w", err)
+	}
+	stamp(&p.ID, &p.CreatedAt, s.now())
+	if p.Status == "" {
+		p.Status = graph.ProposalOpen
+	}
+	_, err := write(ctx, s, func(tx neo4jdrv.ManagedTransaction) (struct{}, error) {
+		if err := requireInScope(ctx, tx, versionsInScopeCypher, "version", p.Scope,
+			p.TargetVersionID, p.RebasedToVersionID, p.AcceptedVersionID); err != nil {
+			return struct{}{}, err
+		}
+		if err := requireInScope(ctx, tx, decisionsInScopeCypher, "decision", p.Scope, p.RejectedDecisionID); err != nil {
+			return struct{}{}, err
+		}
+		_, err := collect(ctx, tx, createProposalCypher, map[string]any{
+			"props": scopeProps(p.Scope, map[string]any{
+				"id": p.ID, "title": p.Title, "content": p.Content, "status": string(p.Status),
+				"proposed_by": p.ProposedBy, "target_version_id": p.TargetVersionID,
+				"rebased_to_version_id": p.RebasedToVersionID, "accepted_version_id": p.AcceptedVersionID,
+				"rejected_decision_id": p.RejectedDecisionID, "created_at": p.CreatedAt,
+			}),
+			"target": p.TargetVersionID, "rebased": p.RebasedToVersionID,
+			"accepted": p.AcceptedVersionID, "rejected": p.RejectedDecisionID,
+		})
+		return struct{}{}, err
+	})
+	if err != nil {
+		return graph.Proposal{}, fmt.Errorf("neo4j: create proposal: %w", err)
+	}
+	return p, nil
+}
+
+// GetProposal reads a proposal in scope.
+func (s *Store) GetProposal(ctx context.Context, f graph.Filter, id string) (graph.Proposal, error) {
+	p, err := s.getNode(ctx, "Proposal", f, id)
+	if err != nil {
+		return graph.Proposal{}, fmt.Errorf("neo4j: get proposal: %w", err)
+	}
+	return graph.Proposal{
+		ID: str(p, "id"), Scope: scopeOf(p), Title: str(p, "title"), Content: str(p, "content"),
+		Status: graph.ProposalStatus(str(p, "status")), ProposedBy: str(p, "proposed_by"),
+		TargetVersionID: str(p, "target_version_id"), RebasedToVersionID: str(p, "rebased_to_version_id"),
+		AcceptedVersionID: str(p, "accepted_version_id"), RejectedDecisionID: str(p, "rejected_decision_id"),
+		CreatedAt: tm(p, "created_at"),
+	}, nil
+}
+
+// createDecisionCypher writes a decision artifact. Uses decision_id.
+const createDecisionCypher = `CREATE (d:Decision) SET d = $props`
+
+// CreateDecision stores a decision artifact.
+func (s *Store) CreateDecision(ctx context.Context, d graph.Decision) (graph.Decision, error) {
+	if err := d.Validate(); err != nil {
+		return graph.Decision{}, fmt.Errorf("neo4j: create decision: %w", err)
+	}
+	stamp(&d.ID, &d.CreatedAt, s.now())
+	_, err := write(ctx, s, func(tx neo4jdrv.ManagedTransaction) (struct{}, error) {
+		_, err := collect(ctx, tx, createDecisionCypher, map[string]any{"props": scopeProps(d.Scope, map[string]any{
+			"id": d.ID, "name": d.Kind + " " + d.Outcome, "kind": d.Kind, "outcome": d.Outcome, "rule": d.Rule,
+			"reason": d.Reason, "decided_by": d.DecidedBy, "created_at": d.CreatedAt,
+		})})
+		return struct{}{}, err
+	})
+	if err != nil {
+		return graph.Decision{}, fmt.Errorf("neo4j: create decision: %w", err)
+	}
+	return d, nil
+}
+
+// GetDecision reads a decision in scope.
+func (s *Store) GetDecision(ctx context.Context, f graph.Filter, id string) (graph.Decision, error) {
+	p, err := s.getNode(ctx, "Decision", f, id)
+	if err != nil {
+		return graph.Decision{}, fmt.Errorf("neo4j: get decision: %w", err)
+	}
+	return graph.Decision{
+		ID: str(p, "id"), Scope: scopeOf(p), Kind: str(p, "kind"), Outcome: str(p, "outcome"),
+		Rule: str(p, "rule"), Reason: str(p, "reason"), DecidedBy: str(p, "decided_by"), CreatedAt: tm(p, "created_at"),
+	}, nil
+}
+
+// createBaselineCypher writes a baseline and PUBLISHES edges to its
+// versions. Uses baseline_id, version_id.
+const createBaselineCypher = `
+CREATE (b:Baseline) SET b = $props
+WITH b
+UNWIND $version_ids AS vid
+MATCH (v:Version {id: vid})
+CREATE (b)-[:PUBLISHES]->(v)`
+
+// CreateBaseline stores a published baseline.
+func (s *Store) CreateBaseline(ctx context.Context, b graph.Baseline) (graph.Baseline, error) {
+	if err := b.Validate(); err != nil {
+		return graph.Baseline{}, fmt.Errorf("neo4j: create baseline: %w", err)
+	}
+	stamp(&b.ID, &b.CreatedAt, s.now())
+	b.VersionIDs = dedupe(b.VersionIDs)
+	_, err := write(ctx, s, func(tx neo4jdrv.ManagedTransaction) (struct{}, error) {
+		if err := requireInScope(ctx, tx, versionsInScopeCypher, "version", b.Scope, b.VersionIDs...); err != nil {
+			return struct{}{}, err
+		}
+		_, err := collect(ctx, tx, createBaselineCypher, map[string]any{
+			"props": scopeProps(b.Scope, map[string]any{
+				"id": b.ID, "name": b.Name, "published_by": b.PublishedBy, "created_at": b.CreatedAt,
+			}),
+			"version_ids": b.VersionIDs,
+		})
+		return struct{}{}, err
+	})
+	if err != nil {
+		return graph.Baseline{}, fmt.Errorf("neo4j: create baseline: %w", err)
+	}
+	return b, nil
+}
+
+// baselineProjection returns a Baseline n with the versions it PUBLISHES.
+const baselineProjection = `n {.*, version_ids: [(n)-[:PUBLISHES]->(v:Version) | v.id]}`
+
+// getBaselineCypher reads a baseline in scope. Uses baseline_id.
+const getBaselineCypher = `
+MATCH (n:Baseline {id: $id}) WHERE ` + inScope + `
+RETURN ` + baselineProjection + ` AS n`
+
+// latestBaselineCypher reads the newest baseline in scope. Uses
+// baseline_tenant_created.
+const latestBaselineCypher = `
+MATCH (n:Baseline) WHERE ` + inScope + `
+RETURN ` + baselineProjection + ` AS n
+ORDER BY n.created_at DESC, n.id DESC
+LIMIT 1`
+
+// GetBaseline reads a baseline in scope.
+func (s *Store) GetBaseline(ctx context.Context, f graph.Filter, id string) (graph.Baseline, error) {
+	if err := requireIDs("id", id); err != nil {
+		return graph.Baseline{}, fmt.Errorf("neo4j: get baseline: %w", err)
+	}
+	b, err := s.readBaseline(ctx, f, getBaselineCypher, id)
+	if err != nil {
+		return graph.Baseline{}, fmt.Errorf("neo4j: get baseline: %w", err)
+	}
+	return b, nil
+}
+
+// LatestBaseline reads the newest baseline visible under f.
+func (s *Store) LatestBaseline(ctx context.Context, f graph.Filter) (graph.Baseline, error) {
+	b, err := s.readBaseline(ctx, f, latestBaselineCypher, "")
+	if err != nil {
+		return graph.Baseline{}, fmt.Errorf("neo4j: latest baseline: %w", err)
+	}
+	return b, nil
+}
+
+func (s *Store) readBaseline(ctx context.Context, f graph.Filter, query, id string) (graph.Baseline, error) {
+	if err := f.Validate(); err != nil {
+		return graph.Baseline{}, err
+	}
+	return read(ctx, s, func(tx neo4jdrv.ManagedTransaction) (graph.Baseline, error) {
+		recs, err := collect(ctx, tx, query, scopeParams(f.Scope, map[string]any{"id": id}))
+		if err != nil {
+			return graph.Baseline{}, err
+		}
+		if len(recs) == 0 {
+			return graph.Baseline{}, notFound("baseline", id)
+		}
+		p := nodeOf(recs[0], "n")
+		return graph.Baseline{
+			ID: str(p, "id"), Scope: scopeOf(p), Name: str(p, "name"), VersionIDs: strs(p, "version_ids"),
+			PublishedBy: str(p, "published_by"), CreatedAt: tm(p, "created_at"),
+		}, nil
+	})
+}
+
+// createCapsuleCypher writes a capsule and CONTAINS edges to its memories
+// and versions. Uses capsule_id, memory_id, version_id.
+const createCapsuleCypher = `
+CREATE (c:Capsule) SET c = $props
+WITH c
+CALL {
+  WITH c UNWIND $memory_ids AS mid MATCH (m:Memory {id: mid}) CREATE (c)-[:CONTAINS]->(m)
+}
+CALL {
+  WITH c UNWIND $version_ids AS vid MATCH (v:Version {id: vid}) CREATE (c)-[:CONTAINS]->(v)
+}`
+
+// CreateCapsule stores a capsule.
+func (s *Store) CreateCapsule(ctx context.Context, c graph.Capsule) (graph.Capsule, error) {
+	if err := c.Validate(); err != nil {
+		return graph.Capsule{}, fmt.Errorf("neo4j: create capsule: %w", err)
+	}
+	stamp(&c.ID, &c.CreatedAt, s.now())
+	c.ExpiresAt = utc(c.ExpiresAt)
+	c.MemoryIDs, c.VersionIDs = dedupe(c.MemoryIDs), dedupe(c.VersionIDs)
+	_, err := write(ctx, s, func(tx neo4jdrv.ManagedTransaction) (struct{}, error) {
+		if err := requireInScope(ctx, tx, memoriesInScopeCypher, "memory", c.Scope, c.MemoryIDs...); err != nil {
+			return struct{}{}, err
+		}
+		if err := requireInScope(ctx, tx, versionsInScopeCypher, "version", c.Scope, c.VersionIDs...); err != nil {
+			return struct{}{}, err
+		}
+		_, err := collect(ctx, tx, createCapsuleCypher, map[string]any{
+			"props": scopeProps(c.Scope, map[string]any{
+				"id": c.ID, "name": c.Name, "created_by": c.CreatedBy, "created_at": c.CreatedAt,
+				"expires_at": timeParam(c.ExpiresAt),
+			}),
+			"memory_ids": c.MemoryIDs, "version_ids": c.VersionIDs,
+		})
+		return struct{}{}, err
+	})
+	if err != nil {
+		return graph.Capsule{}, fmt.Errorf("neo4j: create capsule: %w", err)
+	}
+	return c, nil
+}
+
+// getCapsuleCypher reads a capsule in scope with what it CONTAINS. Uses
+// capsule_id.
+const getCapsuleCypher = `
+MATCH (n:Capsule {id: $id}) WHERE ` + inScope + `
+RETURN n {.*, memory_ids: [(n)-[:CONTAINS]->(m:Memory) | m.id],
+              version_ids: [(n)-[:CONTAINS]->(v:Version) | v.id]} AS n`
+
+// GetCapsule reads a capsule in scope.
+func (s *Store) GetCapsule(ctx context.Context, f graph.Filter, id string) (graph.Capsule, error) {
+	if err := f.Validate(); err != nil {
+		return graph.Capsule{}, fmt.Errorf("neo4j: get capsule: %w", err)
+	}
+	if err := requireIDs("id", id); err != nil {
+		return graph.Capsule{}, fmt.Errorf("neo4j: get capsule: %w", err)
+	}
+	c, err := read(ctx, s, func(tx neo4jdrv.ManagedTransaction) (graph.Capsule, error) {
+		recs, err := collect(ctx, tx, getCapsuleCypher, scopeParams(f.Scope, map[string]any{"id": id}))
+		if err != nil {
+			return graph.Capsule{}, err
+		}
+		if len(recs) == 0 {
+			return graph.Capsule{}, notFound("capsule", id)
+		}
+		p := nodeOf(recs[0], "n")
+		return graph.Capsule{
+			ID: str(p, "id"), Scope: scopeOf(p), Name: str(p, "name"), MemoryIDs: strs(p, "memory_ids"),
+			VersionIDs: strs(p, "version_ids"), CreatedBy: str(p, "created_by"), CreatedAt: tm(p, "created_at"),
+			ExpiresAt: tm(p, "expires_at"),
+		}, nil
+	})
+	if err != nil {
+		return graph.Capsule{}, fmt.Errorf("neo4j: get capsule: %w", err)
+	}
+	return c, nil
+}

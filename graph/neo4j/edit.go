@@ -1,0 +1,196 @@
+package neo4j
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	neo4jdrv "github.com/neo4j/neo4j-go-driver/v5/neo4j"
+
+	"github.com/mnemo-dev/mnemo/graph"
+)
+
+// createEditCypher writes an edit and its EDITS edge to the target memory,
+// which must lie in the edit's scope (no row back means it does not). Uses
+// memory_id, edit_id.
+const createEditCypher = `
+MATCH (n:Memory {id: $target})
+WHERE ` + inScope + `
+CREATE (e:Edit)-[:EDITS]->(n)
+SET e = $props
+RETURN e.id AS id`
+
+// CreateEdit stores a pending (or given-status) edit on a memory in scope.
+func (s *Store) CreateEdit(ctx context.Context, e graph.Edit) (graph.Edit, error) {
+	if err := e.Validate(); err != nil {
+		return graph.Edit{}, fmt.Errorf("neo4j: create edit: %w", err)
+	}
+	stamp(&e.ID, &e.CreatedAt, s.now())
+	if e.Status == "" {
+		e.Status = graph.EditPending
+	}
+	e.DecidedAt = utc(e.DecidedAt)
+	var imp any
+	if e.Importance != nil {
+		imp = *e.Importance
+	}
+	_, err := write(ctx, s, func(tx neo4jdrv.ManagedTransaction) (struct{}, error) {
+		recs, err := collect(ctx, tx, createEditCypher, scopeParams(e.Scope, map[string]any{
+			"target": e.TargetMemoryID,
+			"props": scopeProps(e.Scope, map[string]any{
+				"id": e.ID, "name": string(e.Kind) + " " + string(e.Status), "kind": string(e.Kind),
+				"status": string(e.Status), "target_memory_id": e.TargetMemoryID,
+				"target_version_id": e.TargetVersionID, "content": e.Content, "importance": imp,
+				"channel": e.Channel, "reason": e.Reason, "created_by": e.CreatedBy, "decided_by": e.DecidedBy,
+				"created_at": e.CreatedAt, "decided_at": timeParam(e.DecidedAt),
+			}),
+		}))
+		if err != nil {
+			return struct{}{}, err
+		}
+		if len(recs) == 0 {
+			return struct{}{}, notFound("memory", e.TargetMemoryID)
+		}
+		if e.Status == graph.EditApproved {
+			return struct{}{}, applyEdit(ctx, tx, e.ID)
+		}
+		return struct{}{}, nil
+	})
+	if err != nil {
+		return graph.Edit{}, fmt.Errorf("neo4j: create edit: %w", err)
+	}
+	return e, nil
+}
+
+// GetEdit reads an edit in scope.
+func (s *Store) GetEdit(ctx context.Context, f graph.Filter, id string) (graph.Edit, error) {
+	p, err := s.getNode(ctx, "Edit", f, id)
+	if err != nil {
+		return graph.Edit{}, fmt.Errorf("neo4j: get edit: %w", err)
+	}
+	return toEdit(p), nil
+}
+
+// decideEditCypher settles a pending edit in the writer's scope and returns
+// it; was is its status before. Uses edit_id.
+const decideEditCypher = `
+MATCH (n:Edit {id: $id})
+WHERE ` + inScope + `
+WITH n, n.status AS was
+FOREACH (x IN CASE WHEN was = 'pending' THEN [n] ELSE [] END |
+  SET x.status = $status, x.decided_by = $by, x.decided_at = $at, x.name = x.kind + ' ' + $status)
+RETURN was, n {.*} AS n`
+
+// applyEditCypher makes an approved edit take effect on its memory where
+// the store enforces it: retract makes the memory retracted (hidden from
+// every read that does not admit retracted); quarantine and block set the
+// quarantined flag and the blocked_channels list that memoryVisible checks
+// (a property check per row, instead of walking every memory's edges).
+// Amend and attenuate act in the engine's effective view. Uses edit_id.
+const applyEditCypher = `
+MATCH (e:Edit {id: $id})-[:EDITS]->(m:Memory)
+WHERE e.status = 'approved'
+SET m.status = CASE WHEN e.kind = 'retract' THEN 'retracted' ELSE m.status END,
+    m.quarantined = CASE WHEN e.kind = 'quarantine' THEN true ELSE m.quarantined END,
+    m.blocked_channels = CASE
+      WHEN e.kind = 'block' AND NOT e.channel IN coalesce(m.blocked_channels, [])
+      THEN coalesce(m.blocked_channels, []) + e.channel
+      ELSE m.blocked_channels END`
+
+func applyEdit(ctx context.Context, tx neo4jdrv.ManagedTransaction, id string) error {
+	_, err := collect(ctx, tx, applyEditCypher, map[string]any{"id": id})
+	return err
+}
+
+// DecideEdit approves or rejects a pending edit.
+func (s *Store) DecideEdit(ctx context.Context, sc graph.Scope, id string, status graph.EditStatus, by string, at time.Time) (graph.Edit, error) {
+	if err := sc.Validate(); err != nil {
+		return graph.Edit{}, fmt.Errorf("neo4j: decide edit: %w", err)
+	}
+	if err := requireIDs("id", id, "decided_by", by); err != nil {
+		return graph.Edit{}, fmt.Errorf("neo4j: decide edit: %w", err)
+	}
+	if err := graph.ValidateEditStatus(status); err != nil {
+		return graph.Edit{}, fmt.Errorf("neo4j: decide edit: %w", err)
+	}
+	if at.IsZero() {
+		at = s.now()
+	}
+	e, err := write(ctx, s, func(tx neo4jdrv.ManagedTransaction) (graph.Edit, error) {
+		recs, err := collect(ctx, tx, decideEditCypher, scopeParams(sc, map[string]any{
+			"id": id, "status": string(status), "by": by, "at": at.UTC(),
+		}))
+		if err != nil {
+			return graph.Edit{}, err
+		}
+		if len(recs) == 0 {
+			return graph.Edit{}, notFound("edit", id)
+		}
+		if was, _ := recs[0].Get("was"); was != string(graph.EditPending) {
+			return graph.Edit{}, fmt.Errorf("edit %q is already %v: %w", id, was, graph.ErrConflict)
+		}
+		if status == graph.EditApproved {
+			if err := applyEdit(ctx, tx, id); err != nil {
+				return graph.Edit{}, err
+			}
+		}
+		return toEdit(nodeOf(recs[0], "n")), nil
+	})
+	if err != nil {
+		return graph.Edit{}, fmt.Errorf("neo4j: decide edit %s: %w", id, err)
+	}
+	return e, nil
+}
+
+// listEditsCypher lists edits in scope on the given memories and statuses
+// (empty lists mean any), oldest first. Uses edit_tenant.
+const listEditsCypher = `
+MATCH (n:Edit)
+WHERE ` + inScope + `
+  AND (size($memory_ids) = 0 OR n.target_memory_id IN $memory_ids)
+  AND (size($statuses) = 0 OR n.status IN $statuses)
+RETURN n {.*} AS n
+ORDER BY n.created_at, n.id`
+
+// ListEdits lists edits on memories.
+func (s *Store) ListEdits(ctx context.Context, f graph.Filter, q graph.EditQuery) ([]graph.Edit, error) {
+	if err := f.Validate(); err != nil {
+		return nil, fmt.Errorf("neo4j: list edits: %w", err)
+	}
+	statuses := make([]string, 0, len(q.Statuses))
+	for _, st := range q.Statuses {
+		statuses = append(statuses, string(st))
+	}
+	out, err := read(ctx, s, func(tx neo4jdrv.ManagedTransaction) ([]graph.Edit, error) {
+		recs, err := collect(ctx, tx, listEditsCypher, scopeParams(f.Scope, map[string]any{
+			"memory_ids": nonNil(q.MemoryIDs), "statuses": statuses,
+		}))
+		if err != nil {
+			return nil, err
+		}
+		out := make([]graph.Edit, 0, len(recs))
+		for _, r := range recs {
+			out = append(out, toEdit(nodeOf(r, "n")))
+		}
+		return out, nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("neo4j: list edits: %w", err)
+	}
+	return out, nil
+}
+
+func toEdit(p map[string]any) graph.Edit {
+	e := graph.Edit{
+		ID: str(p, "id"), Scope: scopeOf(p), Kind: graph.EditKind(str(p, "kind")),
+		Status: graph.EditStatus(str(p, "status")), TargetMemoryID: str(p, "target_memory_id"),
+		TargetVersionID: str(p, "target_version_id"), Content: str(p, "content"), Channel: str(p, "channel"),
+		Reason: str(p, "reason"), CreatedBy: str(p, "created_by"), DecidedBy: str(p, "decided_by"),
+		CreatedAt: tm(p, "created_at"), DecidedAt: tm(p, "decided_at"),
+	}
+	if _, ok := p["importance"]; ok {
+		imp := float(p, "importance")
+		e.Importance = &imp
+	}
+	return e
+}

@@ -1,0 +1,133 @@
+// Package neo4jtest finds or starts a Neo4j for tests and hands each test a
+// wiped store.
+//
+// Where the server comes from, in order:
+//  1. NEO4J_URI (with NEO4J_USERNAME / NEO4J_PASSWORD when it needs auth),
+//     e.g. the local launcher: testdata/neo4j/neo4j.sh start, then
+//     NEO4J_URI=bolt://127.0.0.1:7687;
+//  2. the official neo4j:5 image through testcontainers-go, when a Docker
+//     engine answers;
+//  3. otherwise the test is skipped, unless MNEMO_REQUIRE_NEO4J=1, when it
+//     fails.
+//
+// Neo4j Community has one database, so tests that use this package share
+// it: Open wipes it first, and such tests must not run in parallel.
+package neo4jtest
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"testing"
+	"time"
+
+	neo4jdrv "github.com/neo4j/neo4j-go-driver/v5/neo4j"
+	"github.com/testcontainers/testcontainers-go"
+	"github.com/testcontainers/testcontainers-go/wait"
+
+	"github.com/mnemo-dev/mnemo/graph/neo4j"
+)
+
+// Config returns the connection settings of a Neo4j for tests (see the
+// package comment), skipping or failing tb when there is none.
+func Config(tb testing.TB) neo4j.Config {
+	tb.Helper()
+	if uri := os.Getenv("NEO4J_URI"); uri != "" {
+		return neo4j.Config{URI: uri, Username: os.Getenv("NEO4J_USERNAME"), Password: os.Getenv("NEO4J_PASSWORD")}
+	}
+	if err := dockerHealthy(); err != nil {
+		unavailable(tb, "NEO4J_URI is not set and no Docker engine answers (%v); "+
+			"start one with testdata/neo4j/neo4j.sh start and set NEO4J_URI=bolt://127.0.0.1:7687", err)
+	}
+	return neo4j.Config{URI: startContainer(tb)}
+}
+
+// Open opens a store on cfg after wiping the database, and closes it when
+// tb ends.
+func Open(tb testing.TB, cfg neo4j.Config) *neo4j.Store {
+	tb.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	if err := Wipe(ctx, cfg); err != nil {
+		tb.Fatalf("neo4jtest: wipe: %v", err)
+	}
+	s, err := neo4j.Open(ctx, cfg)
+	if err != nil {
+		tb.Fatalf("neo4jtest: open: %v", err)
+	}
+	tb.Cleanup(func() { _ = s.Close() })
+	return s
+}
+
+// wipeCypher deletes every node and relationship, in batches so a large
+// graph does not need one huge transaction. The schema stays.
+const wipeCypher = `MATCH (n) CALL { WITH n DETACH DELETE n } IN TRANSACTIONS OF 1000 ROWS`
+
+// Wipe deletes all data in the database cfg names.
+func Wipe(ctx context.Context, cfg neo4j.Config) error {
+	auth := neo4jdrv.NoAuth()
+	if cfg.Username != "" {
+		auth = neo4jdrv.BasicAuth(cfg.Username, cfg.Password, "")
+	}
+	d, err := neo4jdrv.NewDriverWithContext(cfg.URI, auth)
+	if err != nil {
+		return err
+	}
+	defer d.Close(ctx)
+	sess := d.NewSession(ctx, neo4jdrv.SessionConfig{DatabaseName: cfg.Database})
+	defer sess.Close(ctx)
+	res, err := sess.Run(ctx, wipeCypher, nil) // CALL IN TRANSACTIONS needs an auto-commit transaction
+	if err != nil {
+		return err
+	}
+	_, err = res.Consume(ctx)
+	return err
+}
+
+func unavailable(tb testing.TB, format string, args ...any) {
+	tb.Helper()
+	msg := fmt.Sprintf(format, args...)
+	if os.Getenv("MNEMO_REQUIRE_NEO4J") == "1" {
+		tb.Fatalf("neo4jtest: MNEMO_REQUIRE_NEO4J=1 but no Neo4j: %s", msg)
+	}
+	tb.Skipf("neo4jtest: skipping, no Neo4j: %s", msg)
+}
+
+// dockerHealthy reports whether testcontainers can reach a Docker engine.
+func dockerHealthy() (err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			err = fmt.Errorf("docker provider: %v", r)
+		}
+	}()
+	p, err := testcontainers.NewDockerProvider()
+	if err != nil {
+		return err
+	}
+	defer p.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	return p.Health(ctx)
+}
+
+// startContainer runs neo4j:5 with auth off and returns its Bolt URI; the
+// container is removed when tb ends.
+func startContainer(tb testing.TB) string {
+	tb.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
+	defer cancel()
+	c, err := testcontainers.Run(ctx, "neo4j:5",
+		testcontainers.WithEnv(map[string]string{"NEO4J_AUTH": "none"}),
+		testcontainers.WithExposedPorts("7687/tcp"),
+		testcontainers.WithWaitStrategy(wait.ForLog("Bolt enabled on").WithStartupTimeout(3*time.Minute)),
+	)
+	testcontainers.CleanupContainer(tb, c)
+	if err != nil {
+		unavailable(tb, "start neo4j:5 container: %v", err)
+	}
+	ep, err := c.PortEndpoint(ctx, "7687/tcp", "bolt")
+	if err != nil {
+		tb.Fatalf("neo4jtest: container endpoint: %v", err)
+	}
+	return ep
+}

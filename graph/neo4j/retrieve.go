@@ -1,0 +1,253 @@
+package neo4j
+
+import (
+	"context"
+	"encoding/base64"
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+	"unicode"
+
+	neo4jdrv "github.com/neo4j/neo4j-go-driver/v5/neo4j"
+
+	"github.com/mnemo-dev/mnemo/graph"
+)
+
+// listMemoriesCypher lists visible memories newest first (created_at, then
+// id, descending) after the keyset cursor ($c_at, $c_id), one more than the
+// page so the caller knows whether a next page exists. Uses memory_listing
+// or memory_tenant_created.
+const listMemoriesCypher = `
+MATCH (m:Memory)
+WHERE ` + memoryVisible + `
+  AND ($c_at IS NULL OR m.created_at < $c_at OR (m.created_at = $c_at AND m.id < $c_id))
+WITH m ORDER BY m.created_at DESC, m.id DESC LIMIT $limit
+RETURN ` + memoryProjection + ` AS m`
+
+// ListMemories lists memories matching f, newest first, one page at a time.
+func (s *Store) ListMemories(ctx context.Context, f graph.Filter, p graph.Page) (graph.Listing, error) {
+	if err := f.Validate(); err != nil {
+		return graph.Listing{}, fmt.Errorf("neo4j: list memories: %w", err)
+	}
+	limit := pageLimit(p.Limit)
+	at, id, err := decodeCursor(p.Cursor)
+	if err != nil {
+		return graph.Listing{}, fmt.Errorf("neo4j: list memories: %w", err)
+	}
+	ms, err := read(ctx, s, func(tx neo4jdrv.ManagedTransaction) ([]graph.Memory, error) {
+		recs, err := collect(ctx, tx, listMemoriesCypher, filterParams(f, map[string]any{
+			"c_at": timeParam(at), "c_id": id, "limit": int64(limit + 1),
+		}))
+		if err != nil {
+			return nil, err
+		}
+		out := make([]graph.Memory, 0, len(recs))
+		for _, r := range recs {
+			out = append(out, memoryOf(r, "m"))
+		}
+		return out, nil
+	})
+	if err != nil {
+		return graph.Listing{}, fmt.Errorf("neo4j: list memories: %w", err)
+	}
+	l := graph.Listing{Memories: ms}
+	if len(ms) > limit {
+		l.Memories = ms[:limit]
+		last := l.Memories[limit-1]
+		l.NextCursor = encodeCursor(last.CreatedAt, last.ID)
+	}
+	return l, nil
+}
+
+// candidatesCypher finds visible memories that MENTION an entity of the
+// tenant whose norm name or alias is one of $names, most matched entities
+// first, then newest. Uses entity_norm for names and entity_tenant for
+// aliases.
+const candidatesCypher = `
+CALL {
+  MATCH (e:Entity) WHERE e.tenant_id = $f_tenant AND e.norm_name IN $names RETURN e
+  UNION
+  MATCH (e:Entity) WHERE e.tenant_id = $f_tenant AND any(a IN e.alias_norms WHERE a IN $names) RETURN e
+}
+MATCH (m:Memory)-[:MENTIONS]->(e)
+WITH m, collect(DISTINCT e.norm_name) AS matched
+WHERE ` + memoryVisible + `
+WITH m, matched
+ORDER BY size(matched) DESC, m.created_at DESC, m.id DESC
+LIMIT $limit
+RETURN ` + memoryProjection + ` AS m, matched`
+
+// Candidates finds memories that mention any of the named entities.
+func (s *Store) Candidates(ctx context.Context, f graph.Filter, names []string, limit int) ([]graph.Candidate, error) {
+	if err := f.Validate(); err != nil {
+		return nil, fmt.Errorf("neo4j: candidates: %w", err)
+	}
+	norms := make([]string, 0, len(names))
+	for _, n := range names {
+		if n = graph.NormName(n); n != "" {
+			norms = append(norms, n)
+		}
+	}
+	norms = dedupe(norms)
+	if len(norms) == 0 || limit <= 0 {
+		return nil, nil
+	}
+	out, err := read(ctx, s, func(tx neo4jdrv.ManagedTransaction) ([]graph.Candidate, error) {
+		recs, err := collect(ctx, tx, candidatesCypher, filterParams(f, map[string]any{
+			"names": norms, "limit": int64(limit),
+		}))
+		if err != nil {
+			return nil, err
+		}
+		out := make([]graph.Candidate, 0, len(recs))
+		for _, r := range recs {
+			matched, _ := r.Get("matched")
+			out = append(out, graph.Candidate{Memory: memoryOf(r, "m"), Matched: strs(map[string]any{"x": matched}, "x")})
+		}
+		return out, nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("neo4j: candidates: %w", err)
+	}
+	return out, nil
+}
+
+// neighboursCypher finds, per visible seed, other visible memories sharing
+// an entity with it, most shared first, then newest, at most $per_seed; no
+// seed is anyone's neighbour. Rows come in seed order. The filter runs once
+// per distinct memory, after grouping and before ranking. Uses memory_id.
+const neighboursCypher = `
+UNWIND range(0, size($seeds) - 1) AS i
+MATCH (seed:Memory {id: $seeds[i]})
+WHERE seed.tenant_id = $f_tenant
+  AND ($f_org = '' OR seed.org_id = '' OR seed.org_id = $f_org)
+  AND ($f_repo = '' OR seed.repo_id = '' OR seed.repo_id = $f_repo)
+CALL {
+  WITH seed
+  MATCH (seed)-[:MENTIONS]->(e:Entity)<-[:MENTIONS]-(m:Memory)
+  WITH m, collect(DISTINCT e.norm_name) AS shared
+  WHERE NOT m.id IN $seeds AND ` + memoryVisible + `
+  WITH m, shared
+  ORDER BY size(shared) DESC, m.created_at DESC, m.id DESC
+  LIMIT $per_seed
+  RETURN m, shared
+}
+RETURN i, seed.id AS seed_id, ` + memoryProjection + ` AS m, shared
+ORDER BY i, size(shared) DESC, m.created_at DESC, m.id DESC`
+
+// Neighbours finds, for each seed, up to perSeed memories sharing an entity
+// with it.
+func (s *Store) Neighbours(ctx context.Context, f graph.Filter, seedIDs []string, perSeed int) ([]graph.Neighbour, error) {
+	if err := f.Validate(); err != nil {
+		return nil, fmt.Errorf("neo4j: neighbours: %w", err)
+	}
+	seeds := dedupe(seedIDs)
+	if len(seeds) == 0 || perSeed <= 0 {
+		return nil, nil
+	}
+	out, err := read(ctx, s, func(tx neo4jdrv.ManagedTransaction) ([]graph.Neighbour, error) {
+		recs, err := collect(ctx, tx, neighboursCypher, filterParams(f, map[string]any{
+			"seeds": seeds, "per_seed": int64(perSeed),
+		}))
+		if err != nil {
+			return nil, err
+		}
+		out := make([]graph.Neighbour, 0, len(recs))
+		for _, r := range recs {
+			seed, _ := r.Get("seed_id")
+			shared, _ := r.Get("shared")
+			out = append(out, graph.Neighbour{
+				SeedID: seed.(string), Memory: memoryOf(r, "m"), Shared: strs(map[string]any{"x": shared}, "x"),
+			})
+		}
+		return out, nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("neo4j: neighbours: %w", err)
+	}
+	return out, nil
+}
+
+// keywordSearchCypher ranks visible memories by Lucene relevance of $query
+// over title and search_text; the filter applies before the limit. Uses
+// memory_search.
+const keywordSearchCypher = `
+CALL db.index.fulltext.queryNodes('memory_search', $query) YIELD node AS m, score
+WHERE ` + memoryVisible + `
+WITH m, score ORDER BY score DESC, m.created_at DESC, m.id DESC LIMIT $limit
+RETURN ` + memoryProjection + ` AS m, score`
+
+// KeywordSearch ranks memories by full-text relevance of query over their
+// title and current version's text.
+func (s *Store) KeywordSearch(ctx context.Context, f graph.Filter, query string, limit int) ([]graph.Scored, error) {
+	if err := f.Validate(); err != nil {
+		return nil, fmt.Errorf("neo4j: keyword search: %w", err)
+	}
+	q := luceneQuery(query)
+	if q == "" || limit <= 0 {
+		return nil, nil
+	}
+	out, err := read(ctx, s, func(tx neo4jdrv.ManagedTransaction) ([]graph.Scored, error) {
+		recs, err := collect(ctx, tx, keywordSearchCypher, filterParams(f, map[string]any{
+			"query": q, "limit": int64(limit),
+		}))
+		if err != nil {
+			return nil, err
+		}
+		out := make([]graph.Scored, 0, len(recs))
+		for _, r := range recs {
+			score, _ := r.Get("score")
+			sc, _ := score.(float64)
+			out = append(out, graph.Scored{Memory: memoryOf(r, "m"), Score: sc})
+		}
+		return out, nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("neo4j: keyword search: %w", err)
+	}
+	return out, nil
+}
+
+// luceneQuery turns free text into a Lucene query that cannot fail to
+// parse: its words (letters and digits), lower-cased so none reads as an
+// operator, OR-ed together (Lucene's default).
+func luceneQuery(text string) string {
+	words := strings.FieldsFunc(strings.ToLower(text), func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
+	})
+	return strings.Join(dedupe(words), " ")
+}
+
+// pageLimit applies graph.Page's default (50) and cap (1000).
+func pageLimit(n int) int {
+	switch {
+	case n <= 0:
+		return 50
+	case n > 1000:
+		return 1000
+	}
+	return n
+}
+
+// encodeCursor makes the opaque keyset cursor for (created_at, id).
+func encodeCursor(at time.Time, id string) string {
+	return base64.RawURLEncoding.EncodeToString([]byte(strconv.FormatInt(at.UnixNano(), 10) + "|" + id))
+}
+
+// decodeCursor reads a cursor made by encodeCursor; "" is the first page.
+func decodeCursor(c string) (time.Time, string, error) {
+	if c == "" {
+		return time.Time{}, "", nil
+	}
+	raw, err := base64.RawURLEncoding.DecodeString(c)
+	if err != nil {
+		return time.Time{}, "", &graph.FieldError{Field: "cursor", Message: "malformed"}
+	}
+	ns, id, ok := strings.Cut(string(raw), "|")
+	n, err := strconv.ParseInt(ns, 10, 64)
+	if !ok || err != nil || id == "" {
+		return time.Time{}, "", &graph.FieldError{Field: "cursor", Message: "malformed"}
+	}
+	return time.Unix(0, n).UTC(), id, nil
+}

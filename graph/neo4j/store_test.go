@@ -1,0 +1,36 @@
+package neo4j_test
+
+import (
+	"testing"
+	"time"
+
+	"github.com/mnemo-dev/mnemo/graph"
+	"github.com/mnemo-dev/mnemo/graph/neo4j"
+	"github.com/mnemo-dev/mnemo/graph/neo4j/neo4jtest"
+	"github.com/mnemo-dev/mnemo/graph/storetest"
+)
+
+// TestStore runs the shared conformance suite against a real Neo4j. Cases
+// run one after another (the database is shared and wiped per case).
+func TestStore(t *testing.T) {
+	cfg := neo4jtest.Config(t)
+	storetest.Run(t, func(t *testing.T) graph.Store {
+		return neo4jtest.Open(t, cfg)
+	}, storetest.Config{
+		Reopen: func(t *testing.T, s graph.Store) graph.Store {
+			require(t, s.Close())
+			r, err := neo4j.Open(t.Context(), cfg)
+			require(t, err)
+			t.Cleanup(func() { _ = r.Close() })
+			return r
+		},
+		TimePrecision: time.Nanosecond,
+	})
+}
+
+func require(t *testing.T, err error) {
+	t.Helper()
+	if err != nil {
+		t.Fatal(err)
+	}
+}

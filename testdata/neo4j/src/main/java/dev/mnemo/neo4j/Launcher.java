@@ -1,0 +1,80 @@
+package dev.mnemo.neo4j;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+import org.neo4j.configuration.GraphDatabaseSettings;
+import org.neo4j.configuration.connectors.BoltConnector;
+import org.neo4j.configuration.connectors.HttpConnector;
+import org.neo4j.configuration.helpers.SocketAddress;
+import org.neo4j.dbms.api.DatabaseManagementService;
+import org.neo4j.dbms.api.DatabaseManagementServiceBuilder;
+import org.neo4j.graphdb.GraphDatabaseService;
+import org.neo4j.io.ByteUnit;
+
+/**
+ * Launcher starts Neo4j Community embedded for mnemo's tests: Bolt on
+ * 127.0.0.1 (no TLS, no auth), one data directory, and a single ready line on
+ * stdout ("NEO4J READY bolt://127.0.0.1:PORT") once Bolt accepts sessions.
+ * SIGTERM (or Ctrl-C) shuts the database down cleanly.
+ *
+ * <p>Configuration, flags first, then environment:
+ * <ul>
+ *   <li>{@code --port N} / {@code NEO4J_PORT}: Bolt port, default 7687;</li>
+ *   <li>{@code --data DIR} / {@code NEO4J_DATA_DIR}: Neo4j home (data, logs), default ./target/neo4j-data;</li>
+ *   <li>{@code --pagecache SIZE_MB} / {@code NEO4J_PAGECACHE_MB}: page cache, default 256.</li>
+ * </ul>
+ */
+public final class Launcher {
+    private Launcher() {}
+
+    public static void main(String[] args) throws Exception {
+        int port = Integer.parseInt(option(args, "--port", "NEO4J_PORT", "7687"));
+        Path home = Path.of(option(args, "--data", "NEO4J_DATA_DIR", "target/neo4j-data")).toAbsolutePath();
+        long pageCacheMb = Long.parseLong(option(args, "--pagecache", "NEO4J_PAGECACHE_MB", "256"));
+        Files.createDirectories(home);
+
+        long started = System.nanoTime();
+        DatabaseManagementService service = new DatabaseManagementServiceBuilder(home)
+                .setConfig(BoltConnector.enabled, true)
+                .setConfig(BoltConnector.listen_address, new SocketAddress("127.0.0.1", port))
+                .setConfig(BoltConnector.encryption_level, BoltConnector.EncryptionLevel.DISABLED)
+                .setConfig(HttpConnector.enabled, false)
+                .setConfig(GraphDatabaseSettings.auth_enabled, false)
+                .setConfig(GraphDatabaseSettings.pagecache_memory, ByteUnit.mebiBytes(pageCacheMb))
+                .build();
+
+        CountDownLatch stopped = new CountDownLatch(1);
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+            System.out.println("NEO4J STOPPING");
+            try {
+                service.shutdown();
+            } finally {
+                System.out.println("NEO4J STOPPED");
+                System.out.flush();
+                stopped.countDown();
+            }
+        }, "neo4j-shutdown"));
+
+        // Touch the default database so "ready" means queries work, not only that Bolt listens.
+        GraphDatabaseService db = service.database(GraphDatabaseSettings.DEFAULT_DATABASE_NAME);
+        db.executeTransactionally("RETURN 1");
+
+        long ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
+        System.out.println("NEO4J READY bolt://127.0.0.1:" + port + " home=" + home + " startup_ms=" + ms);
+        System.out.flush();
+        stopped.await();
+    }
+
+    private static String option(String[] args, String flag, String env, String fallback) {
+        for (int i = 0; i + 1 < args.length; i++) {
+            if (args[i].equals(flag)) {
+                return args[i + 1];
+            }
+        }
+        String v = System.getenv(env);
+        return v == null || v.isBlank() ? fallback : v;
+    }
+}
