@@ -33,7 +33,7 @@ func fullMemory(s graph.Scope) graph.MemoryInput {
 				{Name: "Linux", Type: "os"},
 			},
 			Chunks: []graph.ChunkInput{
-				{Key: "Setup", Start: 0, End: 26, Entities: []graph.EntityRef{{Name: "postgres"}}},
+				{Key: "Setup", Start: 0, End: 26, Entities: []graph.EntityRef{{Name: "PostgreSQL", NormName: "postgres"}}},
 				{Key: "Usage", Start: 26, End: len(content), Entities: []graph.EntityRef{{Name: "psql tool", Type: "tool"}}},
 			},
 			Index: true,
@@ -171,6 +171,25 @@ func testRoundTrip(t *testing.T, x *suite) {
 		assert.Equal(t, g.RequestedBy, gg.RequestedBy)
 		x.sameTime(t, base, gg.CreatedAt, "created_at")
 		assert.True(t, gg.DecidedAt.IsZero())
+	})
+
+	t.Run("ContextReceipt", func(t *testing.T) {
+		start, end := 0, 26
+		r := graph.ContextReceipt{Scope: s, PrincipalID: "agent-1", Query: "how to set up postgres",
+			Citations: []graph.Citation{
+				{RepositoryID: "r1", ElementID: want.Memory.ID, VersionID: want.Version.ID, ChunkKey: "Setup", Start: &start, End: &end},
+				{ElementID: want.Memory.ID, VersionID: want.Version.ID},
+			}, CreatedAt: base}
+		cr, err := x.s.CreateContextReceipt(ctx(t), r)
+		require.NoError(t, err)
+		require.NotEmpty(t, cr.ID, "receipt id assigned")
+		got, err := x.s.GetContextReceipt(ctx(t), f, cr.ID)
+		require.NoError(t, err)
+		assert.Equal(t, r.PrincipalID, got.PrincipalID)
+		assert.Equal(t, r.Query, got.Query)
+		assert.Equal(t, s, got.Scope)
+		assert.Equal(t, r.Citations, got.Citations)
+		x.sameTime(t, base, got.CreatedAt, "created_at")
 	})
 
 	t.Run("Outbox", func(t *testing.T) {

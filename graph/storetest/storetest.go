@@ -14,8 +14,6 @@ package storetest
 import (
 	"context"
 	"fmt"
-	"slices"
-	"sort"
 	"testing"
 	"time"
 
@@ -155,12 +153,6 @@ func neighbourIDs(ns []graph.Neighbour) map[string][]string {
 		out[n.SeedID] = append(out[n.SeedID], n.Memory.ID)
 	}
 	return out
-}
-
-func sorted(s []string) []string {
-	c := slices.Clone(s)
-	sort.Strings(c)
-	return c
 }
 
 // listAll pages through ListMemories with the given page size.

@@ -1,0 +1,157 @@
+package sqlite_test
+
+import (
+	"context"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"testing"
+	"time"
+
+	"github.com/mnemo-dev/mnemo/graph"
+	"github.com/mnemo-dev/mnemo/graph/sqlite"
+	"github.com/mnemo-dev/mnemo/graph/storetest"
+)
+
+// Benchmarks run on a synthetic corpus (storetest.Corpus) of benchN()
+// memories, 3-5 entities each from a Zipf vocabulary. The query benchmarks
+// build the database once and cache it under the temp dir, keyed by seed,
+// size and schema, so repeated runs (-count 5) reuse it.
+//
+//	go test -run '^$' -bench . -count 5 -benchtime 2000x ./graph/sqlite
+//
+// MNEMO_BENCH_N overrides the corpus size (default 100000).
+const benchSeed = 42
+
+var benchScope = graph.Scope{TenantID: "bench"}
+
+func benchN(b *testing.B) int {
+	if v := os.Getenv("MNEMO_BENCH_N"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n <= 0 {
+			b.Fatalf("MNEMO_BENCH_N=%q: want a positive integer", v)
+		}
+		return n
+	}
+	return 100000
+}
+
+// load writes the corpus in batches of 500 and returns the elapsed time.
+func load(ctx context.Context, b *testing.B, s *sqlite.Store, c storetest.SyntheticCorpus) time.Duration {
+	const batch = 500
+	start := time.Now()
+	for i := 0; i < len(c.Inputs); i += batch {
+		if _, err := s.CreateMemories(ctx, c.Inputs[i:min(i+batch, len(c.Inputs))]); err != nil {
+			b.Fatal(err)
+		}
+	}
+	return time.Since(start)
+}
+
+// BenchmarkCreateMemories measures batched ingest of the whole corpus into
+// a fresh store (one op = the whole corpus; see memories/s).
+func BenchmarkCreateMemories(b *testing.B) {
+	n := benchN(b)
+	c := storetest.Corpus(benchScope, benchSeed, n)
+	var total time.Duration
+	for b.Loop() {
+		b.StopTimer()
+		dir := b.TempDir()
+		s, err := sqlite.Open(b.Context(), dir, sqlite.Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.StartTimer()
+		total += load(b.Context(), b, s, c)
+		b.StopTimer()
+		_ = s.Close()
+		_ = os.RemoveAll(dir)
+		b.StartTimer()
+	}
+	b.ReportMetric(float64(n*b.N)/total.Seconds(), "memories/s")
+}
+
+// cachedStore opens the benchmark dataset, building it on first use.
+func cachedStore(b *testing.B) (*sqlite.Store, storetest.SyntheticCorpus) {
+	b.Helper()
+	n := benchN(b)
+	c := storetest.Corpus(benchScope, benchSeed, n)
+	dir := filepath.Join(os.TempDir(), fmt.Sprintf("mnemo-sqlite-bench-s%d-n%d-v4", benchSeed, n))
+	done := filepath.Join(dir, "complete")
+	if _, err := os.Stat(done); err != nil {
+		_ = os.RemoveAll(dir)
+		s, err := sqlite.Open(b.Context(), dir, sqlite.Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		d := load(b.Context(), b, s, c)
+		b.Logf("built %d memories in %v (%.0f/s) at %s", n, d, float64(n)/d.Seconds(), dir)
+		_ = s.Close()
+		if err := os.WriteFile(done, nil, 0o644); err != nil {
+			b.Fatal(err)
+		}
+	}
+	s, err := sqlite.Open(b.Context(), dir, sqlite.Options{})
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { _ = s.Close() })
+	return s, c
+}
+
+// reportLatency reports p50 and p95 of the per-query latencies in ms.
+func reportLatency(b *testing.B, lat []time.Duration) {
+	if len(lat) == 0 {
+		return
+	}
+	slices.Sort(lat)
+	at := func(p float64) float64 {
+		return float64(lat[min(len(lat)-1, int(p*float64(len(lat))))].Microseconds()) / 1000
+	}
+	b.ReportMetric(at(0.50), "p50_ms")
+	b.ReportMetric(at(0.95), "p95_ms")
+}
+
+// BenchmarkCandidates asks for 20 candidates of 1-3 entity names drawn
+// with the corpus's own Zipf distribution (popular entities most often).
+func BenchmarkCandidates(b *testing.B) {
+	s, c := cachedStore(b)
+	qs := c.EntityQueries(4096)
+	f := graph.Filter{Scope: benchScope}
+	lat := make([]time.Duration, 0, 4096)
+	i := 0
+	for b.Loop() {
+		q := qs[i%len(qs)]
+		i++
+		start := time.Now()
+		got, err := s.Candidates(b.Context(), f, q, 20)
+		lat = append(lat, time.Since(start))
+		if err != nil || len(got) == 0 {
+			b.Fatalf("candidates %v: %d results, err %v", q, len(got), err)
+		}
+	}
+	reportLatency(b, lat)
+}
+
+// BenchmarkKeywordSearch ranks 20 memories for 2-3 word queries drawn with
+// the corpus's word distribution.
+func BenchmarkKeywordSearch(b *testing.B) {
+	s, c := cachedStore(b)
+	qs := c.KeywordQueries(4096)
+	f := graph.Filter{Scope: benchScope}
+	lat := make([]time.Duration, 0, 4096)
+	i := 0
+	for b.Loop() {
+		q := qs[i%len(qs)]
+		i++
+		start := time.Now()
+		_, err := s.KeywordSearch(b.Context(), f, q, 20)
+		lat = append(lat, time.Since(start))
+		if err != nil {
+			b.Fatalf("keyword %q: %v", q, err)
+		}
+	}
+	reportLatency(b, lat)
+}

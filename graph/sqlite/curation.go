@@ -1,0 +1,375 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/mnemo-dev/mnemo/graph"
+)
+
+// scopeOf reads a record's scope columns (tenant_id, org_id, repo_id).
+func scopeArgs(s graph.Scope) []any { return []any{s.TenantID, s.OrgID, s.RepoID} }
+
+// getOne reads one curation record by id and checks its scope against f.
+func (s *Store) getOne(ctx context.Context, f graph.Filter, kind, query, id string, scan func(sc scanner) (graph.Scope, error)) error {
+	if err := f.Validate(); err != nil {
+		return fmt.Errorf("get %s: %w", kind, err)
+	}
+	if err := checkIDs("id", []string{id}); err != nil {
+		return fmt.Errorf("get %s: %w", kind, err)
+	}
+	sc, err := scan(s.r.QueryRowContext(ctx, query, id))
+	if errors.Is(err, sql.ErrNoRows) || (err == nil && !f.Scope.Contains(sc)) {
+		return fmt.Errorf("%s %s: %w", kind, id, graph.ErrNotFound)
+	}
+	if err != nil {
+		return fmt.Errorf("get %s %s: %w", kind, id, err)
+	}
+	return nil
+}
+
+func orNow(t, now time.Time) time.Time {
+	if t.IsZero() {
+		return now
+	}
+	return t.UTC()
+}
+
+func orNewID(id string) string {
+	if id == "" {
+		return graph.NewID()
+	}
+	return id
+}
+
+const insertProposal = `INSERT INTO proposals (id, tenant_id, org_id, repo_id, title, content, status, proposed_by,
+	target_version_id, rebased_to_version_id, accepted_version_id, rejected_decision_id, created_at)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+
+// CreateProposal implements graph.Store.
+func (s *Store) CreateProposal(ctx context.Context, p graph.Proposal) (graph.Proposal, error) {
+	if err := p.Validate(); err != nil {
+		return p, fmt.Errorf("create proposal: %w", err)
+	}
+	err := s.write(ctx, func(t *tx) error {
+		p.ID, p.CreatedAt = orNewID(p.ID), orNow(p.CreatedAt, t.now)
+		if p.Status == "" {
+			p.Status = graph.ProposalOpen
+		}
+		_, err := t.exec(insertProposal, append(append([]any{p.ID}, scopeArgs(p.Scope)...), p.Title, p.Content,
+			string(p.Status), p.ProposedBy, p.TargetVersionID, p.RebasedToVersionID, p.AcceptedVersionID,
+			p.RejectedDecisionID, nanos(p.CreatedAt))...)
+		return err
+	})
+	if err != nil {
+		return p, fmt.Errorf("create proposal: %w", err)
+	}
+	return p, nil
+}
+
+const selectProposal = `SELECT id, tenant_id, org_id, repo_id, title, content, status, proposed_by, target_version_id,
+	rebased_to_version_id, accepted_version_id, rejected_decision_id, created_at FROM proposals WHERE id = ?`
+
+// GetProposal implements graph.Store.
+func (s *Store) GetProposal(ctx context.Context, f graph.Filter, id string) (graph.Proposal, error) {
+	var p graph.Proposal
+	err := s.getOne(ctx, f, "proposal", selectProposal, id, func(sc scanner) (graph.Scope, error) {
+		var (
+			status  string
+			created int64
+		)
+		err := sc.Scan(&p.ID, &p.Scope.TenantID, &p.Scope.OrgID, &p.Scope.RepoID, &p.Title, &p.Content, &status,
+			&p.ProposedBy, &p.TargetVersionID, &p.RebasedToVersionID, &p.AcceptedVersionID, &p.RejectedDecisionID, &created)
+		p.Status, p.CreatedAt = graph.ProposalStatus(status), fromNanos(created)
+		return p.Scope, err
+	})
+	return p, err
+}
+
+const insertDecision = `INSERT INTO decisions (id, tenant_id, org_id, repo_id, kind, outcome, rule, reason, decided_by,
+	created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+
+// CreateDecision implements graph.Store.
+func (s *Store) CreateDecision(ctx context.Context, d graph.Decision) (graph.Decision, error) {
+	if err := d.Validate(); err != nil {
+		return d, fmt.Errorf("create decision: %w", err)
+	}
+	err := s.write(ctx, func(t *tx) error {
+		d.ID, d.CreatedAt = orNewID(d.ID), orNow(d.CreatedAt, t.now)
+		_, err := t.exec(insertDecision, append(append([]any{d.ID}, scopeArgs(d.Scope)...), d.Kind, d.Outcome, d.Rule,
+			d.Reason, d.DecidedBy, nanos(d.CreatedAt))...)
+		return err
+	})
+	if err != nil {
+		return d, fmt.Errorf("create decision: %w", err)
+	}
+	return d, nil
+}
+
+const selectDecision = `SELECT id, tenant_id, org_id, repo_id, kind, outcome, rule, reason, decided_by, created_at
+FROM decisions WHERE id = ?`
+
+// GetDecision implements graph.Store.
+func (s *Store) GetDecision(ctx context.Context, f graph.Filter, id string) (graph.Decision, error) {
+	var d graph.Decision
+	err := s.getOne(ctx, f, "decision", selectDecision, id, func(sc scanner) (graph.Scope, error) {
+		var created int64
+		err := sc.Scan(&d.ID, &d.Scope.TenantID, &d.Scope.OrgID, &d.Scope.RepoID, &d.Kind, &d.Outcome, &d.Rule,
+			&d.Reason, &d.DecidedBy, &created)
+		d.CreatedAt = fromNanos(created)
+		return d.Scope, err
+	})
+	return d, err
+}
+
+const insertBaseline = `INSERT INTO baselines (id, tenant_id, org_id, repo_id, name, version_ids, published_by,
+	created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`
+
+// CreateBaseline implements graph.Store.
+func (s *Store) CreateBaseline(ctx context.Context, b graph.Baseline) (graph.Baseline, error) {
+	if err := b.Validate(); err != nil {
+		return b, fmt.Errorf("create baseline: %w", err)
+	}
+	err := s.write(ctx, func(t *tx) error {
+		b.ID, b.CreatedAt = orNewID(b.ID), orNow(b.CreatedAt, t.now)
+		_, err := t.exec(insertBaseline, append(append([]any{b.ID}, scopeArgs(b.Scope)...), b.Name,
+			jsonList(b.VersionIDs), b.PublishedBy, nanos(b.CreatedAt))...)
+		return err
+	})
+	if err != nil {
+		return b, fmt.Errorf("create baseline: %w", err)
+	}
+	return b, nil
+}
+
+const baselineCols = `b.id, b.tenant_id, b.org_id, b.repo_id, b.name, b.version_ids, b.published_by, b.created_at`
+
+func scanBaseline(sc scanner, b *graph.Baseline) (graph.Scope, error) {
+	var (
+		ids     string
+		created int64
+	)
+	if err := sc.Scan(&b.ID, &b.Scope.TenantID, &b.Scope.OrgID, &b.Scope.RepoID, &b.Name, &ids, &b.PublishedBy, &created); err != nil {
+		return b.Scope, err
+	}
+	b.CreatedAt = fromNanos(created)
+	return b.Scope, json.Unmarshal([]byte(ids), &b.VersionIDs)
+}
+
+// GetBaseline implements graph.Store.
+func (s *Store) GetBaseline(ctx context.Context, f graph.Filter, id string) (graph.Baseline, error) {
+	var b graph.Baseline
+	err := s.getOne(ctx, f, "baseline", `SELECT `+baselineCols+` FROM baselines b WHERE b.id = ?`, id,
+		func(sc scanner) (graph.Scope, error) { return scanBaseline(sc, &b) })
+	return b, err
+}
+
+// The newest baseline visible under the scope. Relies on
+// baselines_tenant_created.
+const latestBaseline = `SELECT ` + baselineCols + ` FROM baselines b WHERE %s
+ORDER BY b.created_at DESC, b.rid DESC LIMIT 1`
+
+// LatestBaseline implements graph.Store.
+func (s *Store) LatestBaseline(ctx context.Context, f graph.Filter) (graph.Baseline, error) {
+	if err := f.Validate(); err != nil {
+		return graph.Baseline{}, fmt.Errorf("latest baseline: %w", err)
+	}
+	w := &where{}
+	w.scope("b", f.Scope)
+	var b graph.Baseline
+	_, err := scanBaseline(s.r.QueryRowContext(ctx, fmt.Sprintf(latestBaseline, w.sql()), w.args...), &b)
+	if errors.Is(err, sql.ErrNoRows) {
+		return b, fmt.Errorf("latest baseline: %w", graph.ErrNotFound)
+	}
+	if err != nil {
+		return b, fmt.Errorf("latest baseline: %w", err)
+	}
+	return b, nil
+}
+
+const insertCapsule = `INSERT INTO capsules (id, tenant_id, org_id, repo_id, name, memory_ids, version_ids, created_by,
+	created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+
+// CreateCapsule implements graph.Store.
+func (s *Store) CreateCapsule(ctx context.Context, c graph.Capsule) (graph.Capsule, error) {
+	if err := c.Validate(); err != nil {
+		return c, fmt.Errorf("create capsule: %w", err)
+	}
+	err := s.write(ctx, func(t *tx) error {
+		c.ID, c.CreatedAt = orNewID(c.ID), orNow(c.CreatedAt, t.now)
+		_, err := t.exec(insertCapsule, append(append([]any{c.ID}, scopeArgs(c.Scope)...), c.Name, jsonList(c.MemoryIDs),
+			jsonList(c.VersionIDs), c.CreatedBy, nanos(c.CreatedAt), nanos(c.ExpiresAt))...)
+		return err
+	})
+	if err != nil {
+		return c, fmt.Errorf("create capsule: %w", err)
+	}
+	return c, nil
+}
+
+const selectCapsule = `SELECT id, tenant_id, org_id, repo_id, name, memory_ids, version_ids, created_by, created_at,
+	expires_at FROM capsules WHERE id = ?`
+
+// GetCapsule implements graph.Store.
+func (s *Store) GetCapsule(ctx context.Context, f graph.Filter, id string) (graph.Capsule, error) {
+	var c graph.Capsule
+	err := s.getOne(ctx, f, "capsule", selectCapsule, id, func(sc scanner) (graph.Scope, error) {
+		var (
+			mids, vids       string
+			created, expires int64
+		)
+		if err := sc.Scan(&c.ID, &c.Scope.TenantID, &c.Scope.OrgID, &c.Scope.RepoID, &c.Name, &mids, &vids, &c.CreatedBy,
+			&created, &expires); err != nil {
+			return c.Scope, err
+		}
+		c.CreatedAt, c.ExpiresAt = fromNanos(created), fromNanos(expires)
+		return c.Scope, errors.Join(json.Unmarshal([]byte(mids), &c.MemoryIDs), json.Unmarshal([]byte(vids), &c.VersionIDs))
+	})
+	if len(c.MemoryIDs) == 0 {
+		c.MemoryIDs = nil
+	}
+	if len(c.VersionIDs) == 0 {
+		c.VersionIDs = nil
+	}
+	return c, err
+}
+
+const insertEdit = `INSERT INTO edits (id, tenant_id, org_id, repo_id, kind, status, memory_rid, target_memory_id,
+	target_version_id, content, importance, channel, reason, created_by, decided_by, created_at, decided_at)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+
+// CreateEdit implements graph.Store. The target must be visible under the
+// edit's scope.
+func (s *Store) CreateEdit(ctx context.Context, e graph.Edit) (graph.Edit, error) {
+	if err := e.Validate(); err != nil {
+		return e, fmt.Errorf("create edit: %w", err)
+	}
+	err := s.write(ctx, func(t *tx) error {
+		m, err := t.memoryRef(e.Scope, e.TargetMemoryID)
+		if err != nil {
+			return err
+		}
+		e.ID, e.CreatedAt = orNewID(e.ID), orNow(e.CreatedAt, t.now)
+		if e.Status == "" {
+			e.Status = graph.EditPending
+		}
+		_, err = t.exec(insertEdit, append(append([]any{e.ID}, scopeArgs(e.Scope)...), string(e.Kind), string(e.Status),
+			m.rid, e.TargetMemoryID, e.TargetVersionID, e.Content, e.Importance, e.Channel, e.Reason, e.CreatedBy,
+			e.DecidedBy, nanos(e.CreatedAt), nanos(e.DecidedAt))...)
+		return err
+	})
+	if err != nil {
+		return e, fmt.Errorf("create edit: %w", err)
+	}
+	return e, nil
+}
+
+const editCols = `ed.id, ed.tenant_id, ed.org_id, ed.repo_id, ed.kind, ed.status, ed.target_memory_id,
+	ed.target_version_id, ed.content, ed.importance, ed.channel, ed.reason, ed.created_by, ed.decided_by,
+	ed.created_at, ed.decided_at`
+
+func scanEdit(sc scanner) (graph.Edit, error) {
+	var (
+		e                graph.Edit
+		kind, status     string
+		imp              sql.NullFloat64
+		created, decided int64
+	)
+	err := sc.Scan(&e.ID, &e.Scope.TenantID, &e.Scope.OrgID, &e.Scope.RepoID, &kind, &status, &e.TargetMemoryID,
+		&e.TargetVersionID, &e.Content, &imp, &e.Channel, &e.Reason, &e.CreatedBy, &e.DecidedBy, &created, &decided)
+	e.Kind, e.Status = graph.EditKind(kind), graph.EditStatus(status)
+	e.CreatedAt, e.DecidedAt = fromNanos(created), fromNanos(decided)
+	if imp.Valid {
+		e.Importance = &imp.Float64
+	}
+	return e, err
+}
+
+// GetEdit implements graph.Store.
+func (s *Store) GetEdit(ctx context.Context, f graph.Filter, id string) (graph.Edit, error) {
+	var e graph.Edit
+	err := s.getOne(ctx, f, "edit", `SELECT `+editCols+` FROM edits ed WHERE ed.id = ?`, id,
+		func(sc scanner) (graph.Scope, error) {
+			var err error
+			e, err = scanEdit(sc)
+			return e.Scope, err
+		})
+	return e, err
+}
+
+const decideEdit = `UPDATE edits SET status = ?, decided_by = ?, decided_at = ? WHERE id = ? AND status = 'pending'`
+
+// DecideEdit implements graph.Store. Deciding an edit that is not pending is
+// graph.ErrConflict.
+func (s *Store) DecideEdit(ctx context.Context, sc graph.Scope, id string, status graph.EditStatus, by string, at time.Time) (graph.Edit, error) {
+	if err := sc.Validate(); err != nil {
+		return graph.Edit{}, fmt.Errorf("decide edit: %w", err)
+	}
+	if err := graph.ValidateEditStatus(status); err != nil {
+		return graph.Edit{}, fmt.Errorf("decide edit: %w", err)
+	}
+	if err := checkIDs("id", []string{id}); err != nil {
+		return graph.Edit{}, fmt.Errorf("decide edit: %w", err)
+	}
+	if err := checkIDs("decided_by", []string{by}); err != nil {
+		return graph.Edit{}, fmt.Errorf("decide edit: %w", err)
+	}
+	var e graph.Edit
+	err := s.write(ctx, func(t *tx) error {
+		var err error
+		e, err = scanEdit(t.queryRow(`SELECT `+editCols+` FROM edits ed WHERE ed.id = ?`, id))
+		if errors.Is(err, sql.ErrNoRows) || (err == nil && !sc.Contains(e.Scope)) {
+			return fmt.Errorf("edit %s: %w", id, graph.ErrNotFound)
+		}
+		if err != nil {
+			return err
+		}
+		if e.Status != graph.EditPending {
+			return fmt.Errorf("edit %s is %s: %w", id, e.Status, graph.ErrConflict)
+		}
+		e.Status, e.DecidedBy, e.DecidedAt = status, by, orNow(at, t.now)
+		_, err = t.exec(decideEdit, string(status), by, nanos(e.DecidedAt), id)
+		return err
+	})
+	if err != nil {
+		return graph.Edit{}, fmt.Errorf("decide edit: %w", err)
+	}
+	return e, nil
+}
+
+// Edits in scope, oldest first. Relies on edits_tenant (and edits_memory
+// through the target filter).
+const listEdits = `SELECT ` + editCols + ` FROM edits ed WHERE %s ORDER BY ed.created_at, ed.rid`
+
+// ListEdits implements graph.Store.
+func (s *Store) ListEdits(ctx context.Context, f graph.Filter, q graph.EditQuery) ([]graph.Edit, error) {
+	if err := f.Validate(); err != nil {
+		return nil, fmt.Errorf("list edits: %w", err)
+	}
+	w := &where{}
+	w.scope("ed", f.Scope)
+	if len(q.MemoryIDs) > 0 {
+		w.in("ed.target_memory_id", anys(q.MemoryIDs))
+	}
+	if len(q.Statuses) > 0 {
+		w.in("ed.status", anys(q.Statuses))
+	}
+	rows, err := s.r.QueryContext(ctx, fmt.Sprintf(listEdits, w.sql()), w.args...)
+	if err != nil {
+		return nil, fmt.Errorf("list edits: %w", err)
+	}
+	defer rows.Close()
+	var out []graph.Edit
+	for rows.Next() {
+		e, err := scanEdit(rows)
+		if err != nil {
+			return nil, fmt.Errorf("list edits: %w", err)
+		}
+		out = append(out, e)
+	}
+	return out, rows.Err()
+}

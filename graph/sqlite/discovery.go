@@ -1,0 +1,520 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"encoding/base64"
+	"encoding/json"
+	"fmt"
+	"sort"
+	"strings"
+	"unicode"
+
+	"github.com/mnemo-dev/mnemo/graph"
+)
+
+// page resolves a Page's limit (default 50, capped at 1000).
+func pageLimit(p graph.Page) int {
+	switch {
+	case p.Limit <= 0:
+		return 50
+	case p.Limit > 1000:
+		return 1000
+	}
+	return p.Limit
+}
+
+// cursor is the position after the last row of a page: (created_at, key).
+type cursor struct {
+	At  int64  `json:"a"`
+	Key string `json:"k"`
+}
+
+func (c cursor) encode() string {
+	b, _ := json.Marshal(c)
+	return base64.RawURLEncoding.EncodeToString(b)
+}
+
+func decodeCursor(s string) (cursor, bool, error) {
+	if s == "" {
+		return cursor{}, false, nil
+	}
+	b, err := base64.RawURLEncoding.DecodeString(s)
+	var c cursor
+	if err == nil {
+		err = json.Unmarshal(b, &c)
+	}
+	if err != nil {
+		return c, false, &graph.FieldError{Field: "cursor", Message: "malformed cursor"}
+	}
+	return c, true, nil
+}
+
+// One page of memories, newest first, seeking past the cursor. Relies on
+// memories_tenant_created.
+const listMemories = `SELECT ` + memoryCols + `
+FROM memories m
+WHERE %s
+ORDER BY m.created_at DESC, m.id DESC
+LIMIT ?`
+
+// ListMemories implements graph.Store. New memories are created "now", i.e.
+// before the cursor, so a listing never repeats nor skips one that existed
+// when it began.
+func (s *Store) ListMemories(ctx context.Context, f graph.Filter, p graph.Page) (graph.Listing, error) {
+	w, err := memoryFilter(f, false)
+	if err != nil {
+		return graph.Listing{}, fmt.Errorf("list memories: %w", err)
+	}
+	c, ok, err := decodeCursor(p.Cursor)
+	if err != nil {
+		return graph.Listing{}, fmt.Errorf("list memories: %w", err)
+	}
+	if ok {
+		w.add("(m.created_at < ? OR (m.created_at = ? AND m.id < ?))", c.At, c.At, c.Key)
+	}
+	limit := pageLimit(p)
+	rows, err := s.r.QueryContext(ctx, fmt.Sprintf(listMemories, w.sql()), append(w.args, limit+1)...)
+	if err != nil {
+		return graph.Listing{}, fmt.Errorf("list memories: %w", err)
+	}
+	ms, err := scanMemories(rows)
+	if err != nil {
+		return graph.Listing{}, fmt.Errorf("list memories: %w", err)
+	}
+	var l graph.Listing
+	if len(ms) > limit {
+		ms = ms[:limit]
+		last := ms[limit-1]
+		l.NextCursor = cursor{At: nanos(last.CreatedAt), Key: last.ID}.encode()
+	}
+	l.Memories = ms
+	return l, nil
+}
+
+// The tenant's entities whose norm name or alias is one of the names.
+// Relies on the entities (tenant_id, norm_name) and entity_aliases keys.
+const resolveNames = `SELECT rid, norm_name FROM entities
+WHERE tenant_id = ? AND norm_name IN (SELECT value FROM json_each(?))
+UNION
+SELECT e.rid, e.norm_name FROM entity_aliases a JOIN entities e ON e.rid = a.entity_rid
+WHERE a.tenant_id = ? AND a.alias_norm IN (SELECT value FROM json_each(?))`
+
+// entityRIDs resolves names (normalised) to entity rids and norm names.
+func entityRIDs(ctx context.Context, conn *sql.Conn, tenant string, names []string) (map[int64]string, error) {
+	norm := make([]string, 0, len(names))
+	for _, n := range names {
+		if nn := graph.NormName(n); nn != "" {
+			norm = append(norm, nn)
+		}
+	}
+	out := map[int64]string{}
+	if len(norm) == 0 {
+		return out, nil
+	}
+	list := jsonList(norm)
+	rows, err := conn.QueryContext(ctx, resolveNames, tenant, list, tenant, list)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var (
+			rid  int64
+			name string
+		)
+		if err := rows.Scan(&rid, &name); err != nil {
+			return nil, err
+		}
+		out[rid] = name
+	}
+	return out, rows.Err()
+}
+
+// Candidates implements graph.Store.
+//
+// Results are ordered by c(m), the number of query entities m mentions,
+// then newest. Counting every posting list would read tens of thousands of
+// rows for a popular entity, so the ranking is built tier by tier, from
+// c = k down to 1, with early-terminating index walks: a memory mentioning
+// exactly c of the k entities appears in at least one of the k-c+1 smallest
+// posting lists, so each tier walks those lists newest first (assigning
+// each memory to the first list holding it), counts membership in the other
+// lists by primary-key probes, applies the filter in the same statement and
+// stops after the rows the tier still needs. The result is exact.
+func (s *Store) Candidates(ctx context.Context, f graph.Filter, names []string, limit int) ([]graph.Candidate, error) {
+	w, err := memoryFilter(f, false)
+	if err != nil {
+		return nil, fmt.Errorf("candidates: %w", err)
+	}
+	if limit <= 0 {
+		return nil, nil
+	}
+	conn, err := s.r.Conn(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("candidates: %w", err)
+	}
+	defer conn.Close()
+	ents, err := entityRIDs(ctx, conn, f.Scope.TenantID, names)
+	if err != nil || len(ents) == 0 {
+		return nil, err
+	}
+	lists, err := postingSizes(ctx, conn, ents)
+	if err != nil {
+		return nil, fmt.Errorf("candidates: %w", err)
+	}
+	hits, err := rankByTiers(ctx, conn, w, lists, limit)
+	if err != nil {
+		return nil, fmt.Errorf("candidates: %w", err)
+	}
+	return candidatesOf(ctx, conn, hits, ents)
+}
+
+// hit is one ranked memory.
+type hit struct {
+	at, rid int64
+}
+
+// Posting-list size, maintained by every write (migration 4).
+const postingSize = `SELECT mention_count FROM entities WHERE rid = ?`
+
+// postingSizes returns the entity rids, smallest posting list first.
+func postingSizes(ctx context.Context, conn *sql.Conn, ents map[int64]string) ([]int64, error) {
+	type sized struct{ rid, n int64 }
+	var ls []sized
+	for rid := range ents {
+		var n int64
+		if err := conn.QueryRowContext(ctx, postingSize, rid).Scan(&n); err != nil {
+			return nil, err
+		}
+		ls = append(ls, sized{rid, n})
+	}
+	sort.Slice(ls, func(i, j int) bool { return ls[i].n < ls[j].n || (ls[i].n == ls[j].n && ls[i].rid < ls[j].rid) })
+	out := make([]int64, len(ls))
+	for i, l := range ls {
+		out[i] = l.rid
+	}
+	return out, nil
+}
+
+// One tier walk over a posting list, newest first (the mentions primary key
+// read backwards), with membership probes into the other lists (the same key)
+// and the filter on memories (joined by rowid). CROSS JOIN keeps the posting
+// list as the outer loop so the walk stops at the LIMIT.
+// The two %s lists are the earlier and the other lists' rids (placeholders),
+// the third the filter.
+const tierWalk = `SELECT x.created_at, x.memory_rid
+FROM mentions x CROSS JOIN memories m ON m.rid = x.memory_rid
+WHERE x.entity_rid = ?
+  AND NOT EXISTS (SELECT 1 FROM mentions y WHERE y.entity_rid IN (%s)
+                  AND y.created_at = x.created_at AND y.memory_rid = x.memory_rid)
+  AND (SELECT count(*) FROM mentions y WHERE y.entity_rid IN (%s)
+       AND y.created_at = x.created_at AND y.memory_rid = x.memory_rid) = ?
+  AND %s
+ORDER BY x.created_at DESC, x.memory_rid DESC
+LIMIT ?`
+
+func rankByTiers(ctx context.Context, conn *sql.Conn, w *where, lists []int64, limit int) ([]hit, error) {
+	k := len(lists)
+	var out []hit
+	for c := k; c >= 1 && len(out) < limit; c-- {
+		need := limit - len(out)
+		var tier []hit
+		for j := 0; j <= k-c; j++ {
+			earlier, others := lists[:j], lists[j+1:]
+			query := fmt.Sprintf(tierWalk, ridList(earlier), ridList(others), w.sql())
+			args := []any{lists[j]}
+			for _, r := range earlier {
+				args = append(args, r)
+			}
+			for _, r := range others {
+				args = append(args, r)
+			}
+			args = append(append(args, c-1), w.args...)
+			rows, err := conn.QueryContext(ctx, query, append(args, need)...)
+			if err != nil {
+				return nil, err
+			}
+			for rows.Next() {
+				var h hit
+				if err := rows.Scan(&h.at, &h.rid); err != nil {
+					rows.Close()
+					return nil, err
+				}
+				tier = append(tier, h)
+			}
+			rows.Close()
+			if err := rows.Err(); err != nil {
+				return nil, err
+			}
+		}
+		sort.Slice(tier, func(a, b int) bool {
+			return tier[a].at > tier[b].at || (tier[a].at == tier[b].at && tier[a].rid > tier[b].rid)
+		})
+		out = append(out, tier[:min(need, len(tier))]...)
+	}
+	return out, nil
+}
+
+// ridList renders placeholders for rids, or NULL (matches nothing) when
+// there are none.
+func ridList(rids []int64) string {
+	if len(rids) == 0 {
+		return "NULL"
+	}
+	return placeholders(len(rids))
+}
+
+// Memories by rowid, in the order given. Relies on the memories rowid.
+const memoriesByRID = `SELECT ` + memoryCols + ` FROM json_each(?) j JOIN memories m ON m.rid = j.value ORDER BY j.key`
+
+// The query entities each memory mentions. Relies on mentions_memory.
+const matchedEntities = `SELECT memory_rid, entity_rid FROM mentions
+WHERE memory_rid IN (SELECT value FROM json_each(?)) AND entity_rid IN (SELECT value FROM json_each(?))`
+
+func candidatesOf(ctx context.Context, conn *sql.Conn, hits []hit, ents map[int64]string) ([]graph.Candidate, error) {
+	if len(hits) == 0 {
+		return nil, nil
+	}
+	rids := make([]int64, len(hits))
+	for i, h := range hits {
+		rids[i] = h.rid
+	}
+	eids := make([]int64, 0, len(ents))
+	for rid := range ents {
+		eids = append(eids, rid)
+	}
+	ridJSON, _ := json.Marshal(rids)
+	eidJSON, _ := json.Marshal(eids)
+	matched := map[int64][]string{}
+	rows, err := conn.QueryContext(ctx, matchedEntities, string(ridJSON), string(eidJSON))
+	if err != nil {
+		return nil, fmt.Errorf("candidates: %w", err)
+	}
+	for rows.Next() {
+		var m, e int64
+		if err := rows.Scan(&m, &e); err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("candidates: %w", err)
+		}
+		matched[m] = append(matched[m], ents[e])
+	}
+	rows.Close()
+	rows, err = conn.QueryContext(ctx, memoriesByRID, string(ridJSON))
+	if err != nil {
+		return nil, fmt.Errorf("candidates: %w", err)
+	}
+	defer rows.Close()
+	out := make([]graph.Candidate, 0, len(hits))
+	for rows.Next() {
+		m, rid, err := scanMemory(rows)
+		if err != nil {
+			return nil, fmt.Errorf("candidates: %w", err)
+		}
+		names := matched[rid]
+		sort.Strings(names)
+		out = append(out, graph.Candidate{Memory: m, Matched: names})
+	}
+	return out, rows.Err()
+}
+
+// Seeds visible under the direct-fetch rule.
+const selectSeeds = `SELECT m.rid, m.id FROM json_each(?) j JOIN memories m ON m.id = j.value WHERE %s ORDER BY j.key`
+
+// Other memories sharing entities with one seed, most shared first, then
+// newest. Relies on mentions_memory (the seed's entities) and the mentions
+// primary key (their posting lists).
+const neighbours = `SELECT ` + memoryCols + `, json_group_array(e.norm_name)
+FROM mentions sx JOIN entities e ON e.rid = sx.entity_rid
+JOIN mentions x ON x.entity_rid = sx.entity_rid
+JOIN memories m ON m.rid = x.memory_rid
+WHERE sx.memory_rid = ? AND m.rid NOT IN (SELECT value FROM json_each(?)) AND %s
+GROUP BY m.rid
+ORDER BY count(*) DESC, m.created_at DESC, m.id DESC
+LIMIT ?`
+
+// Neighbours implements graph.Store.
+func (s *Store) Neighbours(ctx context.Context, f graph.Filter, seedIDs []string, perSeed int) ([]graph.Neighbour, error) {
+	w, err := memoryFilter(f, false)
+	if err != nil {
+		return nil, fmt.Errorf("neighbours: %w", err)
+	}
+	if perSeed <= 0 || len(seedIDs) == 0 {
+		return nil, nil
+	}
+	// Seeds need only be in scope; f narrows the neighbours.
+	sw, _ := memoryFilter(graph.Filter{Scope: f.Scope}, true)
+	rows, err := s.r.QueryContext(ctx, fmt.Sprintf(selectSeeds, sw.sql()), append([]any{jsonList(seedIDs)}, sw.args...)...)
+	if err != nil {
+		return nil, fmt.Errorf("neighbours: %w", err)
+	}
+	type seed struct {
+		rid int64
+		id  string
+	}
+	var seeds []seed
+	for rows.Next() {
+		var sd seed
+		if err := rows.Scan(&sd.rid, &sd.id); err != nil {
+			rows.Close()
+			return nil, fmt.Errorf("neighbours: %w", err)
+		}
+		seeds = append(seeds, sd)
+	}
+	rows.Close()
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("neighbours: %w", err)
+	}
+	all := make([]int64, len(seeds))
+	for i, sd := range seeds {
+		all[i] = sd.rid
+	}
+	seedJSON, _ := json.Marshal(all)
+	query := fmt.Sprintf(neighbours, w.sql())
+	var out []graph.Neighbour
+	for _, sd := range seeds {
+		args := append(append([]any{sd.rid, string(seedJSON)}, w.args...), perSeed)
+		got, err := s.queryNeighbours(ctx, query, args, sd.id)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, got...)
+	}
+	return out, nil
+}
+
+func (s *Store) queryNeighbours(ctx context.Context, query string, args []any, seedID string) ([]graph.Neighbour, error) {
+	rows, err := s.r.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, fmt.Errorf("neighbours of %s: %w", seedID, err)
+	}
+	defer rows.Close()
+	var out []graph.Neighbour
+	for rows.Next() {
+		var shared string
+		m, _, err := scanMemory(rows, &shared)
+		if err != nil {
+			return nil, fmt.Errorf("neighbours of %s: %w", seedID, err)
+		}
+		n := graph.Neighbour{SeedID: seedID, Memory: m}
+		if err := json.Unmarshal([]byte(shared), &n.Shared); err != nil {
+			return nil, fmt.Errorf("neighbours of %s: %w", seedID, err)
+		}
+		out = append(out, n)
+	}
+	return out, rows.Err()
+}
+
+// Keyword matches, best first: BM25 over title (weight 2) and body (weight
+// 1; the table's rank function, set by migration 3). FTS5 sorts its matches
+// by rank itself. rank is lower for better matches. Relies on memories_fts.
+const keywordMatches = `SELECT rowid, rank FROM memories_fts WHERE memories_fts MATCH ? ORDER BY rank`
+
+// The matches among a batch of rowids that pass the filter. Relies on the
+// memories rowid.
+const keywordFilter = `SELECT ` + memoryCols + `
+FROM memories m WHERE m.rid IN (SELECT value FROM json_each(?)) AND %s`
+
+// KeywordSearch implements graph.Store. Any query term matches (OR); more
+// matching terms and rarer terms rank higher. Matches are streamed in rank
+// order and filtered in batches until limit pass, so the filter is applied
+// before the limit, never after, without joining every match.
+func (s *Store) KeywordSearch(ctx context.Context, f graph.Filter, query string, limit int) ([]graph.Scored, error) {
+	w, err := memoryFilter(f, false)
+	if err != nil {
+		return nil, fmt.Errorf("keyword search: %w", err)
+	}
+	match := ftsQuery(query)
+	if match == "" || limit <= 0 {
+		return nil, nil
+	}
+	t, err := s.r.BeginTx(ctx, &sql.TxOptions{ReadOnly: true}) // one snapshot for both statements
+	if err != nil {
+		return nil, fmt.Errorf("keyword search: %w", err)
+	}
+	defer func() { _ = t.Rollback() }()
+	rows, err := t.QueryContext(ctx, keywordMatches, match)
+	if err != nil {
+		return nil, fmt.Errorf("keyword search: %w", err)
+	}
+	defer rows.Close()
+	filter := fmt.Sprintf(keywordFilter, w.sql())
+	batchSize := max(2*limit, 32)
+	var (
+		out   []graph.Scored
+		rids  []int64
+		ranks = map[int64]float64{}
+	)
+	flush := func() error {
+		got, err := s.filterBatch(ctx, t, filter, w.args, rids)
+		if err != nil {
+			return err
+		}
+		for _, rid := range rids {
+			if m, ok := got[rid]; ok && len(out) < limit {
+				out = append(out, graph.Scored{Memory: m, Score: -ranks[rid]})
+			}
+		}
+		rids = rids[:0]
+		return nil
+	}
+	for len(out) < limit && rows.Next() {
+		var (
+			rid  int64
+			rank float64
+		)
+		if err := rows.Scan(&rid, &rank); err != nil {
+			return nil, fmt.Errorf("keyword search: %w", err)
+		}
+		rids, ranks[rid] = append(rids, rid), rank
+		if len(rids) == batchSize {
+			if err := flush(); err != nil {
+				return nil, fmt.Errorf("keyword search: %w", err)
+			}
+		}
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("keyword search: %w", err)
+	}
+	if len(rids) > 0 && len(out) < limit {
+		if err := flush(); err != nil {
+			return nil, fmt.Errorf("keyword search: %w", err)
+		}
+	}
+	return out, nil
+}
+
+func (s *Store) filterBatch(ctx context.Context, t *sql.Tx, query string, args []any, rids []int64) (map[int64]graph.Memory, error) {
+	ridJSON, _ := json.Marshal(rids)
+	rows, err := t.QueryContext(ctx, query, append([]any{string(ridJSON)}, args...)...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := make(map[int64]graph.Memory, len(rids))
+	for rows.Next() {
+		m, rid, err := scanMemory(rows)
+		if err != nil {
+			return nil, err
+		}
+		out[rid] = m
+	}
+	return out, rows.Err()
+}
+
+// ftsQuery turns free text into an FTS5 query: every letter/digit run
+// becomes a quoted term, OR-ed together, so no user input is FTS5 syntax.
+func ftsQuery(q string) string {
+	terms := strings.FieldsFunc(strings.ToLower(q), func(r rune) bool {
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
+	})
+	seen := map[string]bool{}
+	var parts []string
+	for _, t := range terms {
+		if !seen[t] {
+			seen[t] = true
+			parts = append(parts, `"`+t+`"`)
+		}
+	}
+	return strings.Join(parts, " OR ")
+}

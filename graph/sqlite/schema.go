@@ -1,0 +1,275 @@
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"fmt"
+)
+
+// migrations are applied in order, each once, recorded in
+// schema_migrations. Never edit a released migration; append a new one.
+var migrations = []string{
+	// 1: the graph.
+	`
+CREATE TABLE memories (
+	rid            INTEGER PRIMARY KEY,
+	id             TEXT NOT NULL UNIQUE,
+	tenant_id      TEXT NOT NULL,
+	org_id         TEXT NOT NULL,
+	repo_id        TEXT NOT NULL,
+	user_id        TEXT NOT NULL,
+	type           TEXT NOT NULL,
+	layer          TEXT NOT NULL,
+	sublayer       TEXT NOT NULL,
+	title          TEXT NOT NULL,
+	canonical_key  TEXT NOT NULL,
+	status         TEXT NOT NULL,
+	source_kind    TEXT NOT NULL,
+	importance     REAL NOT NULL,
+	access_count   INTEGER NOT NULL,
+	last_accessed  INTEGER NOT NULL,
+	valid_from     INTEGER NOT NULL,
+	valid_to       INTEGER NOT NULL,
+	visibility     TEXT NOT NULL,
+	subject_type   TEXT NOT NULL,
+	subject_id     TEXT NOT NULL,
+	project_id     TEXT NOT NULL,
+	session_id     TEXT NOT NULL,
+	channel        TEXT NOT NULL,
+	tags           TEXT NOT NULL,            -- JSON array, in the caller's order
+	created_at     INTEGER NOT NULL,         -- unix nanoseconds UTC
+	current_version_id TEXT NOT NULL DEFAULT '',
+	version_count  INTEGER NOT NULL DEFAULT 0,
+	superseded_by  TEXT NOT NULL DEFAULT ''
+);
+CREATE INDEX memories_tenant_created ON memories(tenant_id, created_at DESC, id DESC);
+CREATE INDEX memories_active_key ON memories(tenant_id, canonical_key) WHERE status = 'active' AND canonical_key <> '';
+
+CREATE TABLE memory_tags (
+	memory_rid INTEGER NOT NULL REFERENCES memories(rid),
+	tag        TEXT NOT NULL,
+	PRIMARY KEY (memory_rid, tag)
+) WITHOUT ROWID;
+
+-- SUPERSEDES: new_rid SUPERSEDES old_rid.
+CREATE TABLE supersedes (
+	new_rid INTEGER NOT NULL REFERENCES memories(rid),
+	old_rid INTEGER NOT NULL REFERENCES memories(rid),
+	PRIMARY KEY (new_rid, old_rid)
+) WITHOUT ROWID;
+
+-- HAS_VERSION: versions.memory_rid.
+CREATE TABLE versions (
+	rid          INTEGER PRIMARY KEY,
+	id           TEXT NOT NULL UNIQUE,
+	memory_rid   INTEGER NOT NULL REFERENCES memories(rid),
+	number       INTEGER NOT NULL,
+	content      TEXT NOT NULL,
+	summary      TEXT NOT NULL,
+	index_text   TEXT NOT NULL,
+	content_hash TEXT NOT NULL,
+	provenance   TEXT NOT NULL,              -- JSON object
+	created_at   INTEGER NOT NULL,
+	UNIQUE (memory_rid, number)
+);
+
+-- HAS_CHUNK: chunks.version_rid.
+CREATE TABLE chunks (
+	rid         INTEGER PRIMARY KEY,
+	id          TEXT NOT NULL UNIQUE,
+	version_rid INTEGER NOT NULL REFERENCES versions(rid),
+	ord         INTEGER NOT NULL,
+	chunk_key   TEXT NOT NULL,
+	start_at    INTEGER NOT NULL,
+	end_at      INTEGER NOT NULL
+);
+CREATE INDEX chunks_version ON chunks(version_rid, ord);
+
+CREATE TABLE entities (
+	rid       INTEGER PRIMARY KEY,
+	id        TEXT NOT NULL UNIQUE,
+	tenant_id TEXT NOT NULL,
+	name      TEXT NOT NULL,
+	norm_name TEXT NOT NULL,
+	type      TEXT NOT NULL,
+	aliases   TEXT NOT NULL,                 -- JSON array as given
+	UNIQUE (tenant_id, norm_name)
+);
+-- Aliases by norm name, for case-insensitive lookup.
+CREATE TABLE entity_aliases (
+	tenant_id  TEXT NOT NULL,
+	alias_norm TEXT NOT NULL,
+	entity_rid INTEGER NOT NULL REFERENCES entities(rid),
+	PRIMARY KEY (tenant_id, alias_norm, entity_rid)
+) WITHOUT ROWID;
+
+-- MENTIONS from a memory (its current version's entities). The primary key
+-- is the posting list of an entity, newest memory first when scanned
+-- backwards; created_at is copied from the memory (it never changes).
+CREATE TABLE mentions (
+	entity_rid INTEGER NOT NULL REFERENCES entities(rid),
+	created_at INTEGER NOT NULL,
+	memory_rid INTEGER NOT NULL REFERENCES memories(rid),
+	PRIMARY KEY (entity_rid, created_at, memory_rid)
+) WITHOUT ROWID;
+CREATE INDEX mentions_memory ON mentions(memory_rid, entity_rid);
+
+-- MENTIONS from a chunk.
+CREATE TABLE chunk_mentions (
+	chunk_rid  INTEGER NOT NULL REFERENCES chunks(rid),
+	entity_rid INTEGER NOT NULL REFERENCES entities(rid),
+	PRIMARY KEY (chunk_rid, entity_rid)
+) WITHOUT ROWID;
+
+-- Keyword index: rowid = memories.rid; body = current version's index text
+-- (content when empty).
+CREATE VIRTUAL TABLE memories_fts USING fts5(
+	title, body, content = '', contentless_delete = 1, tokenize = 'unicode61 remove_diacritics 2'
+);
+
+-- EDITS: edits.memory_rid.
+CREATE TABLE edits (
+	rid               INTEGER PRIMARY KEY,
+	id                TEXT NOT NULL UNIQUE,
+	tenant_id         TEXT NOT NULL,
+	org_id            TEXT NOT NULL,
+	repo_id           TEXT NOT NULL,
+	kind              TEXT NOT NULL,
+	status            TEXT NOT NULL,
+	memory_rid        INTEGER NOT NULL REFERENCES memories(rid),
+	target_memory_id  TEXT NOT NULL,
+	target_version_id TEXT NOT NULL,
+	content           TEXT NOT NULL,
+	importance        REAL,
+	channel           TEXT NOT NULL,
+	reason            TEXT NOT NULL,
+	created_by        TEXT NOT NULL,
+	decided_by        TEXT NOT NULL,
+	created_at        INTEGER NOT NULL,
+	decided_at        INTEGER NOT NULL
+);
+CREATE INDEX edits_memory ON edits(memory_rid);
+CREATE INDEX edits_approved ON edits(memory_rid, kind) WHERE status = 'approved';
+CREATE INDEX edits_tenant ON edits(tenant_id, created_at);
+
+CREATE TABLE proposals (
+	rid INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE,
+	tenant_id TEXT NOT NULL, org_id TEXT NOT NULL, repo_id TEXT NOT NULL,
+	title TEXT NOT NULL, content TEXT NOT NULL, status TEXT NOT NULL, proposed_by TEXT NOT NULL,
+	target_version_id TEXT NOT NULL,       -- TARGETS_VERSION
+	rebased_to_version_id TEXT NOT NULL,   -- REBASED_TO
+	accepted_version_id TEXT NOT NULL,     -- ACCEPTED_AS
+	rejected_decision_id TEXT NOT NULL,    -- REJECTED_BECAUSE
+	created_at INTEGER NOT NULL
+);
+CREATE TABLE decisions (
+	rid INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE,
+	tenant_id TEXT NOT NULL, org_id TEXT NOT NULL, repo_id TEXT NOT NULL,
+	kind TEXT NOT NULL, outcome TEXT NOT NULL, rule TEXT NOT NULL, reason TEXT NOT NULL,
+	decided_by TEXT NOT NULL, created_at INTEGER NOT NULL
+);
+CREATE TABLE baselines (
+	rid INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE,
+	tenant_id TEXT NOT NULL, org_id TEXT NOT NULL, repo_id TEXT NOT NULL,
+	name TEXT NOT NULL,
+	version_ids TEXT NOT NULL,             -- PUBLISHES, JSON array
+	published_by TEXT NOT NULL, created_at INTEGER NOT NULL
+);
+CREATE INDEX baselines_tenant_created ON baselines(tenant_id, created_at DESC);
+CREATE TABLE capsules (
+	rid INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE,
+	tenant_id TEXT NOT NULL, org_id TEXT NOT NULL, repo_id TEXT NOT NULL,
+	name TEXT NOT NULL,
+	memory_ids TEXT NOT NULL,              -- CONTAINS, JSON array
+	version_ids TEXT NOT NULL,             -- CONTAINS, JSON array
+	created_by TEXT NOT NULL, created_at INTEGER NOT NULL, expires_at INTEGER NOT NULL
+);
+CREATE TABLE audit_events (
+	rid INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE,
+	tenant_id TEXT NOT NULL, org_id TEXT NOT NULL, repo_id TEXT NOT NULL,
+	action TEXT NOT NULL, subject_kind TEXT NOT NULL,
+	subject_id TEXT NOT NULL,              -- DECIDED
+	actor_id TEXT NOT NULL, rule TEXT NOT NULL, outcome TEXT NOT NULL, reason TEXT NOT NULL,
+	created_at INTEGER NOT NULL
+);
+CREATE INDEX audit_tenant_created ON audit_events(tenant_id, created_at, rid);
+CREATE INDEX audit_subject ON audit_events(tenant_id, subject_id);
+CREATE TABLE gate_requests (
+	rid INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE,
+	tenant_id TEXT NOT NULL, org_id TEXT NOT NULL, repo_id TEXT NOT NULL,
+	title TEXT NOT NULL, status TEXT NOT NULL, rule TEXT NOT NULL, reason TEXT NOT NULL,
+	payload TEXT NOT NULL, requested_by TEXT NOT NULL, decided_by TEXT NOT NULL, memory_id TEXT NOT NULL,
+	created_at INTEGER NOT NULL, decided_at INTEGER NOT NULL
+);
+CREATE INDEX gate_tenant_status ON gate_requests(tenant_id, status, created_at, rid);
+CREATE TABLE outbox (
+	rid INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE,
+	tenant_id TEXT NOT NULL, org_id TEXT NOT NULL, repo_id TEXT NOT NULL,
+	memory_id TEXT NOT NULL, version_id TEXT NOT NULL, op TEXT NOT NULL,
+	attempts INTEGER NOT NULL DEFAULT 0, created_at INTEGER NOT NULL
+);
+`,
+	// 2: context receipts (what a read_context call returned, for citation
+	// verification by any replica).
+	`
+CREATE TABLE context_receipts (
+	rid INTEGER PRIMARY KEY, id TEXT NOT NULL UNIQUE,
+	tenant_id TEXT NOT NULL, org_id TEXT NOT NULL, repo_id TEXT NOT NULL,
+	principal_id TEXT NOT NULL, query TEXT NOT NULL,
+	citations TEXT NOT NULL,               -- JSON array of graph.Citation
+	created_at INTEGER NOT NULL
+);
+`,
+	// 3: title matches weigh twice the body in the keyword index's rank.
+	`INSERT INTO memories_fts (memories_fts, rank) VALUES ('rank', 'bm25(2.0, 1.0)');`,
+	// 4: posting-list sizes, so Candidates orders its walks by selectivity
+	// without counting.
+	`
+ALTER TABLE entities ADD COLUMN mention_count INTEGER NOT NULL DEFAULT 0;
+UPDATE entities SET mention_count = (SELECT count(*) FROM mentions WHERE entity_rid = entities.rid);
+`,
+}
+
+const createMigrationsTable = `CREATE TABLE IF NOT EXISTS schema_migrations (
+	version    INTEGER PRIMARY KEY,
+	applied_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%fZ', 'now'))
+)`
+
+// migrate applies the migrations not yet recorded, each in its own
+// transaction.
+func migrate(ctx context.Context, db *sql.DB) error {
+	if _, err := db.ExecContext(ctx, createMigrationsTable); err != nil {
+		return fmt.Errorf("migrate: %w", err)
+	}
+	var applied int
+	if err := db.QueryRowContext(ctx, `SELECT COALESCE(MAX(version), 0) FROM schema_migrations`).Scan(&applied); err != nil {
+		return fmt.Errorf("migrate: %w", err)
+	}
+	if applied > len(migrations) {
+		return fmt.Errorf("migrate: database schema version %d is newer than this binary (%d)", applied, len(migrations))
+	}
+	for v := applied + 1; v <= len(migrations); v++ {
+		if err := applyMigration(ctx, db, v); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func applyMigration(ctx context.Context, db *sql.DB, v int) error {
+	t, err := db.BeginTx(ctx, nil)
+	if err != nil {
+		return fmt.Errorf("migrate %d: %w", v, err)
+	}
+	defer func() { _ = t.Rollback() }()
+	if _, err := t.ExecContext(ctx, migrations[v-1]); err != nil {
+		return fmt.Errorf("migrate %d: %w", v, err)
+	}
+	if _, err := t.ExecContext(ctx, `INSERT INTO schema_migrations(version) VALUES (?)`, v); err != nil {
+		return fmt.Errorf("migrate %d: %w", v, err)
+	}
+	if err := t.Commit(); err != nil {
+		return fmt.Errorf("migrate %d: %w", v, err)
+	}
+	return nil
+}

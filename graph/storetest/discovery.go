@@ -1,0 +1,222 @@
+package storetest
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/mnemo-dev/mnemo/graph"
+)
+
+func testCandidates(t *testing.T, x *suite) {
+	fx := x.buildFixture(t, newScope(t))
+	f := in(fx.scope)
+	withType := func(types ...string) graph.Filter { g := f; g.Types = types; return g }
+	withUser := func(u string) graph.Filter { g := f; g.UserID = u; return g }
+	for _, c := range []struct {
+		name   string
+		f      graph.Filter
+		names  []string
+		limit  int
+		want   []string
+		sorted bool // want is ordered
+	}{
+		{"OneEntity", f, []string{"postgres"}, 10, []string{"m7", "m4", "m2", "m1"}, true},
+		{"MostMatchedFirst", f, []string{"Go", "PG"}, 10, []string{"m7", "m1", "m4", "m3", "m2"}, true},
+		{"Limit", f, []string{"go", "pg"}, 2, []string{"m7", "m1"}, true},
+		{"AliasCaseInsensitive", f, []string{"K8S"}, 10, []string{"m5", "m3"}, true},
+		{"NameCaseInsensitive", f, []string{"KUBERNETES"}, 10, []string{"m5", "m3"}, true},
+		{"AliasWithCapitals", f, []string{"postgresql"}, 10, []string{"m7", "m4", "m2", "m1"}, true},
+		{"UnknownEntity", f, []string{"cobol"}, 10, nil, true},
+		{"NoNames", f, nil, 10, nil, true},
+		{"FilterBeforeLimit", withType("doc"), []string{"postgres"}, 1, []string{"m2"}, true},
+		{"FilterUser", withUser("u1"), []string{"postgres"}, 10, []string{"m7", "m4", "m1"}, true},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			got, err := x.s.Candidates(ctx(t), c.f, c.names, c.limit)
+			require.NoError(t, err)
+			assert.Equal(t, c.want, nilIfEmpty(fx.names(candIDs(got))))
+		})
+	}
+	t.Run("Matched", func(t *testing.T) {
+		got, err := x.s.Candidates(ctx(t), f, []string{"Go", "PG"}, 10)
+		require.NoError(t, err)
+		require.NotEmpty(t, got)
+		assert.ElementsMatch(t, []string{"go", "postgres"}, got[0].Matched, "norm names, not the alias asked for")
+		assert.Equal(t, []string{"postgres"}, got[len(got)-1].Matched)
+		assert.NotEmpty(t, got[0].Memory.Title, "candidates carry the whole memory")
+	})
+}
+
+func testNeighbours(t *testing.T, x *suite) {
+	fx := x.buildFixture(t, newScope(t))
+	f := in(fx.scope)
+	docs := f
+	docs.Types = []string{"doc"}
+	for _, c := range []struct {
+		name    string
+		f       graph.Filter
+		seeds   []string
+		perSeed int
+		want    map[string][]string
+	}{
+		{"OneSeed", f, []string{"m1"}, 10, map[string][]string{"m1": {"m7", "m4", "m3", "m2"}}},
+		{"PerSeedLimit", f, []string{"m1"}, 2, map[string][]string{"m1": {"m7", "m4"}}},
+		{"SeedsNeverNeighbours", f, []string{"m1", "m3"}, 10, map[string][]string{"m1": {"m7", "m4", "m2"}, "m3": {"m7", "m5"}}},
+		{"Filter", docs, []string{"m1"}, 10, map[string][]string{"m1": {"m2"}}},
+		{"NoEntities", f, []string{"m6"}, 10, map[string][]string{}},
+		{"UnknownSeed", f, []string{"missing"}, 10, map[string][]string{}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			got, err := x.s.Neighbours(ctx(t), c.f, fx.id(c.seeds...), c.perSeed)
+			require.NoError(t, err)
+			byName := map[string][]string{}
+			for seed, ids := range neighbourIDs(got) {
+				byName[fx.names([]string{seed})[0]] = fx.names(ids)
+			}
+			assert.Equal(t, c.want, byName)
+		})
+	}
+	t.Run("Shared", func(t *testing.T) {
+		got, err := x.s.Neighbours(ctx(t), f, fx.id("m1"), 1)
+		require.NoError(t, err)
+		require.Len(t, got, 1)
+		assert.Equal(t, fx.ids["m1"], got[0].SeedID)
+		assert.ElementsMatch(t, []string{"go", "postgres"}, got[0].Shared)
+	})
+}
+
+func testKeywordSearch(t *testing.T, x *suite) {
+	fx := x.buildFixture(t, newScope(t))
+	f := in(fx.scope)
+	for _, c := range []struct {
+		name  string
+		f     graph.Filter
+		query string
+		limit int
+		want  []string // as a set
+		first string   // expected best hit, if any
+	}{
+		{"Title", f, "postgres", 10, []string{"m1", "m2", "m4", "m7"}, ""},
+		{"CaseInsensitive", f, "POSTGRES", 10, []string{"m1", "m2", "m4", "m7"}, ""},
+		{"AnyTermMoreTermsRankHigher", f, "postgres tuning", 10, []string{"m1", "m2", "m4", "m7"}, "m2"},
+		{"IndexText", f, "rollout", 10, []string{"m3"}, "m3"},
+		{"ContentNotIndexedWhenIndexTextSet", f, "sauce", 10, nil, ""},
+		{"ContentWhenNoIndexText", f, "tacos", 10, []string{"m6"}, "m6"},
+		{"Limit", f, "postgres", 2, nil, ""},
+		{"Filter", func() graph.Filter { g := f; g.Types = []string{"doc"}; return g }(), "postgres", 1, []string{"m2"}, "m2"},
+		{"NoMatch", f, "zebra", 10, nil, ""},
+		{"Punctuation", f, `"postgres" (tuning) * -`, 10, []string{"m1", "m2", "m4", "m7"}, "m2"},
+		{"Empty", f, "", 10, nil, ""},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			got, err := x.s.KeywordSearch(ctx(t), c.f, c.query, c.limit)
+			require.NoError(t, err)
+			names := fx.names(scoredIDs(got))
+			if c.name == "Limit" {
+				assert.Len(t, names, 2)
+				return
+			}
+			assert.ElementsMatch(t, c.want, names)
+			if c.first != "" && assert.NotEmpty(t, names) {
+				assert.Equal(t, c.first, names[0])
+			}
+			for i := 1; i < len(got); i++ {
+				assert.GreaterOrEqual(t, got[i-1].Score, got[i].Score, "best first")
+			}
+		})
+	}
+	t.Run("FollowsCurrentVersion", func(t *testing.T) {
+		_, err := x.s.AddVersion(ctx(t), fx.scope, fx.ids["m6"], graph.VersionInput{Content: "burritos on monday"})
+		require.NoError(t, err)
+		got, err := x.s.KeywordSearch(ctx(t), f, "tacos", 10)
+		require.NoError(t, err)
+		assert.Empty(t, got, "old version text is no longer indexed")
+		got, err = x.s.KeywordSearch(ctx(t), f, "burritos", 10)
+		require.NoError(t, err)
+		assert.Equal(t, []string{"m6"}, fx.names(scoredIDs(got)))
+	})
+}
+
+func testListFilters(t *testing.T, x *suite) {
+	fx := x.buildFixture(t, newScope(t))
+	f := func(edit func(f *graph.Filter)) graph.Filter { g := in(fx.scope); edit(&g); return g }
+	for _, c := range []struct {
+		name string
+		f    graph.Filter
+		want []string // newest first
+	}{
+		{"All", f(func(*graph.Filter) {}), []string{"m7", "m6", "m5", "m4", "m3", "m2", "m1"}},
+		{"Type", f(func(f *graph.Filter) { f.Types = []string{"doc"} }), []string{"m2"}},
+		{"Types", f(func(f *graph.Filter) { f.Types = []string{"doc", "decision"} }), []string{"m5", "m2"}},
+		{"User", f(func(f *graph.Filter) { f.UserID = "u2" }), []string{"m6", "m5", "m2"}},
+		{"Tag", f(func(f *graph.Filter) { f.Tags = []string{"backend"} }), []string{"m7", "m4", "m3", "m1"}},
+		{"EveryTag", f(func(f *graph.Filter) { f.Tags = []string{"backend", "db"} }), []string{"m4"}},
+		{"EntityType", f(func(f *graph.Filter) { f.EntityTypes = []string{"person"} }), []string{"m5"}},
+		{"EntityTypes", f(func(f *graph.Filter) { f.EntityTypes = []string{"database", "person"} }), []string{"m7", "m5", "m4", "m2", "m1"}},
+		{"CreatedRange", f(func(f *graph.Filter) {
+			f.CreatedAfter, f.CreatedBefore = base.Add(2*time.Minute), base.Add(4*time.Minute)
+		}), []string{"m4", "m3"}},
+		{"Visibility", f(func(f *graph.Filter) { f.Visibility = []graph.Visibility{graph.VisibilityProject} }), []string{"m4", "m2"}},
+		{"Subject", f(func(f *graph.Filter) { f.SubjectType, f.SubjectID = "team", "platform" }), []string{"m5"}},
+		{"Project", f(func(f *graph.Filter) { f.ProjectID = "p1" }), []string{"m4", "m2"}},
+		{"Session", f(func(f *graph.Filter) { f.SessionID = "s1" }), []string{"m6"}},
+		{"StatusArchivedNone", f(func(f *graph.Filter) { f.Statuses = []graph.Status{graph.StatusArchived} }), nil},
+		{"Combined", f(func(f *graph.Filter) { f.UserID, f.Tags, f.Types = "u1", []string{"backend"}, []string{"note"} }), []string{"m7", "m4", "m3", "m1"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			assert.Equal(t, c.want, nilIfEmpty(fx.names(x.listAll(t, c.f, 3))))
+		})
+	}
+	t.Run("Statuses", func(t *testing.T) {
+		require.NoError(t, x.s.Archive(ctx(t), fx.scope, fx.ids["m6"]))
+		assert.Equal(t, []string{"m6"}, fx.names(x.listAll(t, f(func(f *graph.Filter) { f.Statuses = []graph.Status{graph.StatusArchived} }), 3)))
+		assert.NotContains(t, fx.names(x.listAll(t, f(func(*graph.Filter) {}), 3)), "m6")
+		got := x.listAll(t, f(func(f *graph.Filter) { f.Statuses = []graph.Status{graph.StatusArchived, graph.StatusActive} }), 3)
+		assert.Len(t, got, 7)
+	})
+	t.Run("GetMemories", func(t *testing.T) {
+		ms, err := x.s.GetMemories(ctx(t), in(fx.scope), []string{fx.ids["m3"], "missing", fx.ids["m1"]})
+		require.NoError(t, err)
+		assert.Equal(t, []string{"m3", "m1"}, fx.names(memIDs(ms)), "order of ids, missing skipped")
+	})
+}
+
+func testValidAt(t *testing.T, x *suite) {
+	s := newScope(t)
+	mk := func(title string, from, to time.Time) string {
+		in := memIn(s, title, "validity "+title)
+		in.Memory.ValidFrom, in.Memory.ValidTo = from, to
+		return x.create(t, in).Memory.ID
+	}
+	early := mk("early", base, base.Add(time.Hour))
+	late := mk("late", base.Add(time.Hour), time.Time{})
+	always := mk("always", time.Time{}, time.Time{})
+	for _, c := range []struct {
+		name string
+		at   time.Time
+		want []string
+	}{
+		{"BeforeAll", base.Add(-time.Second), []string{always}},
+		{"FromInclusive", base, []string{early, always}},
+		{"ToExclusive", base.Add(time.Hour), []string{late, always}},
+		{"Later", base.Add(100 * time.Hour), []string{late, always}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			f := in(s)
+			f.ValidAt = c.at
+			assert.ElementsMatch(t, c.want, x.listAll(t, f, 10))
+		})
+	}
+	f := in(s)
+	assert.Len(t, x.listAll(t, f, 10), 3, "no ValidAt: no temporal restriction")
+}
+
+func nilIfEmpty(s []string) []string {
+	if len(s) == 0 {
+		return nil
+	}
+	return s
+}

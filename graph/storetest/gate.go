@@ -1,0 +1,205 @@
+package storetest
+
+import (
+	"encoding/json"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/mnemo-dev/mnemo/graph"
+)
+
+func testGateRequests(t *testing.T, x *suite) {
+	s := newScope(t)
+	f := in(s)
+	const n = 7
+	var ids []string
+	for i := range n {
+		g, err := x.s.CreateGateRequest(ctx(t), graph.GateRequest{Scope: s, Title: title("gate", i),
+			Payload: json.RawMessage(`{"i":1}`), RequestedBy: "agent", CreatedAt: base.Add(time.Duration(i) * time.Second)},
+			graph.AuditEvent{Scope: s, Action: "gate.queue", SubjectKind: "GateRequest", ActorID: "gate"})
+		require.NoError(t, err)
+		assert.Equal(t, graph.GatePending, g.Status)
+		assert.NotEmpty(t, g.ID)
+		ids = append(ids, g.ID)
+	}
+
+	t.Run("QueueAudited", func(t *testing.T) {
+		for _, id := range ids {
+			evs, _, err := x.s.ListAudit(ctx(t), f, graph.AuditQuery{SubjectID: id}, graph.Page{})
+			require.NoError(t, err)
+			require.Len(t, evs, 1, "the queue audit event DECIDED the request (subject defaults to it)")
+			assert.Equal(t, "gate.queue", evs[0].Action)
+		}
+	})
+	t.Run("ListPendingPaged", func(t *testing.T) {
+		var got []string
+		p := graph.Page{Limit: 3}
+		for range 10 {
+			gs, next, err := x.s.ListGateRequests(ctx(t), f, graph.GatePending, p)
+			require.NoError(t, err)
+			for _, g := range gs {
+				got = append(got, g.ID)
+			}
+			if next == "" {
+				break
+			}
+			p.Cursor = next
+		}
+		assert.Equal(t, ids, got, "oldest first, each once")
+	})
+
+	decide := func(id string, st graph.GateStatus, mem string) (graph.GateRequest, error) {
+		return x.s.DecideGateRequest(ctx(t), s, id, graph.GateDecision{Status: st, DecidedBy: "lib", Reason: "because",
+			MemoryID: mem, At: base.Add(time.Hour)}, graph.AuditEvent{Scope: s, Action: "gate." + string(st), SubjectKind: "GateRequest",
+			SubjectID: id, ActorID: "lib"})
+	}
+	t.Run("DecideOnce", func(t *testing.T) {
+		mem := x.create(t, memIn(s, "approved write", "content")).Memory.ID
+		g, err := decide(ids[0], graph.GateApproved, mem)
+		require.NoError(t, err)
+		assert.Equal(t, graph.GateApproved, g.Status)
+		assert.Equal(t, "lib", g.DecidedBy)
+		assert.Equal(t, mem, g.MemoryID)
+		x.sameTime(t, base.Add(time.Hour), g.DecidedAt, "decided_at")
+		got, err := x.s.GetGateRequest(ctx(t), f, ids[0])
+		require.NoError(t, err)
+		assert.Equal(t, graph.GateApproved, got.Status)
+		assert.Equal(t, mem, got.MemoryID)
+
+		_, err = decide(ids[0], graph.GateRejected, "")
+		assert.ErrorIs(t, err, graph.ErrConflict, "second decision")
+		_, err = decide(ids[1], graph.GateRejected, "")
+		require.NoError(t, err)
+
+		evs, _, err := x.s.ListAudit(ctx(t), f, graph.AuditQuery{SubjectID: ids[0]}, graph.Page{})
+		require.NoError(t, err)
+		require.Len(t, evs, 2, "queue + approve; the refused decision wrote nothing")
+		assert.Equal(t, []string{"gate.queue", "gate.approved"}, []string{evs[0].Action, evs[1].Action})
+	})
+	t.Run("ListByStatus", func(t *testing.T) {
+		count := func(st graph.GateStatus) int {
+			gs, _, err := x.s.ListGateRequests(ctx(t), f, st, graph.Page{Limit: 100})
+			require.NoError(t, err)
+			return len(gs)
+		}
+		assert.Equal(t, n-2, count(graph.GatePending))
+		assert.Equal(t, 1, count(graph.GateApproved))
+		assert.Equal(t, 1, count(graph.GateRejected))
+		assert.Equal(t, n, count(""), "empty status lists all")
+	})
+	t.Run("Missing", func(t *testing.T) {
+		_, err := decide("missing", graph.GateApproved, "")
+		assert.ErrorIs(t, err, graph.ErrNotFound)
+	})
+}
+
+func testAudit(t *testing.T, x *suite) {
+	s := newScope(t)
+	f := in(s)
+	const n = 9
+	var want []string
+	for i := range n {
+		e := graph.AuditEvent{ID: "a-" + graph.NewID(), Scope: s, Action: "test.step", SubjectKind: "Memory",
+			SubjectID: fmt.Sprintf("subj-%d", i%2), ActorID: "actor", CreatedAt: base.Add(time.Duration(i) * time.Second)}
+		if i == 4 {
+			e.Action = "test.other"
+		}
+		require.NoError(t, x.s.AppendAudit(ctx(t), e))
+		want = append(want, e.ID)
+	}
+	t.Run("OldestFirstPaged", func(t *testing.T) {
+		var got []string
+		p := graph.Page{Limit: 4}
+		for range 10 {
+			evs, next, err := x.s.ListAudit(ctx(t), f, graph.AuditQuery{}, p)
+			require.NoError(t, err)
+			for _, e := range evs {
+				got = append(got, e.ID)
+			}
+			if next == "" {
+				break
+			}
+			p.Cursor = next
+		}
+		assert.Equal(t, want, got)
+	})
+	t.Run("Query", func(t *testing.T) {
+		evs, _, err := x.s.ListAudit(ctx(t), f, graph.AuditQuery{Action: "test.other"}, graph.Page{})
+		require.NoError(t, err)
+		require.Len(t, evs, 1)
+		assert.Equal(t, want[4], evs[0].ID)
+		evs, _, err = x.s.ListAudit(ctx(t), f, graph.AuditQuery{SubjectID: "subj-1"}, graph.Page{})
+		require.NoError(t, err)
+		assert.Len(t, evs, 4)
+	})
+	t.Run("AppendOnly", func(t *testing.T) {
+		err := x.s.AppendAudit(ctx(t), graph.AuditEvent{ID: want[0], Scope: s, Action: "test.overwrite", ActorID: "x"})
+		assert.ErrorIs(t, err, graph.ErrConflict, "an event id is written once")
+		evs, _, err := x.s.ListAudit(ctx(t), f, graph.AuditQuery{}, graph.Page{Limit: 1})
+		require.NoError(t, err)
+		require.Len(t, evs, 1)
+		assert.Equal(t, "test.step", evs[0].Action)
+	})
+}
+
+// outboxFor returns the pending outbox items of one memory (the outbox is
+// global, so other cases' items are skipped).
+func (x *suite) outboxFor(t *testing.T, memoryIDs ...string) []graph.OutboxItem {
+	t.Helper()
+	items, err := x.s.PendingOutbox(ctx(t), 1000)
+	require.NoError(t, err)
+	var out []graph.OutboxItem
+	for _, it := range items {
+		for _, id := range memoryIDs {
+			if it.MemoryID == id {
+				out = append(out, it)
+			}
+		}
+	}
+	return out
+}
+
+func testOutbox(t *testing.T, x *suite) {
+	s := newScope(t)
+	indexed := memIn(s, "indexed", "content")
+	indexed.Version.Index = true
+	a := x.create(t, indexed)
+	b := x.create(t, indexed2(s))
+	plain := x.create(t, memIn(s, "not indexed", "content")).Memory.ID
+
+	items := x.outboxFor(t, a.Memory.ID, b.Memory.ID, plain)
+	require.Len(t, items, 2, "one item per indexed write, none for the plain one")
+	assert.Equal(t, a.Memory.ID, items[0].MemoryID, "oldest first")
+	assert.Equal(t, a.Version.ID, items[0].VersionID)
+	assert.Equal(t, "upsert", items[0].Op)
+	assert.Equal(t, 0, items[0].Attempts)
+	assert.NotEmpty(t, items[0].ID)
+
+	require.NoError(t, x.s.RetryOutbox(ctx(t), []string{items[0].ID}))
+	require.NoError(t, x.s.RetryOutbox(ctx(t), []string{items[0].ID, "missing"}))
+	again := x.outboxFor(t, a.Memory.ID)
+	require.Len(t, again, 1)
+	assert.Equal(t, 2, again[0].Attempts)
+
+	require.NoError(t, x.s.AckOutbox(ctx(t), []string{items[0].ID}))
+	require.NoError(t, x.s.AckOutbox(ctx(t), []string{items[0].ID}), "ack is idempotent")
+	left := x.outboxFor(t, a.Memory.ID, b.Memory.ID)
+	require.Len(t, left, 1)
+	assert.Equal(t, b.Memory.ID, left[0].MemoryID)
+
+	v, err := x.s.AddVersion(ctx(t), s, a.Memory.ID, graph.VersionInput{Content: "v2", Index: true})
+	require.NoError(t, err)
+	items = x.outboxFor(t, a.Memory.ID)
+	require.Len(t, items, 1, "AddVersion with Index enqueues too")
+	assert.Equal(t, v.ID, items[0].VersionID)
+}
+
+func indexed2(s graph.Scope) graph.MemoryInput {
+	in := memIn(s, "indexed too", "content")
+	in.Version.Index = true
+	return in
+}

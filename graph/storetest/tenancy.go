@@ -1,0 +1,270 @@
+package storetest
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/mnemo-dev/mnemo/graph"
+)
+
+// world is one tenant's copy of identical content: the fixture plus one of
+// every curation record.
+type world struct {
+	fx                                           fixture
+	verID, proposal, decision, baseline, capsule string
+	edit, gate, key, receipt                     string
+}
+
+func (x *suite) buildWorld(t *testing.T, s graph.Scope) world {
+	t.Helper()
+	w := world{fx: x.buildFixture(t, s), key: "Shared-Key-One"}
+	m1 := w.fx.ids["m1"]
+	keyed := memIn(s, "keyed", "keyed content", "go")
+	keyed.Memory.UserID, keyed.Memory.CanonicalKey = "u1", w.key
+	keyed.Version.Chunks = []graph.ChunkInput{{Key: "all", Start: 0, End: 5}}
+	c := x.create(t, keyed)
+	w.verID = c.Version.ID
+	var err error
+	d, err := x.s.CreateDecision(ctx(t), graph.Decision{Scope: s, Kind: "gate", Outcome: "queue", DecidedBy: "gate"})
+	require.NoError(t, err)
+	w.decision = d.ID
+	p, err := x.s.CreateProposal(ctx(t), graph.Proposal{Scope: s, Title: "p", Content: "c", ProposedBy: "a", TargetVersionID: w.verID})
+	require.NoError(t, err)
+	w.proposal = p.ID
+	b, err := x.s.CreateBaseline(ctx(t), graph.Baseline{Scope: s, Name: "b", VersionIDs: []string{w.verID}, PublishedBy: "l"})
+	require.NoError(t, err)
+	w.baseline = b.ID
+	cp, err := x.s.CreateCapsule(ctx(t), graph.Capsule{Scope: s, Name: "c", MemoryIDs: []string{m1}, CreatedBy: "a"})
+	require.NoError(t, err)
+	w.capsule = cp.ID
+	e, err := x.s.CreateEdit(ctx(t), graph.Edit{Scope: s, Kind: graph.EditRetract, TargetMemoryID: m1, CreatedBy: "l"})
+	require.NoError(t, err)
+	w.edit = e.ID
+	g, err := x.s.CreateGateRequest(ctx(t), graph.GateRequest{Scope: s, Title: "g", Payload: json.RawMessage(`{}`), RequestedBy: "a"},
+		graph.AuditEvent{Scope: s, Action: "gate.queue", ActorID: "gate"})
+	require.NoError(t, err)
+	w.gate = g.ID
+	r, err := x.s.CreateContextReceipt(ctx(t), graph.ContextReceipt{Scope: s, PrincipalID: "a", Query: "q",
+		Citations: []graph.Citation{{ElementID: m1, VersionID: w.verID}}})
+	require.NoError(t, err)
+	w.receipt = r.ID
+	require.NoError(t, x.s.AppendAudit(ctx(t), graph.AuditEvent{Scope: s, Action: "test.event", SubjectID: m1, ActorID: "a"}))
+	return w
+}
+
+// testTenantIsolation builds identical content in two tenants and checks
+// that no read method of one tenant sees anything of the other.
+func testTenantIsolation(t *testing.T, x *suite) {
+	a, b := newScope(t), newScope(t)
+	wa, wb := x.buildWorld(t, a), x.buildWorld(t, b)
+	for _, dir := range []struct {
+		name      string
+		own       graph.Scope
+		mine, its world
+	}{{"AseesNothingOfB", a, wa, wb}, {"BseesNothingOfA", b, wb, wa}} {
+		t.Run(dir.name, func(t *testing.T) { x.checkIsolation(t, dir.own, dir.mine, dir.its) })
+	}
+}
+
+func (x *suite) checkIsolation(t *testing.T, own graph.Scope, mine, its world) {
+	f := in(own)
+	all := f
+	all.Statuses = []graph.Status{graph.StatusActive, graph.StatusSuperseded, graph.StatusArchived, graph.StatusRetracted}
+	theirIDs := map[string]bool{}
+	for _, id := range its.fx.ids {
+		theirIDs[id] = true
+	}
+	noneOfTheirs := func(t *testing.T, method string, ids []string) {
+		t.Helper()
+		for _, id := range ids {
+			assert.False(t, theirIDs[id], "%s returned the other tenant's memory %s", method, id)
+		}
+	}
+	m1, theirM1 := mine.fx.ids["m1"], its.fx.ids["m1"]
+	notFound := func(t *testing.T, err error) { t.Helper(); assert.ErrorIs(t, err, graph.ErrNotFound) }
+
+	t.Run("GetMemory", func(t *testing.T) {
+		_, err := x.s.GetMemory(ctx(t), all, theirM1)
+		notFound(t, err)
+		_, err = x.s.GetMemory(ctx(t), f, m1)
+		require.NoError(t, err)
+	})
+	t.Run("GetMemories", func(t *testing.T) {
+		ms, err := x.s.GetMemories(ctx(t), all, []string{theirM1, m1})
+		require.NoError(t, err)
+		assert.Equal(t, []string{m1}, memIDs(ms))
+	})
+	t.Run("Versions", func(t *testing.T) {
+		_, err := x.s.GetVersion(ctx(t), all, its.verID)
+		notFound(t, err)
+		vs, err := x.s.GetVersions(ctx(t), all, []string{its.verID})
+		require.NoError(t, err)
+		assert.Empty(t, vs)
+		vs, err = x.s.ListVersions(ctx(t), all, theirM1)
+		if err == nil {
+			assert.Empty(t, vs)
+		} else {
+			notFound(t, err)
+		}
+		cs, err := x.s.GetChunks(ctx(t), all, its.verID)
+		if err == nil {
+			assert.Empty(t, cs)
+		} else {
+			notFound(t, err)
+		}
+	})
+	t.Run("EntitiesOf", func(t *testing.T) {
+		es, err := x.s.EntitiesOf(ctx(t), all, []string{theirM1, m1})
+		require.NoError(t, err)
+		assert.Empty(t, es[theirM1])
+		for _, e := range es[m1] {
+			assert.Equal(t, own.TenantID, e.TenantID, "entities are per tenant")
+		}
+	})
+	t.Run("FindActiveByKey", func(t *testing.T) {
+		m, err := x.s.FindActiveByKey(ctx(t), graph.Namespace{Scope: own, UserID: "u1", Type: "note"}, mine.key)
+		require.NoError(t, err)
+		assert.False(t, theirIDs[m.ID])
+		assert.Equal(t, own, m.Scope)
+	})
+	t.Run("Resolve", func(t *testing.T) {
+		_, err := x.s.Resolve(ctx(t), all, theirM1)
+		notFound(t, err)
+	})
+	t.Run("ListMemories", func(t *testing.T) {
+		got := x.listAll(t, all, 100)
+		noneOfTheirs(t, "ListMemories", got)
+		assert.Len(t, got, 8)
+	})
+	t.Run("Candidates", func(t *testing.T) {
+		cs, err := x.s.Candidates(ctx(t), all, []string{"go", "postgres", "redis", "k8s", "alice"}, 100)
+		require.NoError(t, err)
+		noneOfTheirs(t, "Candidates", candIDs(cs))
+		assert.Len(t, cs, 7)
+	})
+	t.Run("Neighbours", func(t *testing.T) {
+		ns, err := x.s.Neighbours(ctx(t), all, []string{m1, theirM1}, 100)
+		require.NoError(t, err)
+		for _, n := range ns {
+			assert.NotEqual(t, theirM1, n.SeedID, "no neighbours for the other tenant's seed")
+			assert.False(t, theirIDs[n.Memory.ID])
+		}
+		assert.NotEmpty(t, ns)
+	})
+	t.Run("KeywordSearch", func(t *testing.T) {
+		ks, err := x.s.KeywordSearch(ctx(t), all, "postgres go kubernetes lunch keyed", 100)
+		require.NoError(t, err)
+		noneOfTheirs(t, "KeywordSearch", scoredIDs(ks))
+		assert.Len(t, ks, 8)
+	})
+	t.Run("Audit", func(t *testing.T) {
+		evs, _, err := x.s.ListAudit(ctx(t), all, graph.AuditQuery{}, graph.Page{Limit: 1000})
+		require.NoError(t, err)
+		assert.NotEmpty(t, evs)
+		for _, e := range evs {
+			assert.Equal(t, own.TenantID, e.Scope.TenantID)
+		}
+		evs, _, err = x.s.ListAudit(ctx(t), all, graph.AuditQuery{SubjectID: theirM1}, graph.Page{})
+		require.NoError(t, err)
+		assert.Empty(t, evs)
+	})
+	t.Run("CurationRecords", func(t *testing.T) {
+		_, err := x.s.GetProposal(ctx(t), f, its.proposal)
+		notFound(t, err)
+		_, err = x.s.GetDecision(ctx(t), f, its.decision)
+		notFound(t, err)
+		_, err = x.s.GetBaseline(ctx(t), f, its.baseline)
+		notFound(t, err)
+		lb, err := x.s.LatestBaseline(ctx(t), f)
+		require.NoError(t, err)
+		assert.Equal(t, mine.baseline, lb.ID)
+		_, err = x.s.GetEdit(ctx(t), f, its.edit)
+		notFound(t, err)
+		es, err := x.s.ListEdits(ctx(t), f, graph.EditQuery{})
+		require.NoError(t, err)
+		require.Len(t, es, 1)
+		assert.Equal(t, mine.edit, es[0].ID)
+		es, err = x.s.ListEdits(ctx(t), f, graph.EditQuery{MemoryIDs: []string{theirM1}})
+		require.NoError(t, err)
+		assert.Empty(t, es)
+		_, err = x.s.GetCapsule(ctx(t), f, its.capsule)
+		notFound(t, err)
+		_, err = x.s.GetGateRequest(ctx(t), f, its.gate)
+		notFound(t, err)
+		_, err = x.s.GetContextReceipt(ctx(t), f, its.receipt)
+		notFound(t, err)
+		_, err = x.s.GetContextReceipt(ctx(t), f, mine.receipt)
+		require.NoError(t, err)
+		gs, _, err := x.s.ListGateRequests(ctx(t), f, "", graph.Page{})
+		require.NoError(t, err)
+		require.Len(t, gs, 1)
+		assert.Equal(t, mine.gate, gs[0].ID)
+	})
+	t.Run("WritesRefused", func(t *testing.T) {
+		_, err := x.s.AddVersion(ctx(t), own, theirM1, graph.VersionInput{Content: "hijack"})
+		notFound(t, err)
+		notFound(t, x.s.Archive(ctx(t), own, theirM1))
+		_, err = x.s.DecideEdit(ctx(t), own, its.edit, graph.EditApproved, "x", base)
+		notFound(t, err)
+		_, err = x.s.DecideGateRequest(ctx(t), own, its.gate, graph.GateDecision{Status: graph.GateApproved, DecidedBy: "x", At: base},
+			graph.AuditEvent{Scope: own, Action: "gate.approve", ActorID: "x"})
+		notFound(t, err)
+	})
+}
+
+// testScopeInheritance checks org/repo visibility: broader records are seen
+// by narrower filters, never the other way round.
+func testScopeInheritance(t *testing.T, x *suite) {
+	tenant := newScope(t).TenantID
+	sc := func(org, repo string) graph.Scope { return graph.Scope{TenantID: tenant, OrgID: org, RepoID: repo} }
+	records := map[string]graph.Scope{
+		"tenant": sc("", ""), "o1": sc("o1", ""), "o1r1": sc("o1", "r1"), "o1r2": sc("o1", "r2"), "o2r1": sc("o2", "r1"),
+	}
+	ids := map[string]string{}
+	for name, s := range records {
+		ids[name] = x.create(t, memIn(s, "scoped "+name, "scope test", "scoped")).Memory.ID
+	}
+	for _, c := range []struct {
+		name   string
+		filter graph.Scope
+		want   []string
+	}{
+		{"TenantWideSeesAll", sc("", ""), []string{"tenant", "o1", "o1r1", "o1r2", "o2r1"}},
+		{"OrgSeesOrgAndBroader", sc("o1", ""), []string{"tenant", "o1", "o1r1", "o1r2"}},
+		{"RepoSeesRepoAndBroader", sc("o1", "r1"), []string{"tenant", "o1", "o1r1"}},
+		{"OtherOrgSameRepoName", sc("o2", "r1"), []string{"tenant", "o2r1"}},
+		{"AnyOrgOneRepo", sc("", "r1"), []string{"tenant", "o1", "o1r1", "o2r1"}},
+		{"UnknownOrg", sc("o9", ""), []string{"tenant"}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			var want []string
+			for _, n := range c.want {
+				want = append(want, ids[n])
+			}
+			f := in(c.filter)
+			assert.ElementsMatch(t, want, x.listAll(t, f, 100), "ListMemories")
+			cs, err := x.s.Candidates(ctx(t), f, []string{"scoped"}, 100)
+			require.NoError(t, err)
+			assert.ElementsMatch(t, want, candIDs(cs), "Candidates")
+			ks, err := x.s.KeywordSearch(ctx(t), f, "scoped", 100)
+			require.NoError(t, err)
+			assert.ElementsMatch(t, want, scoredIDs(ks), "KeywordSearch")
+			for name, id := range ids {
+				_, err := x.s.GetMemory(ctx(t), f, id)
+				if graph.Scope(c.filter).Contains(records[name]) {
+					assert.NoError(t, err, "GetMemory %s", name)
+				} else {
+					assert.ErrorIs(t, err, graph.ErrNotFound, "GetMemory %s", name)
+				}
+			}
+		})
+	}
+	t.Run("WriteOutsideScope", func(t *testing.T) {
+		// A repo-scoped writer cannot archive an org-wide record of another org.
+		assert.ErrorIs(t, x.s.Archive(ctx(t), sc("o2", "r1"), ids["o1r1"]), graph.ErrNotFound)
+		assert.NoError(t, x.s.Archive(ctx(t), sc("o1", ""), ids["o1r1"]))
+	})
+}
