@@ -1,0 +1,95 @@
+//go:build cgo
+
+package embed
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// benchWords feeds shortTexts.
+var benchWords = strings.Fields(`the a user prefers dark mode editor meeting moved to thursday
+	because design review ran long database migration finished last night without errors alice
+	bob deploy staging cluster load tests quarterly revenue grew percent api key rotated
+	memory graph entity search vector index query latency budget token context agent tool
+	decided postgres replaced sqlite for analytics team roadmap release notes bug fix`)
+
+// shortTexts returns n deterministic texts of 10 to 20 words.
+func shortTexts(n int, seed uint64) []string {
+	r := rand.New(rand.NewPCG(seed, 42))
+	out := make([]string, n)
+	for i := range out {
+		words := make([]string, 10+r.IntN(11))
+		for j := range words {
+			words[j] = benchWords[r.IntN(len(benchWords))]
+		}
+		out[i] = strings.Join(words, " ")
+	}
+	return out
+}
+
+// BenchmarkEmbed measures short texts (10-20 words) at batch sizes 1 (a
+// query) and 32 (ingest), per intra-op thread count: texts/s, and p50/p95
+// latency of one Embed call.
+func BenchmarkEmbed(b *testing.B) {
+	cfg := installedConfig(b)
+	texts := shortTexts(1024, 1)
+	for _, threads := range []int{1, 2} {
+		cfg.Threads = threads
+		e := openInstalled(b, cfg)
+		for _, batch := range []int{1, 32} {
+			b.Run(fmt.Sprintf("threads=%d/batch=%d", threads, batch), func(b *testing.B) {
+				ctx := context.Background()
+				if _, err := e.Embed(ctx, texts[:batch]); err != nil { // warm up
+					b.Fatal(err)
+				}
+				lat := make([]time.Duration, 0, b.N)
+				cpu0 := cpuTime(b)
+				b.ResetTimer()
+				for i := range b.N {
+					off := (i * batch) % (len(texts) - batch)
+					start := time.Now()
+					if _, err := e.Embed(ctx, texts[off:off+batch]); err != nil {
+						b.Fatal(err)
+					}
+					lat = append(lat, time.Since(start))
+				}
+				b.StopTimer()
+				reportLatency(b, lat, batch)
+				// CPU time shows the cost apart from other load on the machine.
+				b.ReportMetric(float64((cpuTime(b)-cpu0).Microseconds())/1000/float64(b.N*batch), "cpu-ms/text")
+			})
+		}
+	}
+}
+
+// cpuTime is the user and system CPU time of this process so far,
+// ONNX Runtime's threads included.
+func cpuTime(b *testing.B) time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		b.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}
+
+// reportLatency reports texts/s and the p50/p95 latency of one call in ms.
+func reportLatency(b *testing.B, lat []time.Duration, batch int) {
+	var total time.Duration
+	for _, d := range lat {
+		total += d
+	}
+	slices.Sort(lat)
+	pct := func(p float64) float64 {
+		return float64(lat[int(p*float64(len(lat)-1))].Microseconds()) / 1000
+	}
+	b.ReportMetric(float64(batch*len(lat))/total.Seconds(), "texts/s")
+	b.ReportMetric(pct(0.50), "p50-ms")
+	b.ReportMetric(pct(0.95), "p95-ms")
+}

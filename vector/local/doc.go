@@ -1,0 +1,42 @@
+// Package local is mnemo's embedded vector index, the default when no
+// Qdrant is configured: every point in memory, persisted in one directory,
+// pure Go (SIMD dot products from github.com/viterin/vek, no cgo).
+//
+// # Search
+//
+// Filters are applied inside the index. When at most
+// Options.ExactThreshold points (default 5000) match the filter, or so few
+// that a walk wide enough to find k of them (about ef*2M distance
+// evaluations) would cost more than scanning them, search is an exact scan
+// of the tenant's points (filter first, then cosine). Past that it
+// walks an HNSW graph (M=16, efConstruction=100, ef >= 96, widened in
+// proportion to the filter's selectivity) in which every node routes but only
+// live, matching nodes enter the results; if the walk cannot fill k results
+// within the cost of an exact scan it falls back to one. No path can return
+// a point outside the filter. The graph is built once the index holds more
+// than ExactThreshold live points. The 5000 default is the measured
+// crossover on a 2-core AMD EPYC with 384-d vectors: exact p50 0.18 ms vs
+// graph 0.16 ms at 5k, exact 0.67 ms vs graph 0.30 ms at 10k.
+//
+// Deleted and replaced points leave dead graph nodes, still used for routing
+// and never returned, until compaction drops them.
+//
+// # On disk
+//
+// A directory holds LOCK (flock: one process per directory), snapshot, and
+// wal-<seq>.log files. Every Upsert or Delete batch is one log record,
+// [u32 length][u32 CRC-32C][body], written and fsynced before the call
+// returns; the body is an op byte ('U' or 'D'), a count, then per point the
+// payload (length-prefixed strings, created_at as seconds+nanoseconds) and
+// the unit vector as little-endian float32s. On open, records are replayed
+// up to the first one that is short or fails its CRC; that tail, which can
+// only hold a batch that was never acknowledged, is truncated. When the log
+// passes Options.CompactBytes (default 64 MiB), or dead slots outnumber live
+// ones, the whole state (slots, payloads, vectors and the HNSW adjacency
+// lists, so reopening does not rebuild the graph) is written to
+// snapshot.tmp, fsynced, renamed over snapshot (then the directory is
+// fsynced), a new log wal-<seq+1>.log is started and older logs removed.
+// The snapshot records the first log sequence it does not cover, so a crash
+// between those steps replays nothing twice. A snapshot ends with a CRC-32C
+// of its contents; a damaged one fails Open rather than opening empty.
+package local

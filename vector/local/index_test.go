@@ -1,0 +1,315 @@
+package local_test
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/mnemo-dev/mnemo/vector"
+	"github.com/mnemo-dev/mnemo/vector/indextest"
+	"github.com/mnemo-dev/mnemo/vector/local"
+)
+
+// dirs remembers the directory of each index the suite opens, for Reopen.
+type dirs map[vector.Index]string
+
+func (d dirs) open(opts local.Options) indextest.Factory {
+	return func(t *testing.T, dim int) vector.Index {
+		t.Helper()
+		dir := t.TempDir()
+		opts.Dimensions = dim
+		idx, err := local.Open(dir, opts)
+		require.NoError(t, err)
+		t.Cleanup(func() { _ = idx.Close() })
+		d[idx] = dir
+		return idx
+	}
+}
+
+func (d dirs) config(opts local.Options) indextest.Config {
+	return indextest.Config{Reopen: func(t *testing.T, idx vector.Index) vector.Index {
+		t.Helper()
+		require.NoError(t, idx.Close())
+		opts.Dimensions = idx.Dimensions()
+		again, err := local.Open(d[idx], opts)
+		require.NoError(t, err)
+		t.Cleanup(func() { _ = again.Close() })
+		d[again] = d[idx]
+		return again
+	}}
+}
+
+func TestConformance(t *testing.T) {
+	tests := []struct {
+		name string
+		opts local.Options
+	}{
+		// Everything below the graph threshold: exact search, log only.
+		{"exact", local.Options{}},
+		// A tiny threshold builds, extends and persists the graph for
+		// the suite's data, and a tiny log limit makes the index snapshot
+		// constantly. (At the suite's sizes the cost rule still picks the
+		// exact scan; TestRecall and TestGraphPersists cover searches the
+		// graph serves.)
+		{"graph built, constant snapshots", local.Options{ExactThreshold: 8, CompactBytes: 16 << 10}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			d := dirs{}
+			indextest.Run(t, d.open(tc.opts), d.config(tc.opts))
+		})
+	}
+}
+
+func randPoints(r *rand.Rand, n, dim int, tenant string) []vector.Point {
+	pts := make([]vector.Point, n)
+	for i := range pts {
+		v := make([]float32, dim)
+		for j := range v {
+			v[j] = float32(r.NormFloat64())
+		}
+		pts[i] = vector.Point{ID: fmt.Sprintf("%s-%05d", tenant, i), Vector: v, Payload: vector.Payload{TenantID: tenant}}
+	}
+	return pts
+}
+
+func logFile(t *testing.T, dir string) string {
+	t.Helper()
+	logs, err := filepath.Glob(filepath.Join(dir, "wal-*.log"))
+	require.NoError(t, err)
+	require.Len(t, logs, 1)
+	return logs[0]
+}
+
+// TestTornTail simulates kill -9 in the middle of writing a batch: the last
+// record of the log is cut short or damaged. Reopening must keep every
+// earlier (acknowledged) batch, drop the torn one, and accept new writes.
+func TestTornTail(t *testing.T) {
+	const dim = 16
+	ctx := context.Background()
+	tests := []struct {
+		name   string
+		damage func(t *testing.T, path string, lastRecord int64)
+	}{
+		{"truncated mid record", func(t *testing.T, path string, last int64) {
+			require.NoError(t, os.Truncate(path, last+20))
+		}},
+		{"truncated mid header", func(t *testing.T, path string, last int64) {
+			require.NoError(t, os.Truncate(path, last+3))
+		}},
+		{"last bytes flipped", func(t *testing.T, path string, last int64) {
+			b, err := os.ReadFile(path)
+			require.NoError(t, err)
+			b[len(b)-1] ^= 0xff
+			b[len(b)-5] ^= 0x0f
+			require.NoError(t, os.WriteFile(path, b, 0o644))
+		}},
+		{"garbage appended", func(t *testing.T, path string, last int64) {
+			f, err := os.OpenFile(path, os.O_APPEND|os.O_WRONLY, 0)
+			require.NoError(t, err)
+			_, err = f.Write([]byte{0xff, 0xff, 0xff, 0x7f, 1, 2, 3})
+			require.NoError(t, err)
+			require.NoError(t, f.Close())
+		}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			idx, err := local.Open(dir, local.Options{Dimensions: dim})
+			require.NoError(t, err)
+			r := rand.New(rand.NewPCG(1, 2))
+			acked := randPoints(r, 30, dim, "t")
+			require.NoError(t, idx.Upsert(ctx, acked[:20]))
+			require.NoError(t, idx.Delete(ctx, []string{acked[0].ID}))
+			require.NoError(t, idx.Upsert(ctx, acked[20:]))
+			st, err := os.Stat(logFile(t, dir))
+			require.NoError(t, err)
+			lastGood := st.Size()
+			torn := randPoints(r, 5, dim, "torn")
+			require.NoError(t, idx.Upsert(ctx, torn))
+			require.NoError(t, idx.Close())
+
+			path := logFile(t, dir)
+			if tc.name == "garbage appended" {
+				lastGood = fileSize(t, path) // the whole log is good here
+			}
+			tc.damage(t, path, lastGood)
+
+			idx, err = local.Open(dir, local.Options{Dimensions: dim})
+			require.NoError(t, err)
+			defer idx.Close()
+			n, err := idx.Count(ctx, vector.Filter{TenantID: "t"})
+			require.NoError(t, err)
+			assert.Equal(t, 29, n, "every acknowledged point survives")
+			n, err = idx.Count(ctx, vector.Filter{TenantID: "torn"})
+			require.NoError(t, err)
+			want := 0
+			if tc.name == "garbage appended" {
+				want = 5
+			}
+			assert.Equal(t, want, n)
+			assert.Equal(t, lastGood, fileSize(t, path), "the torn tail is cut on open")
+
+			// Writes after recovery land after the good records and
+			// survive another reopen.
+			late := randPoints(r, 3, dim, "late")
+			require.NoError(t, idx.Upsert(ctx, late))
+			require.NoError(t, idx.Close())
+			idx, err = local.Open(dir, local.Options{Dimensions: dim})
+			require.NoError(t, err)
+			n, err = idx.Count(ctx, vector.Filter{TenantID: "late"})
+			require.NoError(t, err)
+			assert.Equal(t, 3, n)
+			n, err = idx.Count(ctx, vector.Filter{TenantID: "t"})
+			require.NoError(t, err)
+			assert.Equal(t, 29, n)
+		})
+	}
+}
+
+func fileSize(t *testing.T, path string) int64 {
+	t.Helper()
+	st, err := os.Stat(path)
+	require.NoError(t, err)
+	return st.Size()
+}
+
+// TestSnapshotThenLog checks recovery from a snapshot plus the log written
+// after it, with the graph persisted in the snapshot, and that a damaged
+// snapshot is reported rather than silently dropped.
+func TestSnapshotThenLog(t *testing.T) {
+	const dim = 16
+	ctx := context.Background()
+	dir := t.TempDir()
+	opts := local.Options{Dimensions: dim, ExactThreshold: 50}
+	idx, err := local.Open(dir, opts)
+	require.NoError(t, err)
+	r := rand.New(rand.NewPCG(3, 4))
+	pts := randPoints(r, 300, dim, "t")
+	require.NoError(t, idx.Upsert(ctx, pts[:200]))
+	require.NoError(t, idx.Compact(ctx))
+	require.NoError(t, idx.Upsert(ctx, pts[200:]))
+	require.NoError(t, idx.Delete(ctx, []string{pts[5].ID}))
+	q := pts[7].Vector
+	before, err := idx.Search(ctx, q, vector.Filter{TenantID: "t"}, 10)
+	require.NoError(t, err)
+	require.NoError(t, idx.Close())
+
+	idx, err = local.Open(dir, opts)
+	require.NoError(t, err)
+	after, err := idx.Search(ctx, q, vector.Filter{TenantID: "t"}, 10)
+	require.NoError(t, err)
+	assert.Equal(t, before, after)
+	n, err := idx.Count(ctx, vector.Filter{TenantID: "t"})
+	require.NoError(t, err)
+	assert.Equal(t, 299, n)
+	require.NoError(t, idx.Close())
+
+	// Another process holding the directory is refused.
+	idx, err = local.Open(dir, opts)
+	require.NoError(t, err)
+	_, err = local.Open(dir, opts)
+	assert.ErrorContains(t, err, "in use")
+	require.NoError(t, idx.Close())
+
+	// Different dimensions are refused.
+	// Different dimensions are refused, from the snapshot header.
+	idx, err = local.Open(dir, opts)
+	require.NoError(t, err)
+	require.NoError(t, idx.Compact(ctx))
+	require.NoError(t, idx.Close())
+	_, err = local.Open(dir, local.Options{Dimensions: dim + 1})
+	assert.ErrorContains(t, err, "dimensions")
+
+	b, err := os.ReadFile(filepath.Join(dir, "snapshot"))
+	require.NoError(t, err)
+	b[len(b)/2] ^= 0xff
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "snapshot"), b, 0o644))
+	_, err = local.Open(dir, opts)
+	assert.ErrorContains(t, err, "snapshot", "a damaged snapshot must not open as an empty index")
+}
+
+// TestCompactionDropsDead checks that compaction after heavy deletion
+// renumbers the slots, rebuilds the graph, and keeps search results and
+// payloads intact across a reopen.
+func TestCompactionDropsDead(t *testing.T) {
+	const dim = 16
+	ctx := context.Background()
+	dir := t.TempDir()
+	opts := local.Options{Dimensions: dim, ExactThreshold: 20}
+	idx, err := local.Open(dir, opts)
+	require.NoError(t, err)
+	pts := randPoints(rand.New(rand.NewPCG(5, 6)), 300, dim, "t")
+	require.NoError(t, idx.Upsert(ctx, pts))
+	var gone []string
+	for _, p := range pts[:200] {
+		gone = append(gone, p.ID)
+	}
+	require.NoError(t, idx.Delete(ctx, gone))
+	q := pts[250].Vector
+	f := vector.Filter{TenantID: "t"}
+	before, err := idx.Search(ctx, q, f, 10)
+	require.NoError(t, err)
+	require.Equal(t, 200, idx.Stats().DeadSlots)
+
+	require.NoError(t, idx.Compact(ctx))
+	st := idx.Stats()
+	assert.Zero(t, st.DeadSlots)
+	assert.Equal(t, 100, st.Points)
+	assert.True(t, st.Graph, "100 live points are past a threshold of 20")
+	after, err := idx.Search(ctx, q, f, 10)
+	require.NoError(t, err)
+	assert.Equal(t, before, after)
+	require.NoError(t, idx.Close())
+
+	idx, err = local.Open(dir, opts)
+	require.NoError(t, err)
+	defer idx.Close()
+	again, err := idx.Search(ctx, q, f, 10)
+	require.NoError(t, err)
+	assert.Equal(t, before, again)
+	assert.Equal(t, "t-00250", again[0].ID)
+}
+
+// TestGraphPersists checks that a graph search gives the same answers after
+// a snapshot and a reopen (the adjacency lists are loaded, not rebuilt) and
+// after more points arrive through the log.
+func TestGraphPersists(t *testing.T) {
+	const dim = 16
+	ctx := context.Background()
+	dir := t.TempDir()
+	opts := local.Options{Dimensions: dim, ExactThreshold: 100}
+	idx, err := local.Open(dir, opts)
+	require.NoError(t, err)
+	r := rand.New(rand.NewPCG(7, 8))
+	pts := randPoints(r, 6000, dim, "t")
+	require.NoError(t, idx.Upsert(ctx, pts[:5000]))
+	require.NoError(t, idx.Compact(ctx))
+	require.NoError(t, idx.Upsert(ctx, pts[5000:]))
+	f := vector.Filter{TenantID: "t"}
+	queries := randPoints(r, 20, dim, "q")
+	search := func(idx *local.Index) [][]vector.Hit {
+		var out [][]vector.Hit
+		for _, q := range queries {
+			hits, err := idx.Search(ctx, q.Vector, f, 10)
+			require.NoError(t, err)
+			out = append(out, hits)
+		}
+		return out
+	}
+	before := search(idx)
+	require.Equal(t, int64(len(queries)), idx.Stats().GraphSearches, "the graph must serve these searches")
+	require.NoError(t, idx.Close())
+
+	idx, err = local.Open(dir, opts)
+	require.NoError(t, err)
+	defer idx.Close()
+	assert.Equal(t, before, search(idx))
+	assert.Equal(t, int64(len(queries)), idx.Stats().GraphSearches)
+}

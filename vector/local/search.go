@@ -1,0 +1,111 @@
+package local
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/mnemo-dev/mnemo/vector"
+)
+
+// maxEf caps the beam width of a filtered graph search.
+const maxEf = 1024
+
+// Search implements vector.Index. The filter is applied before or during
+// ranking, never after: when few points match it (at most
+// Options.ExactThreshold, or too few for a graph walk of the needed width to
+// be cheaper) they are scanned exactly; otherwise the graph is
+// walked with the filter deciding which nodes may enter the results, and the
+// search falls back to the exact scan when the walk cannot fill k results
+// within the cost of that scan. Either way only matching points come back.
+func (x *Index) Search(ctx context.Context, query []float32, f vector.Filter, k int) ([]vector.Hit, error) {
+	if k <= 0 {
+		return nil, fmt.Errorf("%w: search: k must be positive, got %d", vector.ErrInvalid, k)
+	}
+	q, err := x.checkQuery(ctx, query, f)
+	if err != nil {
+		return nil, err
+	}
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	st := x.st
+	if st == nil {
+		return nil, vector.ErrClosed
+	}
+	items := x.search(st, q, f, k)
+	hits := make([]vector.Hit, len(items))
+	for i, it := range items {
+		p := st.meta[it.slot].p
+		hits[i] = vector.Hit{ID: p.MemoryID, Score: 1 - it.dist, Payload: p}
+	}
+	vector.SortHits(hits)
+	return hits, nil
+}
+
+// search picks exact or graph search for f; caller holds mu for reading.
+func (x *Index) search(st *state, q []float32, f vector.Filter, k int) []item {
+	matches := st.count(f)
+	if matches == 0 {
+		return nil
+	}
+	if st.graph == nil || matches <= x.opts.ExactThreshold {
+		x.exactSearches.Add(1)
+		return st.exact(q, f, k)
+	}
+	ef := max(x.opts.EfSearch, k)
+	if matches < st.nLive {
+		// A selective filter leaves fewer matching nodes in the beam;
+		// widen it in proportion.
+		ef = min(ef*st.nLive/matches, maxEf)
+	}
+	if ef*st.graph.m0 >= matches {
+		// The walk would evaluate about ef*m0 distances: no cheaper than
+		// scanning the matching points.
+		x.exactSearches.Add(1)
+		return st.exact(q, f, k)
+	}
+	allow := func(s int32) bool {
+		m := &st.meta[s]
+		return !m.dead && f.Match(m.p)
+	}
+	visit := x.visits.Get().(*visitSet)
+	res, exhausted := st.graph.search(&st.vs, q, ef, allow, visit, matches)
+	x.visits.Put(visit)
+	if exhausted || len(res) < min(k, matches) {
+		x.fallbacks.Add(1)
+		return st.exact(q, f, k)
+	}
+	x.graphSearches.Add(1)
+	return res[:min(k, len(res))]
+}
+
+// exact scans the tenant's slots, keeping the k closest that match f.
+func (s *state) exact(q []float32, f vector.Filter, k int) []item {
+	top := make(maxHeap, 0, k+1)
+	for _, slot := range s.tenants[f.TenantID] {
+		m := &s.meta[slot]
+		if m.dead || !f.Match(m.p) {
+			continue
+		}
+		top.pushBounded(item{s.vs.dist(q, slot), slot}, k)
+	}
+	return sortedAsc(top)
+}
+
+// count returns the number of live points matching f.
+func (s *state) count(f vector.Filter) int {
+	if !narrows(f) {
+		return s.live[f.TenantID]
+	}
+	n := 0
+	for _, slot := range s.tenants[f.TenantID] {
+		if m := &s.meta[slot]; !m.dead && f.Match(m.p) {
+			n++
+		}
+	}
+	return n
+}
+
+// narrows reports whether f restricts more than the tenant.
+func narrows(f vector.Filter) bool {
+	return f.OrgID != "" || f.RepoID != "" || len(f.Types) > 0 || !f.CreatedAfter.IsZero() || !f.CreatedBefore.IsZero()
+}

@@ -1,0 +1,127 @@
+package local
+
+import (
+	"slices"
+
+	"github.com/mnemo-dev/mnemo/vector"
+)
+
+// slotMeta is what a slot holds besides its vector. A dead slot was deleted
+// or replaced; it stays until compaction because the graph may route
+// through it.
+type slotMeta struct {
+	p    vector.Payload
+	dead bool
+}
+
+// state is the whole in-memory index: slots (vector + payload), the id map,
+// per-tenant slot lists for filter-first exact search, and the graph once
+// the index is large enough. Guarded by Index.mu.
+type state struct {
+	vs      vectors
+	meta    []slotMeta
+	byID    map[string]int32
+	tenants map[string][]int32 // slots per tenant, dead ones included until compaction
+	live    map[string]int     // live points per tenant
+	nLive   int
+	nDead   int
+	graph   *hnsw
+	strs    map[string]string // interned payload strings: equal strings share memory
+}
+
+func newState(dim int) *state {
+	return &state{
+		vs:      vectors{dim: dim},
+		byID:    map[string]int32{},
+		tenants: map[string][]int32{},
+		live:    map[string]int{},
+		strs:    map[string]string{},
+	}
+}
+
+func (s *state) intern(x string) string {
+	if x == "" {
+		return ""
+	}
+	if y, ok := s.strs[x]; ok {
+		return y
+	}
+	s.strs[x] = x
+	return x
+}
+
+func (s *state) internPayload(p vector.Payload) vector.Payload {
+	p.MemoryID = s.intern(p.MemoryID)
+	p.VersionID = s.intern(p.VersionID)
+	p.TenantID = s.intern(p.TenantID)
+	p.OrgID = s.intern(p.OrgID)
+	p.RepoID = s.intern(p.RepoID)
+	p.Type = s.intern(p.Type)
+	return p
+}
+
+// put inserts or replaces one point; v must be a unit vector and
+// p.MemoryID the point id. A replacement with the same vector and tenant
+// updates the payload in place; otherwise the old slot dies and a new slot
+// is appended (the graph, if any, is extended by the caller).
+func (s *state) put(p vector.Payload, v []float32) {
+	p = s.internPayload(p)
+	if old, ok := s.byID[p.MemoryID]; ok {
+		m := &s.meta[old]
+		if m.p.TenantID == p.TenantID && slices.Equal(s.vs.at(old), v) {
+			m.p = p
+			return
+		}
+		s.kill(old)
+	}
+	slot := int32(len(s.meta))
+	s.meta = append(s.meta, slotMeta{p: p})
+	s.vs.data = append(s.vs.data, v...)
+	s.byID[p.MemoryID] = slot
+	s.tenants[p.TenantID] = append(s.tenants[p.TenantID], slot)
+	s.live[p.TenantID]++
+	s.nLive++
+}
+
+// appendDead adds a dead slot (only snapshots do: a graph node kept for
+// navigation).
+func (s *state) appendDead(v []float32) {
+	s.meta = append(s.meta, slotMeta{dead: true})
+	s.vs.data = append(s.vs.data, v...)
+	s.nDead++
+}
+
+// remove deletes a point by id; unknown ids are ignored.
+func (s *state) remove(id string) {
+	if slot, ok := s.byID[id]; ok {
+		s.kill(slot)
+	}
+}
+
+func (s *state) kill(slot int32) {
+	m := &s.meta[slot]
+	delete(s.byID, m.p.MemoryID)
+	s.live[m.p.TenantID]--
+	if s.live[m.p.TenantID] == 0 {
+		delete(s.live, m.p.TenantID)
+		delete(s.tenants, m.p.TenantID)
+	}
+	m.dead = true
+	m.p = vector.Payload{TenantID: m.p.TenantID}
+	s.nLive--
+	s.nDead++
+}
+
+// compacted returns a copy holding only live slots, renumbered, without a
+// graph (the caller rebuilds one when it is wanted).
+func (s *state) compacted() *state {
+	c := newState(s.vs.dim)
+	c.meta = make([]slotMeta, 0, s.nLive)
+	c.vs.data = make([]float32, 0, s.nLive*s.vs.dim)
+	for slot := range s.meta {
+		if !s.meta[slot].dead {
+			c.put(s.meta[slot].p, s.vs.at(int32(slot)))
+		}
+	}
+	return c
+}

@@ -1,0 +1,220 @@
+package vector
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"time"
+)
+
+// Errors callers test with errors.Is. Backends wrap them with context.
+var (
+	// ErrInvalid reports input refused before anything is written or
+	// searched: an empty id, a NaN or infinite or all-zero vector, a filter
+	// without a tenant, a non-positive k.
+	ErrInvalid = errors.New("invalid vector input")
+	// ErrDimension reports a vector whose length is not the index's
+	// dimensions. It wraps ErrInvalid, so errors.Is(err, ErrInvalid) holds
+	// for it too.
+	ErrDimension = fmt.Errorf("%w: wrong dimensions", ErrInvalid)
+	// ErrClosed reports a call on a closed index.
+	ErrClosed = errors.New("vector index closed")
+)
+
+// Payload is what a point carries besides its vector: enough to filter inside
+// the index without a round trip to the graph.
+type Payload struct {
+	MemoryID  string
+	VersionID string // the version whose text was embedded
+	TenantID  string // required
+	OrgID     string // empty: visible to every org of the tenant
+	RepoID    string // empty: visible to every repo of the org
+	Type      string // memory type, e.g. "note"
+	CreatedAt time.Time
+}
+
+// Point is one memory in the index: ID is the memory id (one point per
+// memory, embedding its current version). Payload.MemoryID is either empty,
+// and then filled with ID, or equal to ID.
+type Point struct {
+	ID      string
+	Vector  []float32
+	Payload Payload
+}
+
+// Filter restricts a search to what the caller may see and asked for. It is
+// built by the engine from the principal and pushed into the index; results
+// are never filtered after ranking.
+type Filter struct {
+	TenantID string   // required
+	OrgID    string   // empty: any org
+	RepoID   string   // empty: any repo
+	Types    []string // empty: any type; otherwise one of these
+
+	CreatedAfter  time.Time // inclusive; zero: no bound
+	CreatedBefore time.Time // exclusive; zero: no bound
+}
+
+// Hit is one search result. Score is the cosine similarity between the query
+// and the point's vector, in [-1, 1], higher is closer.
+type Hit struct {
+	ID      string
+	Score   float32
+	Payload Payload
+}
+
+// Index is a vector index over memories. Implementations are safe for
+// concurrent use.
+//
+// Every vector handed in (points and queries) must have exactly Dimensions()
+// finite components, not all zero; otherwise the call fails with ErrDimension
+// or ErrInvalid and nothing is written. Vectors are normalised by the index,
+// so callers need not.
+type Index interface {
+	// Dimensions is the length every vector must have.
+	Dimensions() int
+	// Upsert inserts or replaces points by ID. A batch is validated as a
+	// whole before anything is written; when Upsert returns nil the batch
+	// is durable.
+	Upsert(ctx context.Context, pts []Point) error
+	// Delete removes points by ID; unknown ids are ignored.
+	Delete(ctx context.Context, ids []string) error
+	// Search returns the k points closest to query by cosine similarity
+	// among those matching f, best first (ties by ID ascending).
+	Search(ctx context.Context, query []float32, f Filter, k int) ([]Hit, error)
+	// Score returns the similarity of query to each of ids that exists and
+	// matches f, best first (ties by ID ascending): a search restricted to
+	// a candidate set. Ids that are unknown or outside f are absent.
+	Score(ctx context.Context, query []float32, f Filter, ids []string) ([]Hit, error)
+	// Scan calls fn with the payload of every point matching f, in no
+	// particular order, without holding all of them in memory; it stops at
+	// the first error fn returns and returns it. `mnemo doctor` uses it to
+	// compare the index with the graph (missing points, stale versions).
+	Scan(ctx context.Context, f Filter, fn func(Payload) error) error
+	// Count returns the number of points matching f.
+	Count(ctx context.Context, f Filter) (int, error)
+	// Close releases the index; later calls fail with ErrClosed.
+	Close() error
+}
+
+// Validate reports a filter that must not reach an index: no tenant, or an
+// empty time window.
+func (f Filter) Validate() error {
+	if f.TenantID == "" {
+		return fmt.Errorf("%w: filter: tenant_id required", ErrInvalid)
+	}
+	if !f.CreatedAfter.IsZero() && !f.CreatedBefore.IsZero() && !f.CreatedAfter.Before(f.CreatedBefore) {
+		return fmt.Errorf("%w: filter: created_before must be after created_after", ErrInvalid)
+	}
+	return nil
+}
+
+// Match reports whether a point carrying p is visible under f (see the
+// package comment for the scope rules).
+func (f Filter) Match(p Payload) bool {
+	if f.TenantID == "" || p.TenantID != f.TenantID {
+		return false
+	}
+	if f.OrgID != "" && p.OrgID != "" && p.OrgID != f.OrgID {
+		return false
+	}
+	if f.RepoID != "" && p.RepoID != "" && p.RepoID != f.RepoID {
+		return false
+	}
+	if len(f.Types) > 0 && !slices.Contains(f.Types, p.Type) {
+		return false
+	}
+	if !f.CreatedAfter.IsZero() && p.CreatedAt.Before(f.CreatedAfter) {
+		return false
+	}
+	if !f.CreatedBefore.IsZero() && !p.CreatedAt.Before(f.CreatedBefore) {
+		return false
+	}
+	return true
+}
+
+// Validate reports a point that must not be written into an index of dim
+// dimensions.
+func (p Point) Validate(dim int) error {
+	if p.ID == "" {
+		return fmt.Errorf("%w: point: empty id", ErrInvalid)
+	}
+	if p.Payload.MemoryID != "" && p.Payload.MemoryID != p.ID {
+		return fmt.Errorf("%w: point %s: payload memory id %q differs", ErrInvalid, p.ID, p.Payload.MemoryID)
+	}
+	if p.Payload.TenantID == "" {
+		return fmt.Errorf("%w: point %s: tenant_id required", ErrInvalid, p.ID)
+	}
+	if err := CheckVector(p.Vector, dim); err != nil {
+		return fmt.Errorf("point %s: %w", p.ID, err)
+	}
+	return nil
+}
+
+// CheckVector reports a vector that is not usable in an index of dim
+// dimensions: wrong length (ErrDimension), NaN or infinite components, or all
+// zeros (ErrInvalid).
+func CheckVector(v []float32, dim int) error {
+	if len(v) != dim {
+		return fmt.Errorf("%w: got %d, want %d", ErrDimension, len(v), dim)
+	}
+	var sum float64
+	for i, x := range v {
+		f := float64(x)
+		if math.IsNaN(f) || math.IsInf(f, 0) {
+			return fmt.Errorf("%w: component %d is %v", ErrInvalid, i, x)
+		}
+		sum += f * f
+	}
+	if sum == 0 {
+		return fmt.Errorf("%w: zero vector", ErrInvalid)
+	}
+	return nil
+}
+
+// ValidateBatch checks every point of a batch, and that no id appears twice,
+// so that a backend can refuse the whole batch before writing any of it.
+func ValidateBatch(pts []Point, dim int) error {
+	seen := make(map[string]struct{}, len(pts))
+	for _, p := range pts {
+		if err := p.Validate(dim); err != nil {
+			return err
+		}
+		if _, dup := seen[p.ID]; dup {
+			return fmt.Errorf("%w: point %s appears twice in one batch", ErrInvalid, p.ID)
+		}
+		seen[p.ID] = struct{}{}
+	}
+	return nil
+}
+
+// Normalize returns a unit-length copy of v (v must have passed CheckVector).
+func Normalize(v []float32) []float32 {
+	var sum float64
+	for _, x := range v {
+		sum += float64(x) * float64(x)
+	}
+	inv := 1 / math.Sqrt(sum)
+	out := make([]float32, len(v))
+	for i, x := range v {
+		out[i] = float32(float64(x) * inv)
+	}
+	return out
+}
+
+// SortHits orders hits best first, ties by ID ascending: the order every
+// Index returns.
+func SortHits(hits []Hit) {
+	slices.SortFunc(hits, func(a, b Hit) int {
+		switch {
+		case a.Score > b.Score:
+			return -1
+		case a.Score < b.Score:
+			return 1
+		}
+		return strings.Compare(a.ID, b.ID)
+	})
+}
