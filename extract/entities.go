@@ -1,0 +1,333 @@
+package extract
+
+import (
+	"regexp"
+	"sort"
+	"strings"
+	"unicode"
+
+	"github.com/jdkato/prose/v2"
+
+	"github.com/mnemo-dev/mnemo/policy"
+)
+
+// Mention is one entity found in a text. A text yields at most one mention
+// per concept (per NormName).
+type Mention struct {
+	// Name is the canonical name: the gazetteer name when the gazetteer
+	// knows the entity, else the text as written.
+	Name string
+	// NormName is NormName(Name).
+	NormName string
+	// Type is an entity type of the policy (tool, person, code, ...).
+	Type string
+	// Aliases are the gazetteer's aliases, plus the surface form when it
+	// differs from Name.
+	Aliases []string
+	// Source says what found it: gazetteer, pattern or ner.
+	Source string
+	// Start and End are the byte offsets of the first occurrence; both are
+	// -1 for NER mentions, whose offsets prose does not report.
+	Start, End int
+}
+
+// Mention sources.
+const (
+	SourceGazetteer = "gazetteer"
+	SourcePattern   = "pattern"
+	SourceNER       = "ner"
+)
+
+// NER is prose's named-entity model, loaded once (it takes tens of
+// milliseconds) and shared; it is safe for concurrent use.
+type NER struct {
+	model *prose.Model
+}
+
+// NewNER loads prose's built-in English model.
+func NewNER() *NER {
+	return &NER{model: prose.ModelFromData("mnemo")}
+}
+
+// nerTypes maps prose labels to entity types.
+var nerTypes = map[string]string{"PERSON": "person", "GPE": "place", "ORG": "org"}
+
+// find runs NER on text. Sentence segmentation is off: entities do not need
+// it and it is the slowest part of prose's pipeline on short notes.
+func (n *NER) find(text string) []prose.Entity {
+	doc, err := prose.NewDocument(text, prose.UsingModel(n.model), prose.WithSegmentation(false))
+	if err != nil {
+		return nil
+	}
+	return doc.Entities()
+}
+
+// pattern finds one kind of entity by regular expression; the first
+// submatch, when present, is the entity.
+type pattern struct {
+	typ string
+	re  *regexp.Regexp
+}
+
+// structural patterns run before the gazetteer so that a name inside a URL
+// or path ("/srv/mnemo/data") is not taken for the entity.
+var structural = []pattern{
+	{"url", regexp.MustCompile(`\bhttps?://[^\s<>()\[\]"'` + "`" + `]+[^\s<>()\[\]"'.,;:!?` + "`" + `]`)},
+	{"path", regexp.MustCompile(`(?:^|[\s(])((?:\.{1,2}/|~/|/)?(?:[A-Za-z0-9_.-]+/)+[A-Za-z0-9_.-]+|[A-Za-z0-9_-]+\.(?:go|py|md|yaml|yml|json|ts|js|sql|toml|txt|sh|rs|java|mod|proto))\b`)},
+	{"handle", regexp.MustCompile(`(?:^|[\s(])(@[A-Za-z0-9_][A-Za-z0-9_-]*)`)},
+	{"tag", regexp.MustCompile(`(?:^|[\s(])(#[A-Za-z][A-Za-z0-9_/-]*)`)},
+}
+
+// lexical patterns run after the gazetteer: versions and code identifiers.
+var lexical = []pattern{
+	{"version", regexp.MustCompile(`\b(v\d+(?:\.\d+){1,3}(?:-[0-9A-Za-z.]+)?|\d+\.\d+\.\d+(?:-[0-9A-Za-z.]+)?)\b`)},
+	{"code", regexp.MustCompile(`\b([a-z][a-z0-9]*\.[A-Z][A-Za-z0-9]*|[a-z][a-z0-9]*(?:_[a-z0-9]+)+|[a-z]+(?:[A-Z][a-z0-9]*)+|[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]+)+)\b`)},
+}
+
+// Extractor finds entities under one policy: the gazetteer (names and
+// aliases, which always win), patterns, and optionally prose NER. Build one
+// per policy with NewExtractor; it is safe for concurrent use.
+type Extractor struct {
+	types   map[string]bool
+	gaz     map[string]int // folded surface form -> gazetteer index
+	exact   map[string]int // case-sensitive short names (<= 3 chars)
+	maxN    int            // longest gazetteer form, in words
+	entries []policy.GazetteerEntry
+	ner     *NER
+	keyer   *Keyer
+	policy  *policy.Policy
+}
+
+// NewExtractor indexes p's gazetteer. ner may be nil to skip NER (the
+// gazetteer and patterns still run).
+func NewExtractor(p *policy.Policy, ner *NER) *Extractor {
+	x := &Extractor{
+		types:   map[string]bool{},
+		gaz:     map[string]int{},
+		exact:   map[string]int{},
+		entries: p.Entities.Gazetteer,
+		ner:     ner,
+		keyer:   NewKeyer(p),
+		policy:  p,
+	}
+	for _, t := range p.Entities.Types {
+		x.types[t] = true
+	}
+	for i, e := range p.Entities.Gazetteer {
+		for _, form := range append([]string{e.Name}, e.Aliases...) {
+			n := NormName(form)
+			if n == "" {
+				continue
+			}
+			// Short forms without digits ("Go", "pg") match only as
+			// written: lower-case "go" is a verb, not the language.
+			if len(strings.ReplaceAll(n, " ", "")) <= 3 && !strings.ContainsFunc(n, unicode.IsDigit) {
+				x.exact[strings.TrimSpace(form)] = i
+			} else {
+				x.gaz[n] = i
+			}
+			if w := len(strings.Fields(n)); w > x.maxN {
+				x.maxN = w
+			}
+		}
+	}
+	return x
+}
+
+// Entities returns the entities of text, one per concept, in order of
+// first occurrence (NER mentions last).
+func (x *Extractor) Entities(text string) []Mention {
+	var out []Mention
+	seen := map[string]int{}
+	add := func(m Mention) {
+		if m.NormName == "" || (m.Type != "" && !x.types[m.Type]) {
+			return
+		}
+		if i, ok := seen[m.NormName]; ok {
+			out[i].Aliases = addAlias(out[i].Aliases, out[i].Name, m.Name)
+			return
+		}
+		seen[m.NormName] = len(out)
+		out = append(out, m)
+	}
+	claimed := x.patterns(text, structural, nil, add)
+	claimed = append(claimed, x.gazetteer(text, claimed, add)...)
+	x.patterns(text, lexical, claimed, add)
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Start < out[j].Start })
+	if x.ner != nil {
+		for _, e := range x.ner.find(text) {
+			typ, ok := nerTypes[e.Label]
+			if !ok {
+				continue
+			}
+			if i, known := x.lookup(e.Text); known {
+				g := x.entries[i]
+				add(Mention{Name: g.Name, NormName: NormName(g.Name), Type: g.Type, Aliases: g.Aliases, Source: SourceGazetteer, Start: -1, End: -1})
+				continue
+			}
+			add(Mention{Name: e.Text, NormName: NormName(e.Text), Type: typ, Source: SourceNER, Start: -1, End: -1})
+		}
+	}
+	return out
+}
+
+// patterns adds the matches of ps that overlap no claimed span and returns
+// the spans it claimed.
+func (x *Extractor) patterns(text string, ps []pattern, claimed [][2]int, add func(Mention)) [][2]int {
+	var mine [][2]int
+	for _, p := range ps {
+		for _, loc := range p.re.FindAllStringSubmatchIndex(text, -1) {
+			s, e := loc[0], loc[1]
+			if len(loc) >= 4 && loc[2] >= 0 {
+				s, e = loc[2], loc[3]
+			}
+			if overlaps(claimed, s, e) || overlaps(mine, s, e) || (p.typ == "version" && insideDotted(text, s, e)) {
+				continue
+			}
+			mine = append(mine, [2]int{s, e})
+			surface := text[s:e]
+			norm := NormName(surface)
+			if p.typ == "url" || p.typ == "path" {
+				norm = strings.ToLower(surface) // separators matter here
+			}
+			add(Mention{Name: surface, NormName: norm, Type: p.typ, Source: SourcePattern, Start: s, End: e})
+		}
+	}
+	return mine
+}
+
+// insideDotted reports a match that is part of a longer dotted number such
+// as the IP address 0.0.0.0.
+func insideDotted(text string, s, e int) bool {
+	if s > 0 && text[s-1] == '.' {
+		return true
+	}
+	return e+1 < len(text) && text[e] == '.' && isDigit(text[e+1])
+}
+
+func addAlias(aliases []string, name, surface string) []string {
+	if surface == name {
+		return aliases
+	}
+	for _, a := range aliases {
+		if a == surface {
+			return aliases
+		}
+	}
+	return append(aliases, surface)
+}
+
+func overlaps(spans [][2]int, s, e int) bool {
+	for _, c := range spans {
+		if s < c[1] && c[0] < e {
+			return true
+		}
+	}
+	return false
+}
+
+// lookup finds a gazetteer entry by surface form.
+func (x *Extractor) lookup(surface string) (int, bool) {
+	if i, ok := x.exact[strings.TrimSpace(surface)]; ok {
+		return i, true
+	}
+	i, ok := x.gaz[NormName(surface)]
+	return i, ok
+}
+
+// gazetteer matches gazetteer names and aliases on word boundaries, longest
+// first, and returns the claimed spans.
+func (x *Extractor) gazetteer(text string, taken [][2]int, add func(Mention)) [][2]int {
+	if len(x.entries) == 0 {
+		return nil
+	}
+	words := wordSpans(text)
+	var claimed [][2]int
+	for i := 0; i < len(words); i++ {
+		for n := min(x.maxN, len(words)-i); n >= 1; n-- {
+			s, e := words[i][0], words[i+n-1][1]
+			idx, ok := x.lookup(text[s:e])
+			if !ok || overlaps(taken, s, e) {
+				continue
+			}
+			g := x.entries[idx]
+			m := Mention{Name: g.Name, NormName: NormName(g.Name), Type: g.Type, Source: SourceGazetteer, Start: s, End: e}
+			m.Aliases = append(m.Aliases, g.Aliases...)
+			m.Aliases = addAlias(m.Aliases, g.Name, text[s:e])
+			add(m)
+			claimed = append(claimed, [2]int{s, e})
+			i += n - 1
+			break
+		}
+	}
+	return claimed
+}
+
+// wordSpans returns the byte spans of the words of text: runs of letters,
+// digits, '+' and '#' (C++, C#), joined across single inner '.', '-' and
+// '_' (Node.js, neo4j-db).
+func wordSpans(text string) [][2]int {
+	var out [][2]int
+	start := -1
+	isWord := func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) || r == '+' || r == '#' }
+	runes := []rune(text)
+	pos := 0
+	for i, r := range runes {
+		inner := (r == '.' || r == '-' || r == '_') && start >= 0 && i+1 < len(runes) && isWord(runes[i+1])
+		switch {
+		case isWord(r) || inner:
+			if start < 0 {
+				start = pos
+			}
+		case start >= 0:
+			out = append(out, [2]int{start, pos})
+			start = -1
+		}
+		pos += len(string(r))
+	}
+	if start >= 0 {
+		out = append(out, [2]int{start, pos})
+	}
+	return out
+}
+
+// NormName normalises an entity name for matching: lower case, trimmed,
+// punctuation folded to single spaces; '+' and '#' are kept (C++, C#).
+func NormName(s string) string {
+	var b strings.Builder
+	b.Grow(len(s))
+	space := false
+	for _, r := range s {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) || r == '+' || r == '#' {
+			if space && b.Len() > 0 {
+				b.WriteByte(' ')
+			}
+			space = false
+			b.WriteRune(unicode.ToLower(r))
+			continue
+		}
+		space = true
+	}
+	return b.String()
+}
+
+// Result is what the write path extracts from one memory's text.
+type Result struct {
+	// Normalized is the text with fluff dropped.
+	Normalized     string
+	Classification Classification
+	Entities       []Mention
+	// Key is the SAQ canonical key.
+	Key string
+}
+
+// Extract runs Normalize, Classify, Entities and Key on one text.
+func (x *Extractor) Extract(text string, hint Hint) Result {
+	norm := Normalize(text)
+	return Result{
+		Normalized:     norm,
+		Classification: Classify(x.policy, norm, hint),
+		Entities:       x.Entities(norm),
+		Key:            x.keyer.keyOf(norm),
+	}
+}
