@@ -52,6 +52,7 @@ type Engine struct {
 	policy   *policy.Holder
 	log      *slog.Logger
 	now      func() time.Time
+	xc       extractors // write-path extractor cache, see ingest_extract.go
 }
 
 // New builds an Engine from its options.

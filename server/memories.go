@@ -12,48 +12,6 @@ import (
 	"github.com/mnemo-dev/mnemo/graph"
 )
 
-// createMemoryRequest is the body of POST /v1/memories.
-type createMemoryRequest struct {
-	Scope       *graph.Scope     `json:"scope"`
-	Type        string           `json:"type"`
-	Title       string           `json:"title"`
-	Content     string           `json:"content"`
-	Summary     string           `json:"summary"`
-	UserID      string           `json:"user_id"`
-	Tags        []string         `json:"tags"`
-	Entities    []string         `json:"entities"`
-	Importance  *float64         `json:"importance"`
-	ValidFrom   time.Time        `json:"valid_from"`
-	ValidTo     time.Time        `json:"valid_to"`
-	Visibility  graph.Visibility `json:"visibility"`
-	SubjectType string           `json:"subject_type"`
-	SubjectID   string           `json:"subject_id"`
-	ProjectID   string           `json:"project_id"`
-	SessionID   string           `json:"session_id"`
-	Channel     string           `json:"channel"`
-	Provenance  graph.Provenance `json:"provenance"`
-}
-
-func (s *Server) createMemory(c *gin.Context) {
-	var req createMemoryRequest
-	if err := decode(c, s.maxBody, &req); err != nil {
-		s.fail(c, err)
-		return
-	}
-	created, err := s.engine.Create(c.Request.Context(), principal(c), engine.CreateRequest{
-		Scope: req.Scope, Type: req.Type, Title: req.Title, Content: req.Content, Summary: req.Summary,
-		UserID: req.UserID, Tags: req.Tags, Entities: req.Entities, Importance: req.Importance,
-		ValidFrom: req.ValidFrom, ValidTo: req.ValidTo, Visibility: req.Visibility,
-		SubjectType: req.SubjectType, SubjectID: req.SubjectID, ProjectID: req.ProjectID,
-		SessionID: req.SessionID, Channel: req.Channel, Provenance: req.Provenance,
-	})
-	if err != nil {
-		s.fail(c, err)
-		return
-	}
-	c.JSON(http.StatusCreated, created)
-}
-
 func (s *Server) getMemory(c *gin.Context) {
 	view, err := s.engine.Get(c.Request.Context(), principal(c), c.Param("id"))
 	if err != nil {

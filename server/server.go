@@ -13,6 +13,7 @@ import (
 
 	"github.com/mnemo-dev/mnemo/engine"
 	"github.com/mnemo-dev/mnemo/graph"
+	"github.com/mnemo-dev/mnemo/policy"
 )
 
 // HealthCheck reports whether one dependency can serve.
@@ -26,16 +27,20 @@ type Options struct {
 	Health       map[string]HealthCheck     // name -> check, reported by /healthz
 	Logger       *slog.Logger
 	MaxBodyBytes int64
+	// PolicyLoader reloads the policy for POST /v1/admin/policy/reload;
+	// nil answers 501.
+	PolicyLoader func() (*policy.Policy, error)
 }
 
 // Server is the HTTP API. It implements http.Handler.
 type Server struct {
-	engine  *engine.Engine
-	keys    []keyEntry
-	health  map[string]HealthCheck
-	log     *slog.Logger
-	maxBody int64
-	router  *gin.Engine
+	engine     *engine.Engine
+	keys       []keyEntry
+	health     map[string]HealthCheck
+	log        *slog.Logger
+	maxBody    int64
+	loadPolicy func() (*policy.Policy, error)
+	router     *gin.Engine
 }
 
 type keyEntry struct {
@@ -54,7 +59,7 @@ func New(o Options) (*Server, error) {
 	if o.MaxBodyBytes <= 0 {
 		o.MaxBodyBytes = 4 << 20
 	}
-	s := &Server{engine: o.Engine, health: o.Health, log: o.Logger, maxBody: o.MaxBodyBytes}
+	s := &Server{engine: o.Engine, health: o.Health, log: o.Logger, maxBody: o.MaxBodyBytes, loadPolicy: o.PolicyLoader}
 	for k, p := range o.Keys {
 		s.keys = append(s.keys, keyEntry{hash: sha256.Sum256([]byte(k)), principal: p})
 	}
@@ -68,8 +73,16 @@ func New(o Options) (*Server, error) {
 	r.GET("/healthz", s.healthz)
 	v1 := r.Group("/v1", s.authenticate)
 	v1.POST("/memories", s.createMemory)
+	v1.POST("/memories\\:batch", s.createMemories)
+	v1.GET("/librarian/requests", s.listGateRequests)
+	v1.GET("/librarian/requests/:id", s.gateRequest)
+	v1.POST("/librarian/requests/:id", s.decideGateRequest) // {id}:approve, {id}:reject
+	v1.POST("/admin/policy/reload", s.reloadPolicy)
 	v1.GET("/memories", s.listMemories)
 	v1.GET("/memories/:id", s.getMemory)
+	v1.POST("/search", s.search)
+	v1.POST("/context", s.readContext)
+	v1.POST("/citations/verify", s.verifyCitations)
 	s.router = r
 	return s, nil
 }

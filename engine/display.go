@@ -1,0 +1,303 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/mnemo-dev/mnemo/graph"
+	"github.com/mnemo-dev/mnemo/policy"
+)
+
+// charsPerToken is the token estimate used for budgets: 4 characters are
+// about one token for English text and common tokenizers.
+const charsPerToken = 4
+
+// Neighbour is a memory appended to a primary result because it shares
+// entities with it, shown per its type's display.neighbour rule: full
+// (content), summary (summary + id) or id.
+type Neighbour struct {
+	ID        string   `json:"id"`
+	Type      string   `json:"type"`
+	Title     string   `json:"title,omitempty"`
+	VersionID string   `json:"version_id"`
+	Display   string   `json:"display"`
+	Content   string   `json:"content,omitempty"`
+	Summary   string   `json:"summary,omitempty"`
+	Shared    []string `json:"shared"`
+}
+
+// Budget reports how the token budget was spent.
+type Budget struct {
+	// TokenBudget is the cap in force (0: none).
+	TokenBudget int `json:"token_budget"`
+	// TokensUsed estimates the tokens of what was returned.
+	TokensUsed int `json:"tokens_used"`
+	// TokenBudgetExceeded is true when something was left out for the cap;
+	// ExcludedCount says how many results and neighbours were.
+	TokenBudgetExceeded bool `json:"token_budget_exceeded"`
+	ExcludedCount       int  `json:"excluded_count"`
+}
+
+// resolve turns the best q.limit hits into results: versions loaded,
+// confidence scored, shaped per display policy, cited.
+func (e *Engine) resolve(ctx context.Context, q searchPlan, ranked []*hit) ([]SearchResult, error) {
+	top := ranked[:min(len(ranked), q.limit)]
+	if err := e.loadVersions(ctx, q.f, top); err != nil {
+		return nil, err
+	}
+	out := make([]SearchResult, 0, len(top))
+	for _, h := range top {
+		if !h.hasVersion {
+			continue // its version is not visible under the filter
+		}
+		conf, flags := confidence(h, q.now)
+		td, known := q.pol.Type(h.mem.Type)
+		content, appendix := shape(td, known, h.mem, h.version, h.text())
+		r := SearchResult{
+			Memory: h.mem, VersionID: h.version.ID, VersionNumber: h.version.Number,
+			Content: content, Appendix: appendix, Score: h.score, Confidence: conf,
+			Signals: map[string]SignalRank{}, Path: h.path, Edits: h.edits, Flags: flags,
+			Citation: citationOf(h.mem, h.version.ID), fullText: h.text(),
+		}
+		for _, s := range []string{signalGraph, signalKeyword, signalVector} {
+			if rank, ok := h.ranks[s]; ok {
+				r.WhyIncluded = append(r.WhyIncluded, whyOf[s])
+				r.Signals[s] = SignalRank{Rank: rank, Score: h.raw[s]}
+			}
+		}
+		out = append(out, r)
+	}
+	return out, nil
+}
+
+// loadVersions loads the current version of every hit that has none yet.
+func (e *Engine) loadVersions(ctx context.Context, f graph.Filter, hs []*hit) error {
+	var ids []string
+	byMemory := map[string]*hit{}
+	for _, h := range hs {
+		if !h.hasVersion && h.mem.CurrentVersionID != "" {
+			ids = append(ids, h.mem.CurrentVersionID)
+			byMemory[h.mem.ID] = h
+		}
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	vs, err := e.store.GetVersions(ctx, f, ids)
+	if err != nil {
+		return fmt.Errorf("load versions: %w", err)
+	}
+	for _, v := range vs {
+		if h := byMemory[v.MemoryID]; h != nil {
+			h.version, h.hasVersion = v, true
+		}
+	}
+	return nil
+}
+
+// repositoryID is the repository_id of a citation: the memory's repo id, or
+// "tenant/org" for an org-wide memory, or "tenant" for a tenant-wide one.
+func repositoryID(s graph.Scope) string {
+	switch {
+	case s.RepoID != "":
+		return s.RepoID
+	case s.OrgID != "":
+		return s.TenantID + "/" + s.OrgID
+	}
+	return s.TenantID
+}
+
+// citationOf cites a whole version of m.
+func citationOf(m graph.Memory, versionID string) graph.Citation {
+	return graph.Citation{RepositoryID: repositoryID(m.Scope), ElementID: m.ID, VersionID: versionID}
+}
+
+// shape renders a memory per its type's display rule: the primary field
+// (trimmed) and the appendix fields (text fields trimmed). A type missing from the policy shows
+// its content.
+func shape(td policy.TypeDef, known bool, m graph.Memory, v graph.Version, text string) (string, map[string]string) {
+	if !known || td.Display.Primary == "" {
+		return text, nil
+	}
+	primary := trim(field(td.Display.Primary, m, v, text), td.Display.PrimaryTrim)
+	var appendix map[string]string
+	for _, name := range td.Display.Appendix {
+		if name == td.Display.Primary {
+			continue
+		}
+		val := field(name, m, v, text)
+		if name == policy.FieldContent || name == policy.FieldSummary || name == policy.FieldTitle {
+			val = trim(val, td.Display.AppendixTrim) // status, due and tags are never cut
+		}
+		if val != "" {
+			if appendix == nil {
+				appendix = map[string]string{}
+			}
+			appendix[name] = val
+		}
+	}
+	return primary, appendix
+}
+
+// field returns one display field of a memory. A task's status and due date
+// are read from its "status:" and "due:" tags; the summary falls back to the
+// content.
+func field(name string, m graph.Memory, v graph.Version, text string) string {
+	switch name {
+	case policy.FieldTitle:
+		return m.Title
+	case policy.FieldContent:
+		return text
+	case policy.FieldSummary:
+		if v.Summary != "" {
+			return v.Summary
+		}
+		return text
+	case policy.FieldStatus:
+		if s := tagValue(m.Tags, "status"); s != "" {
+			return s
+		}
+		return string(m.Status)
+	case policy.FieldDue:
+		return tagValue(m.Tags, "due")
+	case policy.FieldTags:
+		return strings.Join(m.Tags, ", ")
+	}
+	return ""
+}
+
+// tagValue returns the value of the first "key:value" tag.
+func tagValue(tags []string, key string) string {
+	for _, t := range tags {
+		if v, ok := strings.CutPrefix(t, key+":"); ok {
+			return v
+		}
+	}
+	return ""
+}
+
+// trim cuts s to n characters (0: no cut), marking the cut with an ellipsis.
+func trim(s string, n int) string {
+	if n <= 0 || utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	r := []rune(s)
+	return strings.TrimSpace(string(r[:n])) + "…"
+}
+
+// tokens estimates the tokens of s.
+func tokens(s string) int {
+	return (utf8.RuneCountInString(s) + charsPerToken - 1) / charsPerToken
+}
+
+// appendNeighbours gives each result its appendix of neighbours: memories
+// sharing entities with it, up to notes_limit shown in full and docs_limit
+// shown as summary or id, under the same filter, each memory at most once in
+// the response and never one that is already a primary result.
+func (e *Engine) appendNeighbours(ctx context.Context, q searchPlan, rs []SearchResult) error {
+	lim := q.rt.Neighbours
+	if len(rs) == 0 || lim.NotesLimit+lim.DocsLimit == 0 {
+		return nil
+	}
+	seeds := make([]string, len(rs))
+	shown := make(map[string]bool, len(rs))
+	for i, r := range rs {
+		seeds[i] = r.Memory.ID
+		shown[r.Memory.ID] = true
+	}
+	ns, err := e.store.Neighbours(ctx, q.f, seeds, lim.NotesLimit+lim.DocsLimit+len(rs))
+	if err != nil {
+		return fmt.Errorf("neighbours: %w", err)
+	}
+	hs := make([]*hit, 0, len(ns))
+	byID := map[string]*hit{}
+	for _, n := range ns {
+		if !shown[n.Memory.ID] && byID[n.Memory.ID] == nil {
+			h := &hit{mem: n.Memory, loaded: true}
+			byID[n.Memory.ID] = h
+			hs = append(hs, h)
+		}
+	}
+	if len(hs) == 0 {
+		return nil
+	}
+	if err := e.applyEdits(ctx, q.f, hs); err != nil {
+		return err
+	}
+	if err := e.loadVersions(ctx, q.f, hs); err != nil {
+		return err
+	}
+	seedIndex := make(map[string]int, len(rs))
+	for i, r := range rs {
+		seedIndex[r.Memory.ID] = i
+	}
+	notes, docs := make([]int, len(rs)), make([]int, len(rs))
+	for _, n := range ns {
+		i, h := seedIndex[n.SeedID], byID[n.Memory.ID]
+		if h == nil || h.mem.ID == "" || !h.hasVersion || shown[h.mem.ID] {
+			continue // a primary result (cycle), already shown, hidden by an edit or not visible
+		}
+		td, _ := q.pol.Type(h.mem.Type)
+		nb := Neighbour{ID: h.mem.ID, Type: h.mem.Type, Title: h.mem.Title, VersionID: h.version.ID,
+			Display: td.Display.Neighbour, Shared: n.Shared}
+		if nb.Display == "" {
+			nb.Display = policy.NeighbourSummary
+		}
+		if nb.Display == policy.NeighbourFull {
+			if notes[i] >= lim.NotesLimit {
+				continue
+			}
+			notes[i]++
+			nb.Content = h.text()
+		} else {
+			if docs[i] >= lim.DocsLimit {
+				continue
+			}
+			docs[i]++
+			if nb.Display == policy.NeighbourSummary {
+				nb.Summary = trim(field(policy.FieldSummary, h.mem, h.version, h.text()), 280)
+			}
+		}
+		shown[h.mem.ID] = true
+		rs[i].Neighbours = append(rs[i].Neighbours, nb)
+	}
+	return nil
+}
+
+// applyBudget keeps, in rank order, the results that fit in budget tokens
+// (0: no cap), then, in the same order, the neighbours that still fit, so a
+// neighbour never displaces a primary result. It reports what it left out.
+func applyBudget(rs []SearchResult, budget int) ([]SearchResult, Budget) {
+	b := Budget{TokenBudget: budget}
+	fits := func(n int) bool { return budget <= 0 || b.TokensUsed+n <= budget }
+	out := make([]SearchResult, 0, len(rs))
+	for _, r := range rs {
+		n := tokens(r.Memory.Title) + tokens(r.Content)
+		for _, v := range r.Appendix {
+			n += tokens(v)
+		}
+		if !fits(n) {
+			b.ExcludedCount += 1 + len(r.Neighbours)
+			continue
+		}
+		b.TokensUsed += n
+		out = append(out, r)
+	}
+	for i := range out {
+		kept := make([]Neighbour, 0, len(out[i].Neighbours))
+		for _, nb := range out[i].Neighbours {
+			m := tokens(nb.ID) + tokens(nb.Title) + tokens(nb.Content) + tokens(nb.Summary)
+			if !fits(m) {
+				b.ExcludedCount++
+				continue
+			}
+			b.TokensUsed += m
+			kept = append(kept, nb)
+		}
+		out[i].Neighbours = kept
+	}
+	b.TokenBudgetExceeded = b.ExcludedCount > 0
+	return out, b
+}

@@ -1,0 +1,173 @@
+package engine_test
+
+import (
+	"context"
+	"hash/fnv"
+	"math"
+	"strings"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/mnemo-dev/mnemo/config"
+	"github.com/mnemo-dev/mnemo/engine"
+	"github.com/mnemo-dev/mnemo/graph"
+	"github.com/mnemo-dev/mnemo/graph/sqlite"
+	"github.com/mnemo-dev/mnemo/policy"
+	"github.com/mnemo-dev/mnemo/vector"
+	"github.com/mnemo-dev/mnemo/vector/local"
+)
+
+// ingFixture is an engine on a real SQLite store in a temporary directory,
+// with the shipped default policy.
+type ingFixture struct {
+	eng   *engine.Engine
+	store *sqlite.Store
+	index vector.Index
+	emb   *hashEmbedder
+	scope graph.Scope
+}
+
+// principals of the fixture's tenant, one per default role.
+func (f *ingFixture) as(roles ...string) graph.Principal {
+	return graph.Principal{ID: strings.Join(roles, "+") + "-1", Roles: roles, Scope: f.scope}
+}
+
+type ingOpts struct {
+	vectors bool
+	index   func(vector.Index) vector.Index // wraps the index, e.g. to inject faults
+}
+
+func newIngFixture(t testing.TB, o ingOpts) *ingFixture {
+	t.Helper()
+	ctx := context.Background()
+	st, err := sqlite.Open(ctx, t.TempDir(), sqlite.Options{})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = st.Close() })
+	pol, err := policy.Parse("default_policy.yaml", config.DefaultPolicy())
+	require.NoError(t, err)
+	holder, err := policy.NewHolder(pol)
+	require.NoError(t, err)
+	f := &ingFixture{store: st, scope: graph.Scope{TenantID: "t1"}}
+	opts := engine.Options{Store: st, Policy: holder}
+	if o.vectors {
+		idx, err := local.Open(t.TempDir(), local.Options{Dimensions: 16})
+		require.NoError(t, err)
+		t.Cleanup(func() { _ = idx.Close() })
+		f.index, f.emb = idx, &hashEmbedder{dim: 16}
+		if o.index != nil {
+			f.index = o.index(idx)
+		}
+		opts.Index, opts.Embedder = f.index, f.emb
+	}
+	f.eng, err = engine.New(opts)
+	require.NoError(t, err)
+	return f
+}
+
+// memories returns every memory of the tenant, whatever its status.
+func (f *ingFixture) memories(t testing.TB) []graph.Memory {
+	t.Helper()
+	var out []graph.Memory
+	flt := graph.Filter{Scope: f.scope, Statuses: []graph.Status{graph.StatusActive, graph.StatusSuperseded, graph.StatusArchived, graph.StatusRetracted}}
+	for p := (graph.Page{Limit: 1000}); ; {
+		l, err := f.store.ListMemories(context.Background(), flt, p)
+		require.NoError(t, err)
+		out = append(out, l.Memories...)
+		if l.NextCursor == "" {
+			return out
+		}
+		p.Cursor = l.NextCursor
+	}
+}
+
+// audits returns the tenant's audit events with action.
+func (f *ingFixture) audits(t testing.TB, action string) []graph.AuditEvent {
+	t.Helper()
+	var out []graph.AuditEvent
+	p := graph.Page{Limit: 1000}
+	for {
+		evs, next, err := f.store.ListAudit(context.Background(), graph.Filter{Scope: f.scope}, graph.AuditQuery{Action: action}, p)
+		require.NoError(t, err)
+		out = append(out, evs...)
+		if next == "" {
+			return out
+		}
+		p.Cursor = next
+	}
+}
+
+func (f *ingFixture) memory(t testing.TB, id string) graph.Memory {
+	t.Helper()
+	m, err := f.store.GetMemory(context.Background(), graph.Filter{Scope: f.scope, Statuses: []graph.Status{graph.StatusActive, graph.StatusSuperseded, graph.StatusArchived}}, id)
+	require.NoError(t, err)
+	return m
+}
+
+// hashEmbedder is a small deterministic embedder for engine tests: a
+// bag of hashed words. Only the write path's plumbing is under test, not
+// the quality of the vectors. fail makes the next calls fail.
+type hashEmbedder struct {
+	dim   int
+	calls atomic.Int64
+	texts atomic.Int64
+	fail  atomic.Bool
+}
+
+func (h *hashEmbedder) Embed(_ context.Context, texts []string) ([][]float32, error) {
+	h.calls.Add(1)
+	h.texts.Add(int64(len(texts)))
+	if h.fail.Load() {
+		return nil, errEmbed
+	}
+	out := make([][]float32, len(texts))
+	for i, s := range texts {
+		v := make([]float32, h.dim)
+		v[0] = 0.01
+		for _, w := range strings.Fields(strings.ToLower(s)) {
+			x := fnv.New32a()
+			_, _ = x.Write([]byte(w))
+			v[int(x.Sum32())%h.dim]++
+		}
+		var n float64
+		for _, c := range v {
+			n += float64(c) * float64(c)
+		}
+		for j := range v {
+			v[j] /= float32(math.Sqrt(n))
+		}
+		out[i] = v
+	}
+	return out, nil
+}
+
+func (h *hashEmbedder) Dimensions() int { return h.dim }
+func (h *hashEmbedder) ModelID() string { return "test/hash-bag" }
+
+type ingError string
+
+func (e ingError) Error() string { return string(e) }
+
+const errEmbed = ingError("embedder down")
+
+// flakyIndex fails Upsert while down is set.
+type flakyIndex struct {
+	vector.Index
+	down atomic.Bool
+}
+
+func (f *flakyIndex) Upsert(ctx context.Context, pts []vector.Point) error {
+	if f.down.Load() {
+		return ingError("index down")
+	}
+	return f.Index.Upsert(ctx, pts)
+}
+
+func ingCtx(t testing.TB) context.Context {
+	t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
+	t.Cleanup(cancel)
+	return ctx
+}

@@ -1,0 +1,115 @@
+package engine
+
+import (
+	"github.com/mnemo-dev/mnemo/graph"
+	"github.com/mnemo-dev/mnemo/policy"
+)
+
+// action is what the write path does with one item, decided by integrity
+// and the gate.
+type action int
+
+const (
+	actNew       action = iota // a new memory
+	actSupersede               // a new memory that supersedes target
+	actVersion                 // a new version of target (documents)
+	actReinforce               // target exists with the same content: touch it
+	actQueue                   // a GateRequest for a librarian
+	actReject                  // nothing but the audit event
+)
+
+// plan carries one item through the write path.
+type plan struct {
+	idx       int
+	principal graph.Principal
+	// req is the request as stated, with its scope resolved: the payload of
+	// a queued write.
+	req IngestRequest
+	// in is the write, fully prepared, with preset memory and version ids.
+	in       graph.MemoryInput
+	doc      bool // identity-keyed: changed content becomes a new version
+	entities []string
+	gate     policy.GateDecision
+
+	// Integrity and gate outcome.
+	act        action
+	target     graph.Memory // existing memory reinforced, superseded or versioned
+	targetPlan *plan        // in-batch item reinforced, superseded or versioned
+	rule       string       // the rule that decided
+	reason     string
+	fix        string
+	conflict   bool
+	auditID    string // subject id of a rejection's audit event
+
+	// Write outcome.
+	memory    graph.Memory
+	version   graph.Version
+	requestID string
+	written   bool
+}
+
+// reset forgets the integrity and write outcome before a re-plan.
+func (pl *plan) reset() {
+	pl.act, pl.target, pl.targetPlan = actNew, graph.Memory{}, nil
+	pl.rule, pl.reason, pl.fix, pl.conflict = "", "", "", false
+	pl.memory, pl.version, pl.requestID, pl.written = graph.Memory{}, graph.Version{}, "", false
+	pl.in.Memory.AccessCount = 1
+	pl.in.Supersedes = ""
+	pl.in.Audit = nil
+}
+
+// namespace is where pl's canonical key must be unique.
+func (pl *plan) namespace() graph.Namespace {
+	m := pl.in.Memory
+	return graph.Namespace{Scope: m.Scope, UserID: m.UserID, Type: m.Type}
+}
+
+// targetID is the memory pl reinforces, supersedes or versions.
+func (pl *plan) targetID() string {
+	if pl.targetPlan != nil {
+		return pl.targetPlan.memoryID()
+	}
+	return pl.target.ID
+}
+
+// memoryID is the memory pl writes or touches.
+func (pl *plan) memoryID() string {
+	switch pl.act {
+	case actNew, actSupersede:
+		return pl.in.Memory.ID
+	case actVersion, actReinforce:
+		return pl.targetID()
+	}
+	return ""
+}
+
+func (pl *plan) result() IngestResult {
+	m := pl.in.Memory
+	r := IngestResult{
+		CanonicalKey: m.CanonicalKey, Type: m.Type, Layer: m.Layer, Sublayer: m.Sublayer,
+		Rule: pl.rule, Reason: pl.reason, Fix: pl.fix, Entities: pl.entities, Conflict: pl.conflict,
+	}
+	if r.Entities == nil {
+		r.Entities = []string{}
+	}
+	switch pl.act {
+	case actNew:
+		r.Status, r.ID, r.VersionID = StatusApproved, pl.memory.ID, pl.version.ID
+	case actSupersede:
+		r.Status, r.ID, r.VersionID, r.Supersedes = StatusSuperseded, pl.memory.ID, pl.version.ID, pl.targetID()
+	case actVersion:
+		r.Status, r.ID, r.VersionID = StatusUpdated, pl.targetID(), pl.version.ID
+	case actReinforce:
+		r.Status, r.ID = StatusReinforced, pl.targetID()
+		if pl.targetPlan != nil {
+			r.VersionID = pl.targetPlan.version.ID
+		} else {
+			r.VersionID = pl.target.CurrentVersionID
+		}
+	case actQueue:
+		r.Status, r.RequestID = StatusPending, pl.requestID
+	case actReject:
+		r.Status, r.RequestID = StatusRejected, pl.auditID
+	}
+	return r
+}

@@ -1,0 +1,217 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/mnemo-dev/mnemo/graph"
+	"github.com/mnemo-dev/mnemo/vector"
+)
+
+// write executes the plans: new memories first (one transaction per wave;
+// a wave holds the items that do not supersede another item of the same
+// batch), then new versions, reinforcements, queued requests and the audit
+// events of rejections. Any error stops it; an ErrConflict from the first
+// step (a concurrent writer superseded a target) leaves nothing written.
+func (e *Engine) write(ctx context.Context, plans []*plan, o ingestOpts) error {
+	now := e.now().UTC()
+	actor := func(pl *plan) string {
+		if o.approvedBy != "" {
+			return o.approvedBy
+		}
+		return pl.principal.ID
+	}
+	if err := e.writeMemories(ctx, plans, actor, now); err != nil {
+		return err
+	}
+	if err := e.writeVersions(ctx, plans, actor, now); err != nil {
+		return err
+	}
+	if err := e.reinforce(ctx, plans, now); err != nil {
+		return err
+	}
+	var rejects []graph.AuditEvent
+	for _, pl := range plans {
+		switch pl.act {
+		case actQueue:
+			g, ev, err := gateRequest(pl, now)
+			if err != nil {
+				return err
+			}
+			if _, err := e.store.CreateGateRequest(ctx, g, ev); err != nil {
+				return fmt.Errorf("queue write for a librarian: %w", err)
+			}
+			pl.requestID = g.ID
+		case actReject:
+			rejects = append(rejects, rejectAudit(pl, now))
+		}
+	}
+	if len(rejects) > 0 {
+		if err := e.store.AppendAudit(ctx, rejects...); err != nil {
+			return fmt.Errorf("audit rejected writes: %w", err)
+		}
+	}
+	return nil
+}
+
+// writeMemories creates the new memories, wave by wave.
+func (e *Engine) writeMemories(ctx context.Context, plans []*plan, actor func(*plan) string, now time.Time) error {
+	var waves [][]*plan
+	for _, pl := range plans {
+		if pl.act != actNew && pl.act != actSupersede {
+			continue
+		}
+		if pl.act == actSupersede {
+			pl.in.Supersedes = pl.targetID()
+		}
+		pl.in.Audit = []graph.AuditEvent{approveAudit(pl, AuditGateApprove, actor(pl), now)}
+		pl.in.Version.Index = e.index != nil
+		w := wave(pl)
+		for len(waves) <= w {
+			waves = append(waves, nil)
+		}
+		waves[w] = append(waves[w], pl)
+	}
+	for _, wv := range waves {
+		ins := make([]graph.MemoryInput, len(wv))
+		for i, pl := range wv {
+			ins[i] = pl.in
+		}
+		created, err := e.store.CreateMemories(ctx, ins)
+		if err != nil {
+			return fmt.Errorf("write %d memories: %w", len(ins), err)
+		}
+		for i, pl := range wv {
+			pl.memory, pl.version, pl.written = created[i].Memory, created[i].Version, true
+		}
+	}
+	return nil
+}
+
+// wave is how many in-batch supersessions pl sits on.
+func wave(pl *plan) int {
+	t := pl.targetPlan
+	if pl.act != actSupersede || t == nil || (t.act != actNew && t.act != actSupersede) {
+		return 0
+	}
+	return wave(t) + 1
+}
+
+// writeVersions appends the new versions of changed documents. The
+// approval is audited before the version is written (VersionInput carries
+// no audit events).
+func (e *Engine) writeVersions(ctx context.Context, plans []*plan, actor func(*plan) string, now time.Time) error {
+	for _, pl := range plans {
+		if pl.act != actVersion {
+			continue
+		}
+		if err := e.store.AppendAudit(ctx, approveAudit(pl, AuditGateApproveVersion, actor(pl), now)); err != nil {
+			return fmt.Errorf("audit new version of %s: %w", pl.targetID(), err)
+		}
+		in := pl.in.Version
+		in.Index = e.index != nil
+		v, err := e.store.AddVersion(ctx, pl.in.Memory.Scope, pl.targetID(), in)
+		if err != nil {
+			return fmt.Errorf("new version of %s: %w", pl.targetID(), err)
+		}
+		pl.memory, pl.version, pl.written = baseMemory(pl), v, true
+	}
+	return nil
+}
+
+// baseMemory is the memory a version plan adds to.
+func baseMemory(pl *plan) graph.Memory {
+	if pl.targetPlan != nil {
+		if pl.targetPlan.act == actVersion {
+			return baseMemory(pl.targetPlan)
+		}
+		return pl.targetPlan.memory
+	}
+	return pl.target
+}
+
+// reinforce touches the stored memories that identical items matched.
+// Items matching a memory new in this batch already raised its initial
+// access count.
+func (e *Engine) reinforce(ctx context.Context, plans []*plan, now time.Time) error {
+	type touch struct {
+		scope graph.Scope
+		ids   []string
+	}
+	var rounds []map[graph.Scope]*touch // a memory matched n times is touched in n rounds
+	seen := map[string]int{}
+	for _, pl := range plans {
+		if pl.act != actReinforce || (pl.targetPlan != nil && pl.targetPlan.act != actVersion) {
+			continue
+		}
+		id := pl.targetID()
+		r := seen[id]
+		seen[id]++
+		for len(rounds) <= r {
+			rounds = append(rounds, map[graph.Scope]*touch{})
+		}
+		s := pl.in.Memory.Scope
+		if rounds[r][s] == nil {
+			rounds[r][s] = &touch{scope: s}
+		}
+		rounds[r][s].ids = append(rounds[r][s].ids, id)
+	}
+	for _, round := range rounds {
+		for _, t := range round {
+			if err := e.store.Touch(ctx, t.scope, t.ids, now); err != nil {
+				return fmt.Errorf("reinforce %d memories: %w", len(t.ids), err)
+			}
+		}
+	}
+	return nil
+}
+
+// indexNow embeds the new versions' index texts in one call and upserts
+// them. A failure is logged, not returned: the outbox entry written with
+// each version stays, and the drain loop delivers it later.
+func (e *Engine) indexNow(ctx context.Context, plans []*plan) {
+	if e.index == nil {
+		return
+	}
+	var (
+		texts []string
+		ready []*plan
+	)
+	for _, pl := range plans {
+		if pl.written {
+			texts = append(texts, indexTextOf(pl.in.Version.IndexText, pl.in.Version.Content))
+			ready = append(ready, pl)
+		}
+	}
+	if len(ready) == 0 {
+		return
+	}
+	vecs, err := e.embedder.Embed(ctx, texts)
+	if err != nil {
+		e.log.Warn("embed new versions failed; the outbox will retry", "count", len(texts), "err", err)
+		return
+	}
+	pts := make([]vector.Point, len(ready))
+	for i, pl := range ready {
+		pts[i] = point(pl.memory, pl.version.ID, vecs[i])
+	}
+	if err := e.index.Upsert(ctx, pts); err != nil {
+		e.log.Warn("vector upsert failed; the outbox will retry", "count", len(pts), "err", err)
+	}
+}
+
+func indexTextOf(indexText, content string) string {
+	if indexText != "" {
+		return indexText
+	}
+	return content
+}
+
+// point is the vector index entry of memory m at version versionID.
+func point(m graph.Memory, versionID string, vec []float32) vector.Point {
+	return vector.Point{ID: m.ID, Vector: vec, Payload: vector.Payload{
+		MemoryID: m.ID, VersionID: versionID, TenantID: m.Scope.TenantID, OrgID: m.Scope.OrgID,
+		RepoID: m.Scope.RepoID, Type: m.Type, CreatedAt: m.CreatedAt,
+	}}
+}

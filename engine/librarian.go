@@ -1,0 +1,193 @@
+package engine
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+
+	"github.com/mnemo-dev/mnemo/graph"
+)
+
+// GateRequestView is a queued write as a librarian reviews it: the stored
+// request and the write it carries.
+type GateRequestView struct {
+	graph.GateRequest
+	// Write is the request as its author stated it; nil when the payload
+	// cannot be decoded.
+	Write *IngestRequest `json:"write,omitempty"`
+	// RequestedRoles are the author's roles when the write was queued.
+	RequestedRoles []string `json:"requested_roles,omitempty"`
+}
+
+// Decision is the outcome of a librarian's approve or reject.
+type Decision struct {
+	Request GateRequestView `json:"request"`
+	// Result is what the approved write became; nil for a rejection.
+	Result *IngestResult `json:"result,omitempty"`
+	// Reason is why the request was rejected.
+	Reason string `json:"reason,omitempty"`
+	// Fix suggests how the author can get the write through.
+	Fix string `json:"fix,omitempty"`
+}
+
+// ListGateRequests lists queued writes in p's scope with status (pending
+// when empty), oldest first, one page at a time. It needs the approve
+// permission.
+func (e *Engine) ListGateRequests(ctx context.Context, p graph.Principal, status graph.GateStatus, page graph.Page) ([]graph.GateRequest, string, error) {
+	if err := e.authorize(p, PermApprove); err != nil {
+		return nil, "", err
+	}
+	if status == "" {
+		status = graph.GatePending
+	}
+	switch status {
+	case graph.GatePending, graph.GateApproved, graph.GateRejected:
+	default:
+		return nil, "", &graph.FieldError{Field: "status", Message: fmt.Sprintf("%q is not pending, approved or rejected", status)}
+	}
+	reqs, next, err := e.store.ListGateRequests(ctx, graph.Filter{Scope: p.Scope}, status, page)
+	if err != nil {
+		return nil, "", fmt.Errorf("list gate requests: %w", err)
+	}
+	return reqs, next, nil
+}
+
+// GetGateRequest returns one queued write. A librarian (approve
+// permission) sees any in scope; its author sees their own.
+func (e *Engine) GetGateRequest(ctx context.Context, p graph.Principal, id string) (GateRequestView, error) {
+	if err := e.authorize(p, PermRead); err != nil {
+		return GateRequestView{}, err
+	}
+	g, err := e.store.GetGateRequest(ctx, graph.Filter{Scope: p.Scope}, id)
+	if err != nil {
+		return GateRequestView{}, fmt.Errorf("gate request %s: %w", id, err)
+	}
+	if g.RequestedBy != p.ID {
+		if err := e.authorize(p, PermApprove); err != nil {
+			return GateRequestView{}, err
+		}
+	}
+	v, _ := view(g)
+	return v, nil
+}
+
+// view decodes a request's payload.
+func view(g graph.GateRequest) (GateRequestView, *queuedWrite) {
+	var q queuedWrite
+	if err := json.Unmarshal(g.Payload, &q); err != nil {
+		return GateRequestView{GateRequest: g}, nil
+	}
+	return GateRequestView{GateRequest: g, Write: &q.Request, RequestedRoles: q.Principal.Roles}, &q
+}
+
+// ApproveGateRequest replays a queued write through the write path minus
+// the gate, as its author, and settles the request. The new memory's
+// approval audit (with the rule that queued it and the librarian as actor)
+// is written in the memory's own transaction. If integrity now finds an
+// identical memory, the approval reinforces it. It needs the approve
+// permission; a request that is not pending is ErrConflict.
+func (e *Engine) ApproveGateRequest(ctx context.Context, p graph.Principal, id, note string) (Decision, error) {
+	g, q, err := e.pendingRequest(ctx, p, id)
+	if err != nil {
+		return Decision{}, err
+	}
+	reason := "approved by librarian " + p.ID
+	if note != "" {
+		reason += ": " + note
+	}
+	res, err := e.ingest(ctx, q.Principal, []IngestRequest{q.Request}, ingestOpts{approvedBy: p.ID, rule: g.Rule, note: reason})
+	if err != nil {
+		return Decision{}, fmt.Errorf("replay gate request %s: %w", id, err)
+	}
+	r := res[0]
+	if r.Status == StatusRejected {
+		// The stored state changed since the write was queued (e.g. the
+		// memory it supersedes is gone). The request stays pending.
+		v, _ := view(g)
+		return Decision{Request: v, Result: &r, Reason: r.Reason, Fix: r.Fix},
+			fmt.Errorf("%w: gate request %s cannot be applied: %s (%s)", graph.ErrConflict, id, r.Reason, r.Fix)
+	}
+	now := e.now().UTC()
+	decided, err := e.store.DecideGateRequest(ctx, g.Scope, id,
+		graph.GateDecision{Status: graph.GateApproved, DecidedBy: p.ID, Reason: truncate(reason, graph.MaxTitleLen), MemoryID: r.ID, At: now},
+		graph.AuditEvent{
+			ID: graph.NewID(), Scope: g.Scope, Action: AuditLibrarianApprove, SubjectKind: subjectGateRequest, SubjectID: id,
+			ActorID: p.ID, Rule: g.Rule, Outcome: string(r.Status) + " " + r.ID, Reason: truncate(reason, graph.MaxTitleLen), CreatedAt: now,
+		})
+	if err != nil {
+		if errors.Is(err, graph.ErrConflict) && (r.Status == StatusApproved || r.Status == StatusSuperseded) {
+			// Another librarian settled it first: take back our copy.
+			if aerr := e.store.Archive(ctx, g.Scope, r.ID); aerr != nil {
+				e.log.Error("archive duplicate of a concurrently settled gate request", "request", id, "memory", r.ID, "err", aerr)
+			}
+		}
+		return Decision{}, fmt.Errorf("settle gate request %s: %w", id, err)
+	}
+	v, _ := view(decided)
+	return Decision{Request: v, Result: &r}, nil
+}
+
+// RejectGateRequest turns a queued write down with reason and tells its
+// author how to get it through: when an active memory with the same key
+// exists, the fix is to update it instead. It needs the approve permission.
+func (e *Engine) RejectGateRequest(ctx context.Context, p graph.Principal, id, reason string) (Decision, error) {
+	g, q, err := e.pendingRequest(ctx, p, id)
+	if err != nil {
+		return Decision{}, err
+	}
+	if reason == "" {
+		reason = "rejected by librarian " + p.ID
+	}
+	fix := e.suggestFix(ctx, q, g)
+	now := e.now().UTC()
+	decided, err := e.store.DecideGateRequest(ctx, g.Scope, id,
+		graph.GateDecision{Status: graph.GateRejected, DecidedBy: p.ID, Reason: truncate(reason, graph.MaxTitleLen), At: now},
+		graph.AuditEvent{
+			ID: graph.NewID(), Scope: g.Scope, Action: AuditLibrarianReject, SubjectKind: subjectGateRequest, SubjectID: id,
+			ActorID: p.ID, Rule: g.Rule, Outcome: "rejected", Reason: truncate(reason+"; fix: "+fix, graph.MaxTitleLen), CreatedAt: now,
+		})
+	if err != nil {
+		return Decision{}, fmt.Errorf("settle gate request %s: %w", id, err)
+	}
+	v, _ := view(decided)
+	return Decision{Request: v, Reason: reason, Fix: fix}, nil
+}
+
+// pendingRequest loads a pending request for a librarian.
+func (e *Engine) pendingRequest(ctx context.Context, p graph.Principal, id string) (graph.GateRequest, *queuedWrite, error) {
+	if err := e.authorize(p, PermApprove); err != nil {
+		return graph.GateRequest{}, nil, err
+	}
+	g, err := e.store.GetGateRequest(ctx, graph.Filter{Scope: p.Scope}, id)
+	if err != nil {
+		return graph.GateRequest{}, nil, fmt.Errorf("gate request %s: %w", id, err)
+	}
+	if g.Status != graph.GatePending {
+		return graph.GateRequest{}, nil, fmt.Errorf("%w: gate request %s is already %s", graph.ErrConflict, id, g.Status)
+	}
+	_, q := view(g)
+	if q == nil {
+		return graph.GateRequest{}, nil, fmt.Errorf("gate request %s: payload is not a queued write", id)
+	}
+	return g, q, nil
+}
+
+// suggestFix tells the author of a rejected write what to do instead.
+func (e *Engine) suggestFix(ctx context.Context, q *queuedWrite, g graph.GateRequest) string {
+	const generic = "revise the write and submit it again"
+	plans, err := e.prepare(e.policy.Current(), q.Principal, []IngestRequest{q.Request}, e.now().UTC())
+	if err != nil {
+		return generic
+	}
+	pl := plans[0]
+	if k := pl.in.Memory.CanonicalKey; k != "" && !keylessTypes[pl.in.Memory.Type] {
+		if m, err := e.store.FindActiveByKey(ctx, pl.namespace(), k); err == nil {
+			return fmt.Sprintf("duplicate of active memory %s (key %s): update it instead (supersedes: %s)", m.ID, k, m.ID)
+		}
+	}
+	if g.Rule != "" {
+		return fmt.Sprintf("%s; it was queued by gate rule %q (%s)", generic, g.Rule, g.Reason)
+	}
+	return generic
+}

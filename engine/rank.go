@@ -1,0 +1,197 @@
+package engine
+
+import (
+	"cmp"
+	"slices"
+
+	"github.com/mnemo-dev/mnemo/graph"
+)
+
+// Retrieval signals, named as the policy's fusion_weights name them.
+const (
+	signalGraph   = "graph"
+	signalVector  = "vector"
+	signalKeyword = "keyword"
+)
+
+// Why a result was included (SearchResult.WhyIncluded).
+const (
+	WhyKeyword      = "keyword_match"
+	WhyVector       = "vector_match"
+	WhyRelationship = "relationship_path"
+	WhyDirect       = "direct_fetch"
+)
+
+// whyOf maps a signal to its why_included label.
+var whyOf = map[string]string{
+	signalGraph:   WhyRelationship,
+	signalVector:  WhyVector,
+	signalKeyword: WhyKeyword,
+}
+
+// hit is one memory in the candidate pool with what each signal said of it.
+type hit struct {
+	mem    graph.Memory
+	loaded bool               // mem holds the memory (vector hits arrive as ids)
+	ranks  map[string]int     // signal -> 1-based rank within that signal
+	raw    map[string]float64 // signal -> the signal's own score
+	path   []string           // graph: the entities (or shared entities) that led here
+	score  float64            // fused score
+	norm   float64            // fused score scaled to [0, 1]
+
+	version    graph.Version // the version shown and cited (once loaded)
+	hasVersion bool
+	amended    *string  // content of an approved amend edit
+	edits      []string // kinds of the approved edits applied
+}
+
+// text is the content a hit shows: an approved amendment, else its
+// version's content.
+func (h *hit) text() string {
+	if h.amended != nil {
+		return *h.amended
+	}
+	return h.version.Content
+}
+
+// pool collects hits from several signals, in first-seen order.
+type pool struct {
+	order  []string
+	hits   map[string]*hit
+	active map[string]bool // signals that ran and returned something
+}
+
+func newPool() *pool {
+	return &pool{hits: map[string]*hit{}, active: map[string]bool{}}
+}
+
+// add records that signal ranked id at rank (1-based). m is nil when only
+// the id is known so far.
+func (p *pool) add(signal string, rank int, id string, m *graph.Memory, raw float64) *hit {
+	h, ok := p.hits[id]
+	if !ok {
+		h = &hit{ranks: map[string]int{}, raw: map[string]float64{}}
+		p.hits[id] = h
+		p.order = append(p.order, id)
+	}
+	if m != nil && !h.loaded {
+		h.mem, h.loaded = *m, true
+	}
+	if old, seen := h.ranks[signal]; !seen || rank < old {
+		h.ranks[signal] = rank
+		h.raw[signal] = raw
+	}
+	p.active[signal] = true
+	return h
+}
+
+// weight returns a signal's fusion weight; a missing signal weighs 1.
+func weight(weights map[string]float64, signal string) float64 {
+	if w, ok := weights[signal]; ok {
+		return w
+	}
+	return 1
+}
+
+// fuse scores every hit by weighted reciprocal rank fusion,
+//
+//	score = sum over signals s of  w_s / (k + rank_s),
+//
+// normalises it by the best score possible with the active signals (rank 1
+// in each), and returns the hits best first (ties: newest, then id).
+func (p *pool) fuse(weights map[string]float64, k int) []*hit {
+	var best float64
+	for s := range p.active {
+		best += weight(weights, s) / float64(k+1)
+	}
+	out := make([]*hit, 0, len(p.order))
+	for _, id := range p.order {
+		h := p.hits[id]
+		h.score = 0
+		for s, r := range h.ranks {
+			h.score += weight(weights, s) / float64(k+r)
+		}
+		if best > 0 {
+			h.norm = min(h.score/best, 1)
+		}
+		out = append(out, h)
+	}
+	sortHits(out)
+	return out
+}
+
+// sortHits orders hits by fused score, then newest, then id.
+func sortHits(hs []*hit) {
+	slices.SortStableFunc(hs, func(a, b *hit) int {
+		if c := cmp.Compare(b.score, a.score); c != 0 {
+			return c
+		}
+		if c := b.mem.CreatedAt.Compare(a.mem.CreatedAt); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.mem.ID, b.mem.ID)
+	})
+}
+
+// mmr reorders hits by maximal marginal relevance: each pick maximises
+// lambda * relevance - (1 - lambda) * (highest similarity to a hit already
+// picked), where relevance is the normalised fused score and similarity the
+// Jaccard overlap of the texts' word sets (the vector index does not hand
+// back stored vectors). texts maps memory id to its text.
+func mmr(hs []*hit, texts map[string]string, lambda float64) []*hit {
+	words := make([]map[string]bool, len(hs))
+	for i, h := range hs {
+		words[i] = wordSet(texts[h.mem.ID])
+	}
+	picked := make([]bool, len(hs))
+	maxSim := make([]float64, len(hs))
+	out := make([]*hit, 0, len(hs))
+	for len(out) < len(hs) {
+		bi, bv := -1, 0.0
+		for i, h := range hs {
+			if picked[i] {
+				continue
+			}
+			v := lambda*h.norm - (1-lambda)*maxSim[i]
+			if bi < 0 || v > bv {
+				bi, bv = i, v
+			}
+		}
+		picked[bi] = true
+		out = append(out, hs[bi])
+		for i := range hs {
+			if !picked[i] {
+				maxSim[i] = max(maxSim[i], jaccard(words[i], words[bi]))
+			}
+		}
+	}
+	return out
+}
+
+// byDistance reorders hits by graph distance to a center (0: the center
+// itself, 1: one MENTIONS hop away, 2: farther), then by fused score.
+func byDistance(hs []*hit, dist map[string]int) []*hit {
+	d := func(h *hit) int {
+		if v, ok := dist[h.mem.ID]; ok {
+			return v
+		}
+		return 2
+	}
+	out := slices.Clone(hs)
+	slices.SortStableFunc(out, func(a, b *hit) int { return cmp.Compare(d(a), d(b)) })
+	return out
+}
+
+// jaccard is |a ∩ b| / |a ∪ b| (0 for two empty sets).
+func jaccard(a, b map[string]bool) float64 {
+	if len(a) == 0 && len(b) == 0 {
+		return 0
+	}
+	inter := 0
+	for w := range a {
+		if b[w] {
+			inter++
+		}
+	}
+	return float64(inter) / float64(len(a)+len(b)-inter)
+}

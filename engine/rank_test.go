@@ -1,0 +1,103 @@
+package engine
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/mnemo-dev/mnemo/graph"
+)
+
+func mem(id string, minute int) *graph.Memory {
+	return &graph.Memory{ID: id, CreatedAt: time.Date(2025, 1, 1, 0, minute, 0, 0, time.UTC), Importance: 0.5}
+}
+
+func ids(hs []*hit) []string {
+	out := make([]string, len(hs))
+	for i, h := range hs {
+		out[i] = h.mem.ID
+	}
+	return out
+}
+
+func TestFuse(t *testing.T) {
+	tests := []struct {
+		name    string
+		weights map[string]float64
+		add     func(p *pool)
+		want    []string
+		top     float64 // normalised score of the first hit
+	}{
+		{
+			name: "agreement beats one strong signal",
+			add: func(p *pool) {
+				p.add(signalGraph, 1, "a", mem("a", 1), 1)
+				p.add(signalGraph, 2, "b", mem("b", 2), 1)
+				p.add(signalKeyword, 1, "b", mem("b", 2), 9)
+				p.add(signalKeyword, 2, "c", mem("c", 3), 8)
+			},
+			want: []string{"b", "a", "c"},
+			top:  (1.0/62 + 1.0/61) / (2.0 / 61),
+		},
+		{
+			name:    "weights decide between signals",
+			weights: map[string]float64{signalGraph: 0.1, signalKeyword: 2},
+			add: func(p *pool) {
+				p.add(signalGraph, 1, "a", mem("a", 1), 1)
+				p.add(signalKeyword, 1, "c", mem("c", 3), 8)
+			},
+			want: []string{"c", "a"},
+			top:  2.0 / 61 / (2.1 / 61),
+		},
+		{
+			name: "ties: newest first",
+			add: func(p *pool) {
+				p.add(signalGraph, 1, "old", mem("old", 1), 1)
+				p.add(signalKeyword, 1, "new", mem("new", 9), 1)
+			},
+			want: []string{"new", "old"},
+			top:  0.5,
+		},
+		{
+			name: "best rank of a signal counts once",
+			add: func(p *pool) {
+				p.add(signalGraph, 3, "a", mem("a", 1), 1)
+				p.add(signalGraph, 1, "a", mem("a", 1), 1)
+			},
+			want: []string{"a"},
+			top:  1,
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			p := newPool()
+			tc.add(p)
+			got := p.fuse(tc.weights, 60)
+			require.Equal(t, tc.want, ids(got))
+			assert.InDelta(t, tc.top, got[0].norm, 1e-9)
+		})
+	}
+}
+
+func TestMMRPrefersDiversity(t *testing.T) {
+	hs := []*hit{
+		{mem: *mem("a", 1), norm: 1.0},
+		{mem: *mem("a2", 2), norm: 0.95},
+		{mem: *mem("b", 3), norm: 0.9},
+	}
+	texts := map[string]string{
+		"a":  "postgres listens on port 5432",
+		"a2": "postgres listens on port 5432 here",
+		"b":  "kubernetes rollout finished",
+	}
+	assert.Equal(t, []string{"a", "b", "a2"}, ids(mmr(hs, texts, 0.5)), "diversity wins at lambda 0.5")
+	assert.Equal(t, []string{"a", "a2", "b"}, ids(mmr(hs, texts, 1)), "lambda 1 is pure relevance")
+}
+
+func TestByDistance(t *testing.T) {
+	hs := []*hit{{mem: *mem("far", 1)}, {mem: *mem("near", 2)}, {mem: *mem("center", 3)}}
+	got := byDistance(hs, map[string]int{"center": 0, "near": 1})
+	assert.Equal(t, []string{"center", "near", "far"}, ids(got))
+}

@@ -1,0 +1,156 @@
+package engine_test
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/require"
+
+	"github.com/mnemo-dev/mnemo/config"
+	"github.com/mnemo-dev/mnemo/engine"
+	"github.com/mnemo-dev/mnemo/graph"
+	"github.com/mnemo-dev/mnemo/graph/sqlite"
+	"github.com/mnemo-dev/mnemo/graph/storetest"
+	"github.com/mnemo-dev/mnemo/policy"
+	"github.com/mnemo-dev/mnemo/vector"
+	"github.com/mnemo-dev/mnemo/vector/embed"
+	"github.com/mnemo-dev/mnemo/vector/local"
+)
+
+// benchCorpus is one loaded synthetic corpus, built once per process and
+// size (so -count reuses it).
+type benchCorpus struct {
+	eng     *engine.Engine
+	p       graph.Principal
+	queries []string
+	vectors bool
+}
+
+var (
+	benchMu      sync.Mutex
+	benchCorpora = map[int]*benchCorpus{}
+)
+
+// loadBenchCorpus stores storetest.Corpus(n) in SQLite and, when the ONNX
+// embedder is installed, indexes one vector per memory in vector/local. The
+// corpus vectors are seeded random unit vectors (embedding 100k texts on
+// this machine would take longer than the benchmark); queries are embedded
+// with the real model on every search, so query embedding is measured.
+func loadBenchCorpus(b *testing.B, n int) *benchCorpus {
+	b.Helper()
+	benchMu.Lock()
+	defer benchMu.Unlock()
+	if c := benchCorpora[n]; c != nil {
+		return c
+	}
+	ctx := context.Background()
+	dir, err := os.MkdirTemp("", "mnemo-search-bench-")
+	require.NoError(b, err)
+	store, err := sqlite.Open(ctx, filepath.Join(dir, "graph"), sqlite.Options{})
+	require.NoError(b, err)
+	scope := graph.Scope{TenantID: "bench"}
+	corpus := storetest.Corpus(scope, 42, n)
+	const batch = 1000
+	var created []graph.Created
+	for i := 0; i < len(corpus.Inputs); i += batch {
+		cs, err := store.CreateMemories(ctx, corpus.Inputs[i:min(i+batch, len(corpus.Inputs))])
+		require.NoError(b, err)
+		created = append(created, cs...)
+	}
+	pol, err := policy.Parse("default_policy.yaml", config.DefaultPolicy())
+	require.NoError(b, err)
+	holder, err := policy.NewHolder(pol)
+	require.NoError(b, err)
+	opts := engine.Options{Store: store, Policy: holder}
+	c := &benchCorpus{p: graph.Principal{ID: "bench", Roles: []string{"reader"}, Scope: scope}}
+	if emb := searchBenchEmbedder(b); emb != nil {
+		idx, err := local.Open(filepath.Join(dir, "vectors"), local.Options{Dimensions: emb.Dimensions()})
+		require.NoError(b, err)
+		r := rand.New(rand.NewPCG(42, 1))
+		for i := 0; i < len(created); i += batch {
+			part := created[i:min(i+batch, len(created))]
+			pts := make([]vector.Point, len(part))
+			for j, cr := range part {
+				v := make([]float32, emb.Dimensions())
+				for k := range v {
+					v[k] = float32(r.NormFloat64())
+				}
+				pts[j] = vector.Point{ID: cr.Memory.ID, Vector: v, Payload: vector.Payload{VersionID: cr.Version.ID,
+					TenantID: scope.TenantID, Type: cr.Memory.Type, CreatedAt: cr.Memory.CreatedAt}}
+			}
+			require.NoError(b, idx.Upsert(ctx, pts))
+		}
+		opts.Index, opts.Embedder, c.vectors = idx, emb, true
+	}
+	c.eng, err = engine.New(opts)
+	require.NoError(b, err)
+	// Queries name 1-3 entities and a few words, as a user would.
+	ents, words := corpus.EntityQueries(200), corpus.KeywordQueries(200)
+	for i := range ents {
+		c.queries = append(c.queries, "what about "+strings.Join(ents[i], " and ")+" "+words[i])
+	}
+	benchCorpora[n] = c
+	return c
+}
+
+// searchBenchEmbedder opens the ONNX embedder (nil when it is not installed).
+func searchBenchEmbedder(b *testing.B) *embed.ONNX {
+	cfg := embed.Config{LibraryPath: os.Getenv("MNEMO_ORT_LIB"), ModelDir: os.Getenv("MNEMO_MODEL_DIR")}
+	if cfg.LibraryPath == "" || cfg.ModelDir == "" {
+		cfg = embed.InstalledConfig(filepath.Join("..", ".cache", "mnemo"))
+	}
+	if _, err := os.Stat(cfg.LibraryPath); err != nil {
+		b.Logf("ONNX embedder not installed (%v): measuring graph + keyword only", err)
+		return nil
+	}
+	emb, err := embed.OpenONNX(cfg)
+	require.NoError(b, err)
+	return emb
+}
+
+// BenchmarkSearch measures engine.Search latency (query embedding included)
+// on the embedded backend at 10k and 100k memories, and reports p50, p95
+// and p99 in milliseconds.
+func BenchmarkSearch(b *testing.B) {
+	for _, n := range []int{10_000, 100_000} {
+		for _, mode := range []string{"graph", "hybrid"} {
+			b.Run(fmt.Sprintf("n=%d/mode=%s", n, mode), func(b *testing.B) {
+				c := loadBenchCorpus(b, n)
+				ctx := context.Background()
+				lat := make([]time.Duration, 0, b.N)
+				b.ResetTimer()
+				for i := 0; b.Loop(); i++ {
+					start := time.Now()
+					_, err := c.eng.Search(ctx, c.p, engine.SearchRequest{Query: c.queries[i%len(c.queries)], Mode: mode})
+					lat = append(lat, time.Since(start))
+					if err != nil {
+						b.Fatal(err)
+					}
+				}
+				reportPercentiles(b, lat)
+			})
+		}
+	}
+}
+
+// reportPercentiles reports p50, p95 and p99 of lat in milliseconds.
+func reportPercentiles(b *testing.B, lat []time.Duration) {
+	if len(lat) == 0 {
+		return
+	}
+	slices.Sort(lat)
+	at := func(q float64) float64 {
+		return float64(lat[min(len(lat)-1, int(q*float64(len(lat))))].Microseconds()) / 1000
+	}
+	b.ReportMetric(at(0.50), "p50-ms")
+	b.ReportMetric(at(0.95), "p95-ms")
+	b.ReportMetric(at(0.99), "p99-ms")
+}

@@ -1,0 +1,369 @@
+package engine
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/mnemo-dev/mnemo/graph"
+	"github.com/mnemo-dev/mnemo/policy"
+	"github.com/mnemo-dev/mnemo/vector"
+)
+
+// Candidate pool sizes: how many memories each signal hands to fusion. They
+// trade recall for latency; docs/search.md records how they were tuned.
+const (
+	// graphPool caps Store.Candidates.
+	graphPool = 200
+	// expansionSeeds is how many top graph candidates seed the 1-hop
+	// expansion, and expansionPerSeed how many neighbours each adds.
+	expansionSeeds   = 10
+	expansionPerSeed = 5
+	// keywordPool caps Store.KeywordSearch.
+	keywordPool = 100
+	// vectorPool is the vector hits wanted after filtering; the index is
+	// asked for vectorOverfetch (or vectorOverfetchNarrow, when the filter
+	// narrows beyond what the index can push down) times as many.
+	vectorPool            = 100
+	vectorOverfetch       = 2
+	vectorOverfetchNarrow = 6
+)
+
+// rank finds and orders the memories for plan q: candidates per mode, fusion,
+// the effective view (edits, statuses, supersession), then the reranker. It
+// returns every surviving hit, best first, and whether graph mode fell back.
+func (e *Engine) rank(ctx context.Context, q searchPlan) ([]*hit, bool, error) {
+	p, fallback, err := e.retrieve(ctx, q)
+	if err != nil {
+		return nil, false, err
+	}
+	if err := e.loadMissing(ctx, q.f, p); err != nil {
+		return nil, false, err
+	}
+	// With rerank off in graph mode only the graph signal ran, so the
+	// fused order is the graph signal's own order.
+	ranked := p.fuse(q.rt.FusionWeights, rrfK(q.rt))
+	ranked, err = e.effectiveView(ctx, q, ranked)
+	if err != nil {
+		return nil, false, err
+	}
+	switch q.reranker {
+	case policy.RerankerMMR:
+		head := ranked[:min(len(ranked), 3*q.limit)]
+		if err := e.loadVersions(ctx, q.f, head); err != nil {
+			return nil, false, err
+		}
+		texts := make(map[string]string, len(head))
+		for _, h := range head {
+			texts[h.mem.ID] = h.text()
+		}
+		ranked = append(mmr(head, texts, q.rt.Reranker.Lambda), ranked[len(head):]...)
+	case policy.RerankerNodeDistance:
+		dist, err := e.distances(ctx, q, ranked)
+		if err != nil {
+			return nil, false, err
+		}
+		ranked = byDistance(ranked, dist)
+	}
+	return ranked, fallback, nil
+}
+
+func rrfK(rt policy.Retrieval) int {
+	if rt.RRFK > 0 {
+		return rt.RRFK
+	}
+	return 60
+}
+
+// retrieve runs the signals of q's mode into one pool.
+func (e *Engine) retrieve(ctx context.Context, q searchPlan) (*pool, bool, error) {
+	p := newPool()
+	var qvec []float32
+	embed := func() error {
+		if qvec != nil || !q.withVectors {
+			return nil
+		}
+		vs, err := e.embedder.Embed(ctx, []string{q.text})
+		if err != nil {
+			return fmt.Errorf("embed query: %w", err)
+		}
+		if len(vs) != 1 {
+			return fmt.Errorf("embed query: got %d vectors for 1 text", len(vs))
+		}
+		qvec = vs[0]
+		return nil
+	}
+	vectorSearch := func() error {
+		if !q.withVectors {
+			return nil
+		}
+		if err := embed(); err != nil {
+			return err
+		}
+		return e.vectorSearch(ctx, q, qvec, p)
+	}
+	switch q.mode {
+	case policy.ModeKeyword:
+		return p, false, e.keywordSearch(ctx, q, p, nil)
+	case policy.ModeVector:
+		return p, false, vectorSearch()
+	case policy.ModeHybrid:
+		if err := e.graphSearch(ctx, q, p); err != nil {
+			return nil, false, err
+		}
+		if err := vectorSearch(); err != nil {
+			return nil, false, err
+		}
+		return p, false, e.keywordSearch(ctx, q, p, nil)
+	}
+	// Graph mode.
+	if err := e.graphSearch(ctx, q, p); err != nil {
+		return nil, false, err
+	}
+	if len(p.order) == 0 {
+		if err := vectorSearch(); err != nil {
+			return nil, false, err
+		}
+		return p, true, e.keywordSearch(ctx, q, p, nil)
+	}
+	if !q.rt.RerankEnabled() {
+		return p, false, nil
+	}
+	within := map[string]bool{}
+	for _, id := range p.order {
+		within[id] = true
+	}
+	if q.withVectors {
+		if err := embed(); err != nil {
+			return nil, false, err
+		}
+		hits, err := e.index.Score(ctx, qvec, vectorFilter(q.f), slices.Clone(p.order))
+		if err != nil {
+			return nil, false, fmt.Errorf("vector rerank: %w", err)
+		}
+		for i, h := range hits {
+			p.add(signalVector, i+1, h.ID, nil, float64(h.Score))
+		}
+	}
+	return p, false, e.keywordSearch(ctx, q, p, within)
+}
+
+// graphSearch adds the graph signal: memories that mention an entity named
+// in the query, most matched entities first, then (1 hop) memories sharing
+// entities with the best of them.
+func (e *Engine) graphSearch(ctx context.Context, q searchPlan, p *pool) error {
+	names := queryNames(q.text)
+	if len(names) == 0 {
+		return nil
+	}
+	cands, err := e.store.Candidates(ctx, q.f, names, graphPool)
+	if err != nil {
+		return fmt.Errorf("graph candidates: %w", err)
+	}
+	// The graph ranks candidates by the specificity of the entities they
+	// match: sum over matched names of ln(1 + n/df), df being how many
+	// candidates match that name (a name every candidate mentions says
+	// little). Equal scores share a rank (competition ranking), so the other
+	// signals break the tie.
+	df := map[string]int{}
+	for _, c := range cands {
+		for _, n := range c.Matched {
+			df[n]++
+		}
+	}
+	spec := make([]float64, len(cands))
+	order := make([]int, len(cands))
+	for i, c := range cands {
+		order[i] = i
+		for _, n := range c.Matched {
+			spec[i] += math.Log(1 + float64(len(cands))/float64(df[n]))
+		}
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(spec[b], spec[a]) })
+	rank := 0
+	for pos, i := range order {
+		c := &cands[i]
+		if pos == 0 || spec[i] != spec[order[pos-1]] {
+			rank = pos + 1
+		}
+		h := p.add(signalGraph, rank, c.Memory.ID, &c.Memory, spec[i])
+		h.path = c.Matched
+	}
+	seedsFrom := make([]graph.Candidate, len(order))
+	for pos, i := range order {
+		seedsFrom[pos] = cands[i]
+	}
+	cands = seedsFrom
+	if q.rt.Hops() < 1 || len(cands) == 0 {
+		return nil
+	}
+	seeds := make([]string, 0, expansionSeeds)
+	for _, c := range cands[:min(len(cands), expansionSeeds)] {
+		seeds = append(seeds, c.Memory.ID)
+	}
+	ns, err := e.store.Neighbours(ctx, q.f, seeds, expansionPerSeed)
+	if err != nil {
+		return fmt.Errorf("graph expansion: %w", err)
+	}
+	// One hop away ranks after every direct candidate; expansions tie.
+	rank = len(cands) + 1
+	for i := range ns {
+		n := &ns[i]
+		if _, seen := p.hits[n.Memory.ID]; seen {
+			continue
+		}
+		h := p.add(signalGraph, rank, n.Memory.ID, &n.Memory, float64(len(n.Shared)))
+		h.path = n.Shared
+	}
+	return nil
+}
+
+// keywordSearch adds the keyword signal. With within set, only memories
+// already in the pool are ranked (rerank of graph candidates).
+func (e *Engine) keywordSearch(ctx context.Context, q searchPlan, p *pool, within map[string]bool) error {
+	hits, err := e.store.KeywordSearch(ctx, q.f, keywordQuery(q.text), keywordPool)
+	if err != nil {
+		return fmt.Errorf("keyword search: %w", err)
+	}
+	rank := 0
+	for i := range hits {
+		s := &hits[i]
+		if within != nil && !within[s.Memory.ID] {
+			continue
+		}
+		rank++
+		p.add(signalKeyword, rank, s.Memory.ID, &s.Memory, s.Score)
+	}
+	return nil
+}
+
+// vectorSearch adds the vector signal from a nearest-neighbour search. The
+// index can push down only tenant/org/repo, types and the creation window;
+// the rest of the filter is applied by the store when the hits are loaded
+// (loadMissing), so the index is asked for more hits than wanted.
+func (e *Engine) vectorSearch(ctx context.Context, q searchPlan, qvec []float32, p *pool) error {
+	k := vectorPool * vectorOverfetch
+	if narrowsBeyondIndex(q.f) {
+		k = vectorPool * vectorOverfetchNarrow
+	}
+	hits, err := e.index.Search(ctx, qvec, vectorFilter(q.f), k)
+	if err != nil {
+		return fmt.Errorf("vector search: %w", err)
+	}
+	for i, h := range hits {
+		p.add(signalVector, i+1, h.ID, nil, float64(h.Score))
+	}
+	return nil
+}
+
+// vectorFilter is the part of f the vector index can apply.
+func vectorFilter(f graph.Filter) vector.Filter {
+	return vector.Filter{TenantID: f.Scope.TenantID, OrgID: f.Scope.OrgID, RepoID: f.Scope.RepoID,
+		Types: f.Types, CreatedAfter: f.CreatedAfter, CreatedBefore: f.CreatedBefore}
+}
+
+// narrowsBeyondIndex reports whether f restricts more than vectorFilter
+// carries (so more index hits are dropped when loaded).
+func narrowsBeyondIndex(f graph.Filter) bool {
+	return f.UserID != "" || len(f.Tags) > 0 || len(f.Visibility) > 0 || f.SubjectType != "" ||
+		f.SubjectID != "" || f.ProjectID != "" || f.SessionID != "" || len(f.EntityTypes) > 0
+}
+
+// loadMissing loads the memories only known by id (vector hits) through
+// Store.GetMemories, which applies the whole filter, and drops the hits the
+// filter hides or whose status it does not admit. Vector ranks are then
+// renumbered among the survivors.
+func (e *Engine) loadMissing(ctx context.Context, f graph.Filter, p *pool) error {
+	var ids []string
+	for _, id := range p.order {
+		if !p.hits[id].loaded {
+			ids = append(ids, id)
+		}
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	ms, err := e.store.GetMemories(ctx, f, ids)
+	if err != nil {
+		return fmt.Errorf("load vector hits: %w", err)
+	}
+	statuses := f.EffectiveStatuses()
+	for i := range ms {
+		if slices.Contains(statuses, ms[i].Status) {
+			h := p.hits[ms[i].ID]
+			h.mem, h.loaded = ms[i], true
+		}
+	}
+	kept := p.order[:0]
+	for _, id := range p.order {
+		if p.hits[id].loaded {
+			kept = append(kept, id)
+		} else {
+			delete(p.hits, id)
+		}
+	}
+	p.order = kept
+	// Renumber the vector ranks among survivors, best first, keeping at most
+	// vectorPool of them.
+	var vec []*hit
+	for _, id := range p.order {
+		if _, ok := p.hits[id].ranks[signalVector]; ok {
+			vec = append(vec, p.hits[id])
+		}
+	}
+	slices.SortStableFunc(vec, func(a, b *hit) int { return a.ranks[signalVector] - b.ranks[signalVector] })
+	for i, h := range vec {
+		if i >= vectorPool && len(h.ranks) == 1 {
+			p.remove(h.mem.ID)
+			continue
+		}
+		h.ranks[signalVector] = i + 1
+	}
+	return nil
+}
+
+// remove drops id from the pool.
+func (p *pool) remove(id string) {
+	delete(p.hits, id)
+	p.order = slices.DeleteFunc(p.order, func(x string) bool { return x == id })
+}
+
+// distances maps memory ids to their graph distance from the center of a
+// node_distance rerank: 0 for the center memory, 1 for memories sharing an
+// entity with it (or mentioning the center entity), absent for farther ones.
+// Without a center, the best fused result is the center.
+func (e *Engine) distances(ctx context.Context, q searchPlan, ranked []*hit) (map[string]int, error) {
+	center := q.center
+	if center == "" {
+		if len(ranked) == 0 {
+			return nil, nil
+		}
+		center = ranked[0].mem.ID
+	}
+	dist := map[string]int{}
+	ms, err := e.store.GetMemories(ctx, q.f, []string{center})
+	if err != nil {
+		return nil, fmt.Errorf("node distance center: %w", err)
+	}
+	if len(ms) == 1 {
+		dist[center] = 0
+		ns, err := e.store.Neighbours(ctx, q.f, []string{center}, graphPool)
+		if err != nil {
+			return nil, fmt.Errorf("node distance: %w", err)
+		}
+		for _, n := range ns {
+			dist[n.Memory.ID] = 1
+		}
+		return dist, nil
+	}
+	cs, err := e.store.Candidates(ctx, q.f, []string{graph.NormName(center)}, graphPool)
+	if err != nil {
+		return nil, fmt.Errorf("node distance: %w", err)
+	}
+	for _, c := range cs {
+		dist[c.Memory.ID] = 1
+	}
+	return dist, nil
+}

@@ -1,0 +1,282 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+	"unicode"
+
+	"github.com/mnemo-dev/mnemo/graph"
+)
+
+// Ranking and confidence adjustments of the effective view. docs/search.md
+// documents them.
+const (
+	// Importance prior: the fused score is multiplied by
+	// importanceBase + importanceSpan*importance (0.75 .. 1.25; 1 at the
+	// default importance 0.5), so an attenuated memory ranks lower.
+	importanceBase = 0.75
+	importanceSpan = 0.5
+	// Score factors for memories that are no longer current.
+	supersededFactor = 0.5
+	archivedFactor   = 0.75
+
+	// Confidence penalties.
+	penaltyOlderVersion = 0.25 // superseded, or an older version than the memory's newest
+	penaltyExpired      = 0.30 // valid_to has passed (only when expired memories were asked for)
+	penaltyExpiring     = 0.10 // valid_to within expiringWindow
+	penaltyInferred     = 0.10 // proposed or produced by an agent rather than stated
+	expiringWindow      = 7 * 24 * time.Hour
+)
+
+// inferredActors are provenance actor types whose versions were inferred by
+// a program rather than stated by a person or ingested from a source.
+var inferredActors = []string{"agent", "model", "llm", "inferred"}
+
+// effectiveView applies approved edits (amend replaces text and importance,
+// attenuate lowers importance; retract, quarantine and block — which the
+// store already hides — are dropped again here as a second line), the
+// importance prior and the penalties for superseded and archived memories,
+// and orders every superseded memory after its successor.
+func (e *Engine) effectiveView(ctx context.Context, q searchPlan, hs []*hit) ([]*hit, error) {
+	if len(hs) == 0 {
+		return hs, nil
+	}
+	if err := e.applyEdits(ctx, q.f, hs); err != nil {
+		return nil, err
+	}
+	hs = slices.DeleteFunc(hs, func(h *hit) bool { return h == nil || h.mem.ID == "" })
+	for _, h := range hs {
+		factor := importanceBase + importanceSpan*h.mem.Importance
+		switch h.mem.Status {
+		case graph.StatusSuperseded:
+			factor *= supersededFactor
+		case graph.StatusArchived:
+			factor *= archivedFactor
+		}
+		h.score *= factor
+		h.norm = min(h.norm*factor, 1)
+	}
+	sortHits(hs)
+	return successorsFirst(hs), nil
+}
+
+// applyEdits reads the approved edits on hs and applies them in decision
+// order. A hidden hit is zeroed (its memory id cleared) for the caller to
+// drop.
+func (e *Engine) applyEdits(ctx context.Context, f graph.Filter, hs []*hit) error {
+	ids := make([]string, len(hs))
+	byID := make(map[string]*hit, len(hs))
+	for i, h := range hs {
+		ids[i] = h.mem.ID
+		byID[h.mem.ID] = h
+	}
+	edits, err := e.store.ListEdits(ctx, f, graph.EditQuery{MemoryIDs: ids, Statuses: []graph.EditStatus{graph.EditApproved}})
+	if err != nil {
+		return fmt.Errorf("list edits: %w", err)
+	}
+	slices.SortStableFunc(edits, func(a, b graph.Edit) int { return a.DecidedAt.Compare(b.DecidedAt) })
+	for _, ed := range edits {
+		h := byID[ed.TargetMemoryID]
+		if h == nil || h.mem.ID == "" || ed.Status != graph.EditApproved {
+			continue
+		}
+		if hidden(ed, f) {
+			h.mem.ID = ""
+			continue
+		}
+		applyEdit(h, ed)
+	}
+	return nil
+}
+
+// hidden reports whether an approved edit hides its target under f.
+func hidden(ed graph.Edit, f graph.Filter) bool {
+	switch ed.Kind {
+	case graph.EditRetract:
+		return true
+	case graph.EditQuarantine:
+		return !f.IncludeQuarantined
+	case graph.EditBlock:
+		return f.Channel != "" && ed.Channel == f.Channel
+	}
+	return false
+}
+
+// applyEdit applies an approved amend or attenuate edit to h. An edit pinned
+// to a version other than the memory's current one no longer applies.
+func applyEdit(h *hit, ed graph.Edit) {
+	if ed.TargetVersionID != "" && ed.TargetVersionID != h.mem.CurrentVersionID {
+		return
+	}
+	switch ed.Kind {
+	case graph.EditAmend:
+		if ed.Content != "" {
+			c := ed.Content
+			h.amended = &c
+		}
+		if ed.Importance != nil {
+			h.mem.Importance = clamp01(*ed.Importance)
+		}
+	case graph.EditAttenuate:
+		if ed.Importance != nil {
+			h.mem.Importance = min(h.mem.Importance, clamp01(*ed.Importance))
+		} else {
+			h.mem.Importance /= 2
+		}
+	default:
+		return
+	}
+	h.edits = append(h.edits, string(ed.Kind))
+}
+
+// successorsFirst moves every superseded hit whose successor is also present
+// right after that successor.
+func successorsFirst(hs []*hit) []*hit {
+	present := make(map[string]bool, len(hs))
+	for _, h := range hs {
+		present[h.mem.ID] = true
+	}
+	waiting := map[string][]*hit{} // successor id -> hits to emit after it
+	out := make([]*hit, 0, len(hs))
+	emitted := map[string]bool{}
+	var emit func(h *hit)
+	emit = func(h *hit) {
+		out = append(out, h)
+		emitted[h.mem.ID] = true
+		for _, w := range waiting[h.mem.ID] {
+			emit(w)
+		}
+		delete(waiting, h.mem.ID)
+	}
+	for _, h := range hs {
+		if s := h.mem.SupersededBy; s != "" && present[s] && !emitted[s] {
+			waiting[s] = append(waiting[s], h)
+			continue
+		}
+		emit(h)
+	}
+	for _, h := range hs { // a cycle would leave hits waiting: emit them as they came
+		if !emitted[h.mem.ID] {
+			out = append(out, h)
+			emitted[h.mem.ID] = true
+		}
+	}
+	return out
+}
+
+// confidence is a result's confidence in [0, 1]: its normalised fused score
+// minus the penalties that apply (see the penalty constants), with the flags
+// that explain them.
+func confidence(h *hit, now time.Time) (float64, []string) {
+	c := h.norm
+	var flags []string
+	switch {
+	case h.mem.Status == graph.StatusSuperseded:
+		c -= penaltyOlderVersion
+		flags = append(flags, "superseded")
+	case h.hasVersion && h.version.Number > 0 && h.version.Number < h.mem.VersionCount:
+		c -= penaltyOlderVersion
+		flags = append(flags, "older_version")
+	}
+	if h.mem.Status == graph.StatusArchived {
+		flags = append(flags, "archived")
+	}
+	if to := h.mem.ValidTo; !to.IsZero() {
+		switch {
+		case !to.After(now):
+			c -= penaltyExpired
+			flags = append(flags, "expired")
+		case to.Sub(now) <= expiringWindow:
+			c -= penaltyExpiring
+			flags = append(flags, "expiring")
+		}
+	}
+	if h.mem.SourceKind == graph.SourceProposed || slices.Contains(inferredActors, strings.ToLower(h.version.Provenance.ActorType)) {
+		c -= penaltyInferred
+		flags = append(flags, "inferred")
+	}
+	return clamp01(c), flags
+}
+
+func clamp01(x float64) float64 { return max(0, min(1, x)) }
+
+// Contradiction is a pair of results that cannot both be true. Search flags
+// it and leaves the resolution to a curator.
+type Contradiction struct {
+	A string `json:"a"` // memory id
+	B string `json:"b"` // memory id
+	// Kind is "canonical_key" (same subject and aspect, another
+	// qualifier) or "negation" (near-duplicates, one negated).
+	Kind   string `json:"kind"`
+	Reason string `json:"reason"`
+}
+
+// nearDuplicate is the word-set Jaccard overlap above which two statements
+// are the same claim.
+const nearDuplicate = 0.6
+
+// contradictions flags contradicting pairs among the active beliefs and facts
+// of one user and subject in rs.
+func contradictions(rs []SearchResult) []Contradiction {
+	out := []Contradiction{}
+	for i := range rs {
+		a := &rs[i]
+		if !isClaim(a.Memory) {
+			continue
+		}
+		for j := i + 1; j < len(rs); j++ {
+			b := &rs[j]
+			if !isClaim(b.Memory) || a.Memory.UserID != b.Memory.UserID || a.Memory.SubjectID != b.Memory.SubjectID {
+				continue
+			}
+			if c, ok := contradict(a, b); ok {
+				out = append(out, c)
+			}
+		}
+	}
+	return out
+}
+
+// isClaim reports whether m is an active belief or fact.
+func isClaim(m graph.Memory) bool {
+	return m.Status == graph.StatusActive &&
+		(m.Type == "belief" || m.Sublayer == "Belief" || m.Sublayer == "Fact")
+}
+
+func contradict(a, b *SearchResult) (Contradiction, bool) {
+	c := Contradiction{A: a.Memory.ID, B: b.Memory.ID}
+	ka, kb := strings.Split(a.Memory.CanonicalKey, "-"), strings.Split(b.Memory.CanonicalKey, "-")
+	if len(ka) == 3 && len(kb) == 3 && strings.EqualFold(ka[0], kb[0]) && strings.EqualFold(ka[1], kb[1]) &&
+		!strings.EqualFold(ka[2], kb[2]) {
+		c.Kind = "canonical_key"
+		c.Reason = fmt.Sprintf("same subject and aspect %s-%s with qualifiers %s and %s", ka[0], ka[1], ka[2], kb[2])
+		return c, true
+	}
+	ta, tb := a.fullText, b.fullText
+	if negated(ta) != negated(tb) && jaccard(wordSet(ta), wordSet(tb)) >= nearDuplicate {
+		c.Kind = "negation"
+		c.Reason = "near-duplicate statements, one of them negated"
+		return c, true
+	}
+	return c, false
+}
+
+// negations mark a negated statement.
+var negations = map[string]bool{"not": true, "never": true, "no": true, "cannot": true, "can't": true,
+	"don't": true, "doesn't": true, "didn't": true, "isn't": true, "aren't": true, "wasn't": true,
+	"weren't": true, "won't": true, "shouldn't": true, "mustn't": true, "avoid": true, "without": true}
+
+// negated reports whether text holds a negation word.
+func negated(text string) bool {
+	for _, w := range strings.FieldsFunc(strings.ToLower(text), func(r rune) bool {
+		return !unicode.IsLetter(r) && r != '\'' && r != '’'
+	}) {
+		if negations[strings.ReplaceAll(w, "’", "'")] {
+			return true
+		}
+	}
+	return false
+}
