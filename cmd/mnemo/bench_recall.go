@@ -1,0 +1,369 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/mnemo-dev/mnemo/engine"
+	"github.com/mnemo-dev/mnemo/extract"
+	"github.com/mnemo-dev/mnemo/graph"
+	"github.com/mnemo-dev/mnemo/graph/sqlite"
+	"github.com/mnemo-dev/mnemo/policy"
+	"github.com/mnemo-dev/mnemo/vector"
+	"github.com/mnemo-dev/mnemo/vector/embed"
+	"github.com/mnemo-dev/mnemo/vector/local"
+)
+
+// recallKs are the cut-offs evidence recall is reported at.
+var recallKs = []int{5, 10, 25}
+
+// baselineBM25 names the plain BM25 row of the report.
+const baselineBM25 = "bm25"
+
+// recallOptions configures one run of the recall harness.
+type recallOptions struct {
+	// Convs keeps only these sample ids (empty: all).
+	Convs []string
+	// Modes are the search modes measured, besides the BM25 baseline.
+	Modes []string
+	// Embedder, when not nil, turns vectors on (it is not closed here).
+	Embedder engine.Embedder
+	// Policy is the policy searched under.
+	Policy *policy.Policy
+	// Dir holds the temporary stores.
+	Dir string
+	// Progress, when not nil, receives one line per stage.
+	Progress io.Writer
+}
+
+// metrics accumulates evidence recall@k and nDCG@10 over questions.
+type metrics struct {
+	n      int
+	recall map[int]float64
+	ndcg   float64
+}
+
+func (m *metrics) add(ranked, evidence []string) {
+	if m.recall == nil {
+		m.recall = map[int]float64{}
+	}
+	m.n++
+	if len(evidence) == 0 { // as the paper's evaluation: no evidence counts as found
+		for _, k := range recallKs {
+			m.recall[k]++
+		}
+		m.ndcg++
+		return
+	}
+	rel := map[string]bool{}
+	for _, e := range evidence {
+		rel[e] = true
+	}
+	for _, k := range recallKs {
+		found := 0
+		for _, id := range ranked[:min(k, len(ranked))] {
+			if rel[id] {
+				found++
+			}
+		}
+		m.recall[k] += float64(found) / float64(len(evidence))
+	}
+	var dcg, ideal float64
+	for i, id := range ranked[:min(10, len(ranked))] {
+		if rel[id] {
+			dcg += 1 / math.Log2(float64(i+2))
+		}
+	}
+	for i := range min(10, len(evidence)) {
+		ideal += 1 / math.Log2(float64(i+2))
+	}
+	m.ndcg += dcg / ideal
+}
+
+func (m *metrics) mean(k int) float64 {
+	if m.n == 0 {
+		return 0
+	}
+	return m.recall[k] / float64(m.n)
+}
+
+// recallReport holds, per system (a mode or bm25), metrics per category
+// (0 is overall).
+type recallReport struct {
+	Systems []string
+	By      map[string]map[int]*metrics
+}
+
+func (r *recallReport) add(system string, category int, ranked, evidence []string) {
+	if r.By == nil {
+		r.By = map[string]map[int]*metrics{}
+	}
+	if r.By[system] == nil {
+		r.By[system] = map[int]*metrics{}
+		r.Systems = append(r.Systems, system)
+	}
+	for _, c := range []int{0, category} {
+		if r.By[system][c] == nil {
+			r.By[system][c] = &metrics{}
+		}
+		r.By[system][c].add(ranked, evidence)
+	}
+}
+
+// Overall returns system's overall recall@k.
+func (r *recallReport) Overall(system string, k int) float64 {
+	if m := r.By[system][0]; m != nil {
+		return m.mean(k)
+	}
+	return 0
+}
+
+var categoryNames = map[int]string{0: "overall", 1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
+
+// write prints the report as markdown tables: one summary table, then
+// recall@10 per category.
+func (r *recallReport) write(w io.Writer) {
+	fmt.Fprintln(w, "| system | questions | R@5 | R@10 | R@25 | nDCG@10 |")
+	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|")
+	for _, s := range r.Systems {
+		m := r.By[s][0]
+		fmt.Fprintf(w, "| %s | %d | %.3f | %.3f | %.3f | %.3f |\n", s, m.n, m.mean(5), m.mean(10), m.mean(25), m.ndcg/float64(m.n))
+	}
+	fmt.Fprintln(w)
+	fmt.Fprint(w, "| system | category | questions | R@5 | R@10 | R@25 | nDCG@10 |\n|---|---|---:|---:|---:|---:|---:|\n")
+	for _, s := range r.Systems {
+		for c := 1; c <= 5; c++ {
+			m := r.By[s][c]
+			if m == nil {
+				continue
+			}
+			fmt.Fprintf(w, "| %s | %s | %d | %.3f | %.3f | %.3f | %.3f |\n", s, categoryNames[c], m.n, m.mean(5), m.mean(10), m.mean(25), m.ndcg/float64(m.n))
+		}
+	}
+}
+
+// benchTenant is the tenant every bench memory lives in.
+const benchTenant = "bench"
+
+// runRecall ingests the conversations into a fresh embedded store (one
+// memory per turn, type episode, each conversation its own user and
+// subject), then searches every question within its own conversation in
+// each mode, and scores BM25 over the same turns.
+func runRecall(ctx context.Context, convs []conversation, o recallOptions) (*recallReport, error) {
+	if len(o.Convs) > 0 {
+		keep := convs[:0:0]
+		for _, c := range convs {
+			for _, id := range o.Convs {
+				if c.ID == id {
+					keep = append(keep, c)
+				}
+			}
+		}
+		convs = keep
+	}
+	if len(convs) == 0 {
+		return nil, errors.New("no conversation selected")
+	}
+	progress := func(format string, args ...any) {
+		if o.Progress != nil {
+			fmt.Fprintf(o.Progress, format+"\n", args...)
+		}
+	}
+	store, err := sqlite.Open(ctx, filepath.Join(o.Dir, "graph"), sqlite.Options{})
+	if err != nil {
+		return nil, fmt.Errorf("open store: %w", err)
+	}
+	defer store.Close()
+	opts := engine.Options{Store: store, Policy: nil}
+	var idx vector.Index // stays nil (not a typed nil) with vectors off
+	if o.Embedder != nil {
+		li, err := local.Open(filepath.Join(o.Dir, "vectors"), local.Options{Dimensions: o.Embedder.Dimensions()})
+		if err != nil {
+			return nil, fmt.Errorf("open vector index: %w", err)
+		}
+		defer li.Close()
+		idx = li
+		opts.Index, opts.Embedder = li, &cachedEmbedder{Embedder: o.Embedder}
+	}
+	holder, err := policy.NewHolder(o.Policy)
+	if err != nil {
+		return nil, err
+	}
+	opts.Policy = holder
+	eng, err := engine.New(opts)
+	if err != nil {
+		return nil, err
+	}
+	x := extract.NewExtractor(o.Policy, extract.NewNER())
+	for _, c := range convs {
+		progress("ingest %s: %d turns", c.ID, len(c.Turns))
+		if err := ingestConversation(ctx, store, idx, o.Embedder, x, c); err != nil {
+			return nil, fmt.Errorf("ingest %s: %w", c.ID, err)
+		}
+	}
+	p := graph.Principal{ID: "bench", Roles: []string{"admin"}, Scope: graph.Scope{TenantID: benchTenant}}
+	rep := &recallReport{}
+	for _, c := range convs {
+		ids, texts := make([]string, len(c.Turns)), make([]string, len(c.Turns))
+		for i, t := range c.Turns {
+			ids[i], texts[i] = t.DiaID, turnText(t)
+		}
+		bm := newBM25(ids, texts)
+		for _, q := range c.Questions {
+			rep.add(baselineBM25, q.Category, bm.search(q.Text, 25), q.Evidence)
+		}
+	}
+	for _, mode := range o.Modes {
+		progress("search mode %s", mode)
+		for _, c := range convs {
+			for _, q := range c.Questions {
+				resp, err := eng.Search(ctx, p, engine.SearchRequest{Query: q.Text, Mode: mode, Limit: 25, UserID: c.ID})
+				if err != nil {
+					return nil, fmt.Errorf("search %s %q: %w", mode, q.Text, err)
+				}
+				ranked := make([]string, 0, len(resp.Results))
+				for _, r := range resp.Results {
+					ranked = append(ranked, strings.TrimPrefix(r.Memory.ID, c.ID+"."))
+				}
+				rep.add(mode, q.Category, ranked, q.Evidence)
+			}
+		}
+	}
+	return rep, nil
+}
+
+// turnText is a turn as stored: speaker and text.
+func turnText(t locomoTurn) string { return t.Speaker + ": " + t.Text }
+
+// ingestConversation writes one memory per turn (id "<conv>.<dia_id>") with
+// the entities the extractor finds, straight through Store.CreateMemories:
+// no canonical key, so no dedupe or supersession can collapse two turns.
+// With vectors on, the turns are embedded and upserted.
+func ingestConversation(ctx context.Context, store graph.Store, idx vector.Index, emb engine.Embedder, x *extract.Extractor, c conversation) error {
+	in := make([]graph.MemoryInput, 0, len(c.Turns))
+	for _, t := range c.Turns {
+		var refs []graph.EntityRef
+		for _, m := range x.Entities(t.Text) {
+			refs = append(refs, graph.EntityRef{Name: m.Name, NormName: m.NormName, Type: m.Type, Aliases: m.Aliases})
+		}
+		in = append(in, graph.MemoryInput{
+			Memory: graph.Memory{
+				ID: c.ID + "." + t.DiaID, Scope: graph.Scope{TenantID: benchTenant}, UserID: c.ID, Type: "episode",
+				Layer: "World", Sublayer: "Event", SubjectType: "conversation", SubjectID: c.ID,
+				Importance: 0.5, CreatedAt: t.At.UTC(), SourceKind: graph.SourceIngestedEvidence,
+			},
+			Version: graph.VersionInput{Content: turnText(t), IndexText: turnText(t), Entities: dedupeRefs(refs)},
+		})
+	}
+	created, err := store.CreateMemories(ctx, in)
+	if err != nil {
+		return err
+	}
+	if idx == nil {
+		return nil
+	}
+	const batch = 64
+	for i := 0; i < len(created); i += batch {
+		part := created[i:min(i+batch, len(created))]
+		texts := make([]string, len(part))
+		for j, cr := range part {
+			texts[j] = cr.Version.Content
+		}
+		vecs, err := emb.Embed(ctx, texts)
+		if err != nil {
+			return err
+		}
+		pts := make([]vector.Point, len(part))
+		for j, cr := range part {
+			pts[j] = vector.Point{ID: cr.Memory.ID, Vector: vecs[j], Payload: vector.Payload{
+				VersionID: cr.Version.ID, TenantID: benchTenant, Type: cr.Memory.Type, CreatedAt: cr.Memory.CreatedAt}}
+		}
+		if err := idx.Upsert(ctx, pts); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// dedupeRefs keeps the first reference per norm name.
+func dedupeRefs(refs []graph.EntityRef) []graph.EntityRef {
+	seen := map[string]bool{}
+	out := refs[:0]
+	for _, r := range refs {
+		n := graph.NormName(r.Name)
+		if r.NormName != "" {
+			n = r.NormName
+		}
+		if n == "" || seen[n] {
+			continue
+		}
+		seen[n] = true
+		out = append(out, r)
+	}
+	return out
+}
+
+// cachedEmbedder remembers query vectors, so each question is embedded once
+// however many modes search it.
+type cachedEmbedder struct {
+	engine.Embedder
+	mu    sync.Mutex
+	cache map[string][]float32
+}
+
+func (c *cachedEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	if len(texts) != 1 {
+		return c.Embedder.Embed(ctx, texts)
+	}
+	c.mu.Lock()
+	v, ok := c.cache[texts[0]]
+	c.mu.Unlock()
+	if ok {
+		return [][]float32{v}, nil
+	}
+	vs, err := c.Embedder.Embed(ctx, texts)
+	if err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	if c.cache == nil {
+		c.cache = map[string][]float32{}
+	}
+	c.cache[texts[0]] = vs[0]
+	c.mu.Unlock()
+	return vs, nil
+}
+
+// openEmbedder opens the ONNX embedder from MNEMO_ORT_LIB and
+// MNEMO_MODEL_DIR, else from .cache/mnemo when it is installed there; it
+// returns nil (vectors off) when neither is present.
+func openEmbedder(getenv func(string) string) (*embed.ONNX, error) {
+	cfg := embed.Config{LibraryPath: getenv("MNEMO_ORT_LIB"), ModelDir: getenv("MNEMO_MODEL_DIR")}
+	if cfg.LibraryPath == "" || cfg.ModelDir == "" {
+		def := embed.InstalledConfig(filepath.Join(".cache", "mnemo"))
+		if _, err := os.Stat(def.LibraryPath); err != nil {
+			return nil, nil
+		}
+		cfg = def
+	}
+	e, err := embed.OpenONNX(cfg)
+	if err != nil {
+		return nil, err
+	}
+	return e, nil
+}
+
+// sortedModes lists the search modes in report order.
+func sortedModes(ms []string) []string {
+	order := map[string]int{policy.ModeGraph: 0, policy.ModeHybrid: 1, policy.ModeVector: 2, policy.ModeKeyword: 3}
+	sort.SliceStable(ms, func(a, b int) bool { return order[ms[a]] < order[ms[b]] })
+	return ms
+}

@@ -1,0 +1,69 @@
+package main
+
+import (
+	"context"
+	"os"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+const benchFile = "../../../shared/bench/locomo-dev.json"
+
+// TestRecallBeatsBM25 runs the recall harness on one conversation and
+// checks that the default mode beats plain BM25 there. It needs the shared
+// bench file; without it the test skips unless MNEMO_REQUIRE_BENCH=1.
+func TestRecallBeatsBM25(t *testing.T) {
+	if testing.Short() {
+		t.Skip("recall bench takes about a minute; skipped with -short")
+	}
+	if _, err := os.Stat(benchFile); err != nil {
+		if os.Getenv("MNEMO_REQUIRE_BENCH") == "1" {
+			t.Fatalf("bench file %s missing and MNEMO_REQUIRE_BENCH=1: %v", benchFile, err)
+		}
+		t.Skipf("bench file %s absent (set MNEMO_REQUIRE_BENCH=1 to require it)", benchFile)
+	}
+	convs, err := loadLoCoMo(benchFile)
+	require.NoError(t, err)
+	pol, err := benchPolicy("")
+	require.NoError(t, err)
+	o := recallOptions{Policy: pol, Convs: []string{"conv-26"}, Modes: []string{pol.Retrieval.Mode}, Dir: t.TempDir()}
+	emb, err := openEmbedder(func(k string) string { return os.Getenv(k) })
+	require.NoError(t, err)
+	if emb != nil {
+		defer emb.Close()
+		o.Embedder = emb
+	} else {
+		t.Log("ONNX embedder not installed: measuring graph + keyword only")
+	}
+	rep, err := runRecall(context.Background(), convs, o)
+	require.NoError(t, err)
+	for _, k := range []int{10, 25} {
+		got, bm := rep.Overall(pol.Retrieval.Mode, k), rep.Overall(baselineBM25, k)
+		t.Logf("recall@%d: %s %.3f, bm25 %.3f", k, pol.Retrieval.Mode, got, bm)
+		assert.Greater(t, got, bm, "recall@%d of the default mode must beat BM25", k)
+	}
+}
+
+func TestNormEvidence(t *testing.T) {
+	exists := map[string]bool{"D8:6": true, "D9:17": true, "D11:26": true, "D30:5": true, "D1:3": true}
+	got := normEvidence([]string{"D8:6; D9:17", "D:11:26", "D30:05", "D1:3", "D1:3", "D99:1"}, exists)
+	assert.Equal(t, []string{"D8:6", "D9:17", "D11:26", "D30:5", "D1:3"}, got)
+}
+
+func TestMetrics(t *testing.T) {
+	var m metrics
+	m.add([]string{"a", "x", "b"}, []string{"a", "b"})
+	m.add(nil, nil) // no evidence counts as found
+	assert.InDelta(t, 1.0, m.mean(5), 1e-9)
+	m.add([]string{"x", "y", "z", "w", "v", "a"}, []string{"a"})
+	assert.InDelta(t, 2.0/3, m.mean(5), 1e-9)
+	assert.InDelta(t, 1.0, m.mean(10), 1e-9)
+}
+
+func TestBM25(t *testing.T) {
+	x := newBM25([]string{"1", "2", "3"}, []string{"Caroline went to the support group", "Melanie paints", "the group met"})
+	assert.Equal(t, []string{"1", "3"}, x.search("support group?", 5))
+	assert.Empty(t, x.search("the", 5), "stop words score nothing")
+}

@@ -1,0 +1,82 @@
+// Command mnemo is the one binary: it serves the HTTP API and runs the
+// operator commands. It is also the only place where backends are chosen
+// (see wiring.go).
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"sort"
+	"syscall"
+)
+
+// command is one subcommand: a one-line summary and its entry point.
+type command struct {
+	summary string
+	run     func(ctx context.Context, args []string, stdout, stderr io.Writer) error
+}
+
+// commands is the explicit table of subcommands.
+func commands() map[string]command {
+	return map[string]command{
+		"serve":     {"serve the HTTP API", runServe},
+		"search":    {"search QUERY: run the read path and print ranked results", runSearch},
+		"bench":     {"bench recall: retrieval quality on LoCoMo (recall@k per mode and BM25)", runBench},
+		"policy":    {"policy check FILE: validate a policy file", runPolicy},
+		"ingest":    {"ingest [TEXT|-]: write one note; ingest backlog DIR: mirror **/*.md", runIngest},
+		"librarian": {"librarian list|show|approve|reject: review queued writes", runLibrarian},
+		"outbox":    {"outbox status|drain: pending vector-index writes", runOutbox},
+		"version": {"print the version", func(_ context.Context, _ []string, out, _ io.Writer) error {
+			_, err := fmt.Fprintln(out, "mnemo", version)
+			return err
+		}},
+	}
+}
+
+// version is set at build time with -ldflags "-X main.version=...".
+var version = "dev"
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	code := run(ctx, os.Args[1:], os.Stdout, os.Stderr)
+	stop()
+	os.Exit(code)
+}
+
+func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	cmds := commands()
+	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
+		usage(stderr, cmds)
+		if len(args) == 0 {
+			return 2
+		}
+		return 0
+	}
+	c, ok := cmds[args[0]]
+	if !ok {
+		fmt.Fprintf(stderr, "mnemo: unknown command %q\n", args[0])
+		usage(stderr, cmds)
+		return 2
+	}
+	if err := c.run(ctx, args[1:], stdout, stderr); err != nil {
+		fmt.Fprintf(stderr, "mnemo %s: %v\n", args[0], err)
+		return 1
+	}
+	return 0
+}
+
+func usage(w io.Writer, cmds map[string]command) {
+	names := make([]string, 0, len(cmds))
+	for n := range cmds {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	fmt.Fprintln(w, "usage: mnemo COMMAND [flags]\n\ncommands:")
+	for _, n := range names {
+		fmt.Fprintf(w, "  %-10s %s\n", n, cmds[n].summary)
+	}
+	fmt.Fprintln(w, "\nRun 'mnemo COMMAND -h' for a command's flags. Every flag also reads MNEMO_* from the environment.")
+}

@@ -1,0 +1,73 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"strings"
+
+	"github.com/mnemo-dev/mnemo/engine"
+)
+
+// runSearch implements `mnemo search [flags] QUERY...`: the read path from
+// the command line, printing ranked results (or the full response as JSON).
+func runSearch(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("mnemo search", flag.ContinueOnError)
+	var id identity
+	id.register(fs, "reader")
+	mode := fs.String("mode", "", "graph, vector, keyword or hybrid (default: the policy's)")
+	limit := fs.Int("limit", engine.DefaultSearchLimit, "number of results")
+	user := fs.String("user", "", "only this user's memories")
+	types := fs.String("types", "", "only these memory types, comma-separated")
+	tags := fs.String("tags", "", "only memories carrying all these tags, comma-separated")
+	daysBack := fs.Int("days-back", 0, "only memories created in the last N days")
+	asJSON := fs.Bool("json", false, "print the full search response as JSON")
+	a, pos, err := openWith(ctx, "mnemo search", fs, args, stderr)
+	if err != nil {
+		return err
+	}
+	defer a.Close()
+	query := strings.Join(pos, " ")
+	if strings.TrimSpace(query) == "" {
+		return errors.New("usage: mnemo search [flags] QUERY")
+	}
+	resp, err := a.engine.Search(ctx, id.principal(), engine.SearchRequest{
+		Query: query, Mode: *mode, Limit: *limit, UserID: *user,
+		Types: commaList(*types), Tags: commaList(*tags), DaysBack: *daysBack,
+	})
+	if err != nil {
+		return err
+	}
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		return enc.Encode(resp)
+	}
+	if resp.Message != "" {
+		fmt.Fprintln(stdout, resp.Message)
+	}
+	for i, r := range resp.Results {
+		fmt.Fprintf(stdout, "%2d. %s  %-8s score %.4f  confidence %.2f  %s\n    %s\n",
+			i+1, r.Memory.ID, r.Memory.Type, r.Score, r.Confidence, strings.Join(r.WhyIncluded, ","),
+			oneLine(r.Content, 160))
+	}
+	for _, c := range resp.Contradictions {
+		fmt.Fprintf(stdout, "contradiction: %s vs %s (%s)\n", c.A, c.B, c.Reason)
+	}
+	if resp.Budget.TokenBudgetExceeded {
+		fmt.Fprintf(stdout, "token budget %d: %d left out\n", resp.Budget.TokenBudget, resp.Budget.ExcludedCount)
+	}
+	return nil
+}
+
+// oneLine folds whitespace and cuts s to n characters.
+func oneLine(s string, n int) string {
+	s = strings.Join(strings.Fields(s), " ")
+	if r := []rune(s); len(r) > n {
+		return string(r[:n]) + "…"
+	}
+	return s
+}

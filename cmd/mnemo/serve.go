@@ -1,0 +1,92 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/http"
+	"os"
+	"os/signal"
+	"sync"
+	"syscall"
+	"time"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/mnemo-dev/mnemo/policy"
+	"github.com/mnemo-dev/mnemo/server"
+)
+
+// runServe serves the HTTP API until the context ends, then shuts down
+// gracefully, letting in-flight requests finish.
+func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	a, _, err := openApp(ctx, "mnemo serve", args, stderr)
+	if err != nil {
+		return err
+	}
+	defer a.Close()
+	if len(a.cfg.APIKeys) == 0 {
+		return errors.New("no API keys configured: set MNEMO_API_KEYS=key:principal:roles:tenant (or api_keys in the config file)")
+	}
+	gin.SetMode(gin.ReleaseMode)
+	srv, err := server.New(server.Options{
+		Engine: a.engine, Keys: principals(a.cfg.APIKeys), Logger: a.log, MaxBodyBytes: a.cfg.MaxBodyBytes,
+		Health:       map[string]server.HealthCheck{"graph": a.store.Health},
+		PolicyLoader: func() (*policy.Policy, error) { return loadPolicy(a.cfg) },
+	})
+	if err != nil {
+		return err
+	}
+	// Background jobs: the vector outbox drain and SIGHUP policy reload.
+	// They stop with bg, before the stores close.
+	bg, stopBG := context.WithCancel(ctx)
+	var jobs sync.WaitGroup
+	defer func() { stopBG(); jobs.Wait() }()
+	jobs.Go(func() { _ = a.engine.RunOutbox(bg, 5*time.Second, 256) })
+	jobs.Go(func() { reloadOnHangup(bg, a) })
+	ln, err := net.Listen("tcp", a.cfg.Listen)
+	if err != nil {
+		return fmt.Errorf("listen: %w", err)
+	}
+	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second}
+	a.log.Info("mnemo serving", "addr", "http://"+ln.Addr().String(), "wiring", a.describe())
+	errc := make(chan error, 1)
+	go func() { errc <- hs.Serve(ln) }()
+	select {
+	case err := <-errc:
+		return err
+	case <-ctx.Done():
+	}
+	a.log.Info("shutting down")
+	shutdown, cancel := context.WithTimeout(context.Background(), 15*time.Second)
+	defer cancel()
+	if err := hs.Shutdown(shutdown); err != nil {
+		return fmt.Errorf("shutdown: %w", err)
+	}
+	if err := <-errc; !errors.Is(err, http.ErrServerClosed) {
+		return err
+	}
+	return nil
+}
+
+// reloadOnHangup reloads the policy file on SIGHUP until ctx ends. A bad
+// file is logged with its file:line errors and the running policy stays.
+func reloadOnHangup(ctx context.Context, a *app) {
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	defer signal.Stop(hup)
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-hup:
+			if err := a.policy.Reload(func() (*policy.Policy, error) { return loadPolicy(a.cfg) }); err != nil {
+				a.log.Error("policy reload refused; the running policy stays", "err", err)
+				continue
+			}
+			a.log.Info("policy reloaded", "policy", a.policy.Current().Name())
+		}
+	}
+}
