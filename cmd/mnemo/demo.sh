@@ -37,6 +37,10 @@ curl -sS "$base/v1/memories?limit=10" -H "Authorization: Bearer $key"; echo
 say curl "$base/v1/memories?type=task" -H "Authorization: Bearer $key"
 curl -sS "$base/v1/memories?type=task" -H "Authorization: Bearer $key"; echo
 
+say curl -X POST "$base/v1/context" -H "Authorization: Bearer $key" -d "'{\"query\":\"which IDE theme does alice prefer?\"}'"
+curl -sS -X POST "$base/v1/context" -H "Authorization: Bearer $key" -H 'Content-Type: application/json' \
+  -d '{"query":"which IDE theme does alice prefer?"}'; echo
+
 say curl "$base/v1/memories" "(no key)"
 curl -sS "$base/v1/memories"; echo
 echo

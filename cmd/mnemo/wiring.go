@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"log/slog"
@@ -15,6 +16,10 @@ import (
 	"github.com/mnemo-dev/mnemo/graph/neo4j"
 	"github.com/mnemo-dev/mnemo/graph/sqlite"
 	"github.com/mnemo-dev/mnemo/policy"
+	"github.com/mnemo-dev/mnemo/vector"
+	"github.com/mnemo-dev/mnemo/vector/embed"
+	"github.com/mnemo-dev/mnemo/vector/local"
+	"github.com/mnemo-dev/mnemo/vector/qdrant"
 )
 
 // newLogger builds the one structured logger the process passes around.
@@ -73,6 +78,9 @@ type app struct {
 	store  graph.Store
 	policy *policy.Holder
 	engine *engine.Engine
+
+	index    vector.Index // nil when vectors are off
+	embedder *embed.ONNX  // nil when vectors are off
 }
 
 // openApp loads configuration and wires stores, policy and engine.
@@ -94,15 +102,66 @@ func openApp(ctx context.Context, name string, args []string, stderr io.Writer) 
 	if err != nil {
 		return nil, nil, fmt.Errorf("open %s store: %w", cfg.Store, err)
 	}
-	eng, err := engine.New(engine.Options{Store: store, Policy: holder, Logger: log})
-	if err != nil {
-		store.Close()
+	a := &app{cfg: cfg, log: log, store: store, policy: holder}
+	if err := a.openVectors(ctx, name == "mnemo serve"); err != nil {
+		a.Close()
 		return nil, nil, err
 	}
-	return &app{cfg: cfg, log: log, store: store, policy: holder, engine: eng}, rest, nil
+	opts := engine.Options{Store: store, Policy: holder, Logger: log}
+	if a.index != nil {
+		opts.Index, opts.Embedder = a.index, a.embedder
+	}
+	if a.engine, err = engine.New(opts); err != nil {
+		a.Close()
+		return nil, nil, err
+	}
+	return a, rest, nil
 }
 
-func (a *app) Close() error { return a.store.Close() }
+// openVectors opens the embedder and the configured vector index. A missing
+// model is not an error: mnemo runs on graph + keyword and says once, in
+// one line, how to turn vectors on. This switch is the one place a vector
+// backend is chosen.
+// Only the server insists on its index: a command run beside a running
+// server (whose embedded index is locked to it) goes on without vectors,
+// and its vector writes wait in the outbox for the server to drain.
+func (a *app) openVectors(ctx context.Context, required bool) error {
+	if a.cfg.Vector.Backend == "off" {
+		a.log.Info("vector rerank is off (--vector off)")
+		return nil
+	}
+	emb, err := embed.OpenONNX(embed.Config{LibraryPath: a.cfg.Embed.ORTLib, ModelDir: a.cfg.Embed.ModelDir})
+	if err != nil {
+		a.log.Warn("vector rerank is off: no embedding model; run `make model` (or set MNEMO_ORT_LIB and MNEMO_MODEL_DIR)", "err", err)
+		return nil
+	}
+	var idx vector.Index
+	switch a.cfg.Vector.Backend {
+	case "qdrant":
+		idx, err = qdrant.Open(ctx, qdrant.Config{URL: a.cfg.Vector.QdrantURL, Dimensions: emb.Dimensions()})
+	default:
+		idx, err = local.Open(filepath.Join(a.cfg.DataDir, "vectors"), local.Options{Dimensions: emb.Dimensions(), Logger: a.log})
+	}
+	if err != nil {
+		emb.Close()
+		if !required {
+			a.log.Warn("vectors are off for this command; the outbox keeps vector writes for the server", "err", err)
+			return nil
+		}
+		return fmt.Errorf("open %s vector index: %w", a.cfg.Vector.Backend, err)
+	}
+	a.embedder, a.index = emb, idx
+	return nil
+}
+
+// Close releases everything openApp opened.
+func (a *app) Close() error {
+	err := a.store.Close()
+	if a.index != nil {
+		err = errors.Join(err, a.index.Close(), a.embedder.Close())
+	}
+	return err
+}
 
 // describe is a one-line summary of the wiring for the start-up log.
 func (a *app) describe() string {
@@ -110,5 +169,9 @@ func (a *app) describe() string {
 	if a.cfg.Store == "neo4j" {
 		where = a.cfg.Neo4j.URI
 	}
-	return strings.Join([]string{"store=" + a.cfg.Store, "at=" + where, "policy=" + a.policy.Current().Name()}, " ")
+	vectors := "off"
+	if a.index != nil {
+		vectors = a.cfg.Vector.Backend + "/" + a.embedder.ModelID()
+	}
+	return strings.Join([]string{"store=" + a.cfg.Store, "at=" + where, "vectors=" + vectors, "policy=" + a.policy.Current().Name()}, " ")
 }
