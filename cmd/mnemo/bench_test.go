@@ -12,10 +12,9 @@ import (
 const benchFile = "../../../shared/bench/locomo-dev.json"
 
 // TestRecallAgainstBM25 runs the recall harness on one conversation and
-// guards the default mode's quality against plain BM25: it must beat BM25
-// at k=25 and stay within two points of it at k=10. (The bar —
-// beating BM25 and DRAGON at k=10 over all conversations — is not met yet;
-// see docs/benchmarks.md.) It needs the shared bench file; without it the
+// checks that the default mode beats plain BM25 there at k = 5, 10 and 25
+// (deterministic: fixed data, fixed model). Beating DRAGON over all
+// conversations is not met yet; see docs/benchmarks.md. It needs the shared bench file; without it the
 // test skips unless MNEMO_REQUIRE_BENCH=1.
 func TestRecallAgainstBM25(t *testing.T) {
 	if testing.Short() {
@@ -48,8 +47,9 @@ func TestRecallAgainstBM25(t *testing.T) {
 	if emb == nil {
 		return // the guard below is calibrated for the real embedder
 	}
-	assert.Greater(t, rep.Overall(pol.Retrieval.Mode, 25), rep.Overall(baselineBM25, 25), "recall@25 of the default mode must beat BM25")
-	assert.GreaterOrEqual(t, rep.Overall(pol.Retrieval.Mode, 10), rep.Overall(baselineBM25, 10)-0.02, "recall@10 of the default mode must stay within 2 points of BM25")
+	for _, k := range []int{5, 10, 25} {
+		assert.Greater(t, rep.Overall(pol.Retrieval.Mode, k), rep.Overall(baselineBM25, k), "recall@%d of the default mode must beat BM25", k)
+	}
 }
 
 func TestNormEvidence(t *testing.T) {
