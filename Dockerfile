@@ -1,12 +1,12 @@
-# mnemo: one static binary on a small base. The ONNX runtime and model are
-# optional at run time (vector rerank is off without them); mount them and set
+# mnemo: one binary (cgo, for the ONNX runtime loader) on a small glibc
+# base. The ONNX runtime and model are optional at run time (vector rerank is off without them); mount them and set
 # MNEMO_ORT_LIB / MNEMO_MODEL_DIR to enable it.
 FROM golang:1.26 AS build
 WORKDIR /src
 COPY go.mod go.sum ./
 RUN go mod download
 COPY . .
-RUN CGO_ENABLED=0 go build -trimpath -o /out/mnemo ./cmd/mnemo
+RUN CGO_ENABLED=1 go build -trimpath -o /out/mnemo ./cmd/mnemo
 
 FROM gcr.io/distroless/base-debian12
 COPY --from=build /out/mnemo /usr/local/bin/mnemo

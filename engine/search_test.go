@@ -226,7 +226,7 @@ func TestSearchEdits(t *testing.T) {
 
 func TestSearchResultShape(t *testing.T) {
 	fx := newSearchFixture(t)
-	resp := fx.searchResp(engine.SearchRequest{Limit: 3})
+	resp := fx.searchResp(engine.SearchRequest{Limit: 3, Mode: "graph"})
 	require.Len(t, resp.Results, 3)
 	assert.Equal(t, "graph", resp.Mode)
 	assert.False(t, resp.Fallback)
@@ -242,7 +242,7 @@ func TestSearchResultShape(t *testing.T) {
 	}
 	assert.Greater(t, resp.Results[0].Score, 0.0)
 
-	fb := fx.searchResp(engine.SearchRequest{Query: "connection settings"})
+	fb := fx.searchResp(engine.SearchRequest{Query: "connection settings", Mode: "graph"})
 	assert.True(t, fb.Fallback, "no entity in the query: fallback to keyword")
 	require.NotEmpty(t, fb.Results)
 	assert.Equal(t, []string{engine.WhyKeyword}, fb.Results[0].WhyIncluded)

@@ -174,14 +174,6 @@ func (s EditStatus) valid() bool {
 	return false
 }
 
-func (s GateStatus) valid() bool {
-	switch s {
-	case GatePending, GateApproved, GateRejected:
-		return true
-	}
-	return false
-}
-
 func (s ProposalStatus) valid() bool {
 	switch s {
 	case ProposalOpen, ProposalAccepted, ProposalRejected:

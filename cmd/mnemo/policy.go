@@ -12,7 +12,7 @@ import (
 // runPolicy implements `mnemo policy check FILE...`.
 func runPolicy(_ context.Context, args []string, stdout, _ io.Writer) error {
 	if len(args) < 2 || args[0] != "check" {
-		return errors.New("usage: mnemo policy check FILE...")
+		return errors.New("usage: mnemo policy check FILE [FILE ...]")
 	}
 	var failed bool
 	for _, f := range args[1:] {
