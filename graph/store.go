@@ -55,9 +55,10 @@ type Store interface {
 	// the namespace (exact scope, user and type), or ErrNotFound.
 	FindActiveByKey(ctx context.Context, ns Namespace, key string) (Memory, error)
 	// Supersede records that newID SUPERSEDES oldID: old becomes superseded.
-	// Both must be in scope; old must be active; a cycle (old already
-	// reachable from new through SUPERSEDES edges, or old == new) is
-	// ErrConflict.
+	// Both must be in scope (else ErrNotFound); old must be active (else
+	// ErrConflict); a cycle — old == new, or old already supersedes new
+	// directly or through a chain (new reachable from old along SUPERSEDES
+	// edges) — is ErrConflict.
 	Supersede(ctx context.Context, s Scope, oldID, newID string) error
 	// Resolve follows SUPERSEDES edges from id to the newest memory of the
 	// chain (A superseded by B superseded by C resolves to C).
