@@ -29,6 +29,8 @@ func commands() map[string]command {
 		"ingest":    {"ingest [TEXT|-]: write one note; ingest backlog DIR: mirror **/*.md", runIngest},
 		"librarian": {"librarian list|show|approve|reject: review queued writes", runLibrarian},
 		"outbox":    {"outbox status|drain: pending vector-index writes", runOutbox},
+		"reindex":   {"rebuild the vector index of a scope from the graph", runReindex},
+		"doctor":    {"compare the graph with the vector index of a scope", runDoctor},
 		"version": {"print the version", func(_ context.Context, _ []string, out, _ io.Writer) error {
 			_, err := fmt.Fprintln(out, "mnemo", version)
 			return err
