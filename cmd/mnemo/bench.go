@@ -16,11 +16,14 @@ import (
 
 // runBench dispatches the bench subcommands.
 func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	if len(args) == 0 || args[0] != "recall" {
-		fmt.Fprintln(stderr, "usage: mnemo bench recall [flags]   (retrieval quality on LoCoMo; -h for flags)")
-		return errors.New("unknown or missing bench")
+	switch {
+	case len(args) > 0 && args[0] == "recall":
+		return runBenchRecall(ctx, args[1:], stdout, stderr)
+	case len(args) > 0 && args[0] == "scifact":
+		return runBenchSciFact(ctx, args[1:], stdout, stderr)
 	}
-	return runBenchRecall(ctx, args[1:], stdout, stderr)
+	fmt.Fprintln(stderr, "usage: mnemo bench recall|scifact [flags]   (LoCoMo retrieval quality; SciFact nDCG@10 of the embedder; -h for flags)")
+	return errors.New("unknown or missing bench")
 }
 
 // runBenchRecall measures evidence recall@5/10/25 and nDCG@10 on the LoCoMo

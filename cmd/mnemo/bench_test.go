@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"math"
 	"os"
 	"testing"
 
@@ -72,4 +73,12 @@ func TestBM25(t *testing.T) {
 	x := newBM25([]string{"1", "2", "3"}, []string{"Caroline went to the support group", "Melanie paints", "the group met"})
 	assert.Equal(t, []string{"1", "3"}, x.search("support group?", 5))
 	assert.Empty(t, x.search("the", 5), "stop words score nothing")
+}
+
+func TestNDCG10(t *testing.T) {
+	rel := map[string]int{"a": 1, "b": 1}
+	assert.InDelta(t, 1.0, ndcg10([]string{"a", "b", "x"}, rel), 1e-9)
+	assert.InDelta(t, 1.0, ndcg10([]string{"b", "a"}, rel), 1e-9)
+	assert.InDelta(t, (1/math.Log2(3))/(1+1/math.Log2(3)), ndcg10([]string{"x", "a"}, rel), 1e-9)
+	assert.Zero(t, ndcg10([]string{"x"}, rel))
 }
