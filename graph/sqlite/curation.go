@@ -362,14 +362,9 @@ func (s *Store) ListEdits(ctx context.Context, f graph.Filter, q graph.EditQuery
 	if err != nil {
 		return nil, fmt.Errorf("list edits: %w", err)
 	}
-	defer rows.Close()
-	var out []graph.Edit
-	for rows.Next() {
-		e, err := scanEdit(rows)
-		if err != nil {
-			return nil, fmt.Errorf("list edits: %w", err)
-		}
-		out = append(out, e)
+	edits, err := collect(rows, scanEdit)
+	if err != nil {
+		return nil, fmt.Errorf("list edits: %w", err)
 	}
-	return out, rows.Err()
+	return edits, nil
 }

@@ -165,14 +165,22 @@ func scanMemory(sc scanner, extra ...any) (graph.Memory, int64, error) {
 
 // scanMemories reads every row of rows as a memory.
 func scanMemories(rows *sql.Rows) ([]graph.Memory, error) {
+	return collect(rows, func(sc scanner) (graph.Memory, error) {
+		m, _, err := scanMemory(sc)
+		return m, err
+	})
+}
+
+// collect reads every row of rows with scan and closes rows.
+func collect[T any](rows *sql.Rows, scan func(scanner) (T, error)) ([]T, error) {
 	defer rows.Close()
-	var out []graph.Memory
+	var out []T
 	for rows.Next() {
-		m, _, err := scanMemory(rows)
+		v, err := scan(rows)
 		if err != nil {
 			return nil, err
 		}
-		out = append(out, m)
+		out = append(out, v)
 	}
 	return out, rows.Err()
 }

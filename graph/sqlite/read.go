@@ -132,16 +132,11 @@ func (s *Store) queryVersions(ctx context.Context, query string, args []any) ([]
 	if err != nil {
 		return nil, fmt.Errorf("versions: %w", err)
 	}
-	defer rows.Close()
-	var out []graph.Version
-	for rows.Next() {
-		v, err := scanVersion(rows)
-		if err != nil {
-			return nil, fmt.Errorf("versions: %w", err)
-		}
-		out = append(out, v)
+	vs, err := collect(rows, scanVersion)
+	if err != nil {
+		return nil, fmt.Errorf("versions: %w", err)
 	}
-	return out, rows.Err()
+	return vs, nil
 }
 
 // A version's chunks with the norm names they MENTION. Relies on
