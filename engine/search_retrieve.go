@@ -214,7 +214,7 @@ func (e *Engine) graphSearch(ctx context.Context, q searchPlan, p *pool) error {
 		if _, seen := p.hits[n.Memory.ID]; seen {
 			continue
 		}
-		h := p.add(signalGraph, rank, n.Memory.ID, &n.Memory, float64(len(n.Shared)))
+		h := p.add(signalGraph, rank, n.Memory.ID, &n.Memory, n.Weight)
 		h.path = n.Shared
 	}
 	return nil

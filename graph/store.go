@@ -78,8 +78,12 @@ type Store interface {
 	// first, then newest; at most limit.
 	Candidates(ctx context.Context, f Filter, names []string, limit int) ([]Candidate, error)
 	// Neighbours finds, for each seed, up to perSeed other memories that
-	// share at least one entity with it, most shared entities first, then
-	// newest. Seeds themselves are never returned as neighbours.
+	// share at least one entity with it, ranked by RankNeighbours (the most
+	// specific shared entities first, then newest). Each of the seed's
+	// entities contributes only its NeighbourFanout newest memories that
+	// pass f, so a popular entity costs no more than a rare one. Seeds
+	// themselves are never returned as neighbours; results come grouped by
+	// seed, in seed order.
 	Neighbours(ctx context.Context, f Filter, seedIDs []string, perSeed int) ([]Neighbour, error)
 	// KeywordSearch ranks memories by full-text relevance (BM25 or the
 	// backend's fulltext score) of query over their title and current

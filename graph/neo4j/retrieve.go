@@ -113,31 +113,38 @@ func (s *Store) Candidates(ctx context.Context, f graph.Filter, names []string, 
 	return out, nil
 }
 
-// neighboursCypher finds, per visible seed, other visible memories sharing
-// an entity with it, most shared first, then newest, at most $per_seed; no
-// seed is anyone's neighbour. Rows come in seed order. The filter runs once
-// per distinct memory, after grouping and before ranking. Uses memory_id.
-const neighboursCypher = `
+// neighbourWalksCypher walks, per visible seed and per entity it mentions,
+// the entity's $fanout newest visible memories that are not seeds, and
+// returns each reached memory once per seed with the entities (and their
+// mention counts) that reached it. Rows come in seed order. Uses memory_id.
+const neighbourWalksCypher = `
 UNWIND range(0, size($seeds) - 1) AS i
 MATCH (seed:Memory {id: $seeds[i]})
 WHERE seed.tenant_id = $f_tenant
   AND ($f_org = '' OR seed.org_id = '' OR seed.org_id = $f_org)
   AND ($f_repo = '' OR seed.repo_id = '' OR seed.repo_id = $f_repo)
+MATCH (seed)-[:MENTIONS]->(e:Entity)
 CALL {
-  WITH seed
-  MATCH (seed)-[:MENTIONS]->(e:Entity)<-[:MENTIONS]-(m:Memory)
-  WITH m, collect(DISTINCT e.norm_name) AS shared
+  WITH e
+  MATCH (e)<-[:MENTIONS]-(m:Memory)
   WHERE NOT m.id IN $seeds AND ` + memoryVisible + `
-  WITH m, shared
-  ORDER BY size(shared) DESC, m.created_at DESC, m.id DESC
-  LIMIT $per_seed
-  RETURN m, shared
+  WITH m ORDER BY m.created_at DESC, m.id DESC LIMIT $fanout
+  RETURN collect(m) AS reached
 }
-RETURN i, seed.id AS seed_id, ` + memoryProjection + ` AS m, shared
-ORDER BY i, size(shared) DESC, m.created_at DESC, m.id DESC`
+WITH i, seed, e, reached, COUNT { (:Memory)-[:MENTIONS]->(e) } AS mentions
+UNWIND reached AS m
+WITH i, seed, m, collect([e.norm_name, mentions]) AS shared
+RETURN i, seed.id AS seed_id, m.id AS id, m.created_at AS created_at, shared
+ORDER BY i`
+
+// memoriesByIDCypher projects memories by id (already filtered).
+const memoriesByIDCypher = `
+MATCH (m:Memory) WHERE m.id IN $ids AND m.tenant_id = $tenant
+RETURN ` + memoryProjection + ` AS m`
 
 // Neighbours finds, for each seed, up to perSeed memories sharing an entity
-// with it.
+// with it: the walks run in Cypher, the ranking (graph.RankNeighbours) in
+// Go, then the memories kept are read in the same transaction.
 func (s *Store) Neighbours(ctx context.Context, f graph.Filter, seedIDs []string, perSeed int) ([]graph.Neighbour, error) {
 	if err := f.Validate(); err != nil {
 		return nil, fmt.Errorf("neo4j: neighbours: %w", err)
@@ -147,19 +154,56 @@ func (s *Store) Neighbours(ctx context.Context, f graph.Filter, seedIDs []string
 		return nil, nil
 	}
 	out, err := read(ctx, s, func(tx neo4jdrv.ManagedTransaction) ([]graph.Neighbour, error) {
-		recs, err := collect(ctx, tx, neighboursCypher, filterParams(f, map[string]any{
-			"seeds": seeds, "per_seed": int64(perSeed),
+		recs, err := collect(ctx, tx, neighbourWalksCypher, filterParams(f, map[string]any{
+			"seeds": seeds, "fanout": int64(graph.NeighbourFanout),
 		}))
 		if err != nil {
 			return nil, err
 		}
-		out := make([]graph.Neighbour, 0, len(recs))
+		var (
+			out    []graph.Neighbour
+			ns     []graph.Neighbour
+			shared [][]graph.SharedEntity
+			cur    = int64(-1)
+		)
+		flush := func() {
+			out = append(out, graph.RankNeighbours(ns, shared, perSeed)...)
+			ns, shared = nil, nil
+		}
 		for _, r := range recs {
-			seed, _ := r.Get("seed_id")
-			shared, _ := r.Get("shared")
-			out = append(out, graph.Neighbour{
-				SeedID: seed.(string), Memory: memoryOf(r, "m"), Shared: strs(map[string]any{"x": shared}, "x"),
-			})
+			p := r.AsMap()
+			if i := p["i"].(int64); i != cur {
+				flush()
+				cur = i
+			}
+			ns = append(ns, graph.Neighbour{SeedID: p["seed_id"].(string),
+				Memory: graph.Memory{ID: p["id"].(string), CreatedAt: tm(p, "created_at")}})
+			var es []graph.SharedEntity
+			for _, x := range p["shared"].([]any) {
+				pair := x.([]any)
+				es = append(es, graph.SharedEntity{Name: pair[0].(string), Mentions: pair[1].(int64)})
+			}
+			shared = append(shared, es)
+		}
+		flush()
+		if len(out) == 0 {
+			return nil, nil
+		}
+		ids := make([]string, len(out))
+		for i, n := range out {
+			ids[i] = n.Memory.ID
+		}
+		recs, err = collect(ctx, tx, memoriesByIDCypher, map[string]any{"ids": dedupe(ids), "tenant": f.Scope.TenantID})
+		if err != nil {
+			return nil, err
+		}
+		byID := make(map[string]graph.Memory, len(recs))
+		for _, r := range recs {
+			m := memoryOf(r, "m")
+			byID[m.ID] = m
+		}
+		for i := range out {
+			out[i].Memory = byID[out[i].Memory.ID]
 		}
 		return out, nil
 	})

@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 	"unicode"
@@ -318,22 +319,24 @@ func candidatesOf(ctx context.Context, conn *sql.Conn, hits []hit, ents map[int6
 	return out, rows.Err()
 }
 
-// Seeds visible under the direct-fetch rule.
-const selectSeeds = `SELECT m.rid, m.id FROM json_each(?) j JOIN memories m ON m.id = j.value WHERE %s ORDER BY j.key`
+// The entities of the seeds, with their posting-list sizes. Relies on
+// mentions_memory.
+const seedEntities = `SELECT x.memory_rid, e.rid, e.norm_name, e.mention_count
+FROM mentions x JOIN entities e ON e.rid = x.entity_rid
+WHERE x.memory_rid IN (SELECT value FROM json_each(?))`
 
-// Other memories sharing entities with one seed, most shared first, then
-// newest. Relies on mentions_memory (the seed's entities) and the mentions
-// primary key (their posting lists).
-const neighbours = `SELECT ` + memoryCols + `, json_group_array(e.norm_name)
-FROM mentions sx JOIN entities e ON e.rid = sx.entity_rid
-JOIN mentions x ON x.entity_rid = sx.entity_rid
-JOIN memories m ON m.rid = x.memory_rid
-WHERE sx.memory_rid = ? AND m.rid NOT IN (SELECT value FROM json_each(?)) AND %s
-GROUP BY m.rid
-ORDER BY count(*) DESC, m.created_at DESC, m.id DESC
+// One entity's newest memories that pass the filter and are not seeds: a
+// walk of its posting list backwards (the mentions primary key), the filter
+// applied in the same statement, stopping at the LIMIT.
+const entityWalk = `SELECT x.memory_rid, x.created_at, m.id
+FROM mentions x CROSS JOIN memories m ON m.rid = x.memory_rid
+WHERE x.entity_rid = ? AND x.memory_rid NOT IN (SELECT value FROM json_each(?)) AND %s
+ORDER BY x.created_at DESC, x.memory_rid DESC
 LIMIT ?`
 
-// Neighbours implements graph.Store.
+// Neighbours implements graph.Store. Each distinct entity of the seeds is
+// walked once (at most graph.NeighbourFanout rows); the walks are scored per
+// seed in Go and only the memories kept are loaded.
 func (s *Store) Neighbours(ctx context.Context, f graph.Filter, seedIDs []string, perSeed int) ([]graph.Neighbour, error) {
 	w, err := memoryFilter(f, false)
 	if err != nil {
@@ -342,67 +345,154 @@ func (s *Store) Neighbours(ctx context.Context, f graph.Filter, seedIDs []string
 	if perSeed <= 0 || len(seedIDs) == 0 {
 		return nil, nil
 	}
-	// Seeds need only be in scope; f narrows the neighbours.
-	sw, _ := memoryFilter(graph.Filter{Scope: f.Scope}, true)
-	rows, err := s.r.QueryContext(ctx, fmt.Sprintf(selectSeeds, sw.sql()), append([]any{jsonList(seedIDs)}, sw.args...)...)
+	conn, err := s.r.Conn(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("neighbours: %w", err)
 	}
-	type seed struct {
-		rid int64
-		id  string
+	defer conn.Close()
+	seeds, err := s.visibleSeeds(ctx, conn, f.Scope, seedIDs)
+	if err != nil || len(seeds) == 0 {
+		return nil, err
 	}
-	var seeds []seed
-	for rows.Next() {
-		var sd seed
-		if err := rows.Scan(&sd.rid, &sd.id); err != nil {
-			rows.Close()
-			return nil, fmt.Errorf("neighbours: %w", err)
-		}
-		seeds = append(seeds, sd)
+	seedRIDs := make([]int64, len(seeds))
+	for i, sd := range seeds {
+		seedRIDs[i] = sd.rid
 	}
-	rows.Close()
-	if err := rows.Err(); err != nil {
+	seedJSON, _ := json.Marshal(seedRIDs)
+	type entity struct {
+		rid  int64
+		name graph.SharedEntity
+	}
+	type seedEntity struct {
+		seed int64
+		entity
+	}
+	rows, err := conn.QueryContext(ctx, seedEntities, string(seedJSON))
+	if err != nil {
 		return nil, fmt.Errorf("neighbours: %w", err)
 	}
-	all := make([]int64, len(seeds))
-	for i, sd := range seeds {
-		all[i] = sd.rid
+	ses, err := collect(rows, func(r scanner) (se seedEntity, err error) {
+		return se, r.Scan(&se.seed, &se.rid, &se.name.Name, &se.name.Mentions)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("neighbours: %w", err)
 	}
-	seedJSON, _ := json.Marshal(all)
-	query := fmt.Sprintf(neighbours, w.sql())
-	var out []graph.Neighbour
+	entsOf := map[int64][]entity{}
+	for _, se := range ses {
+		entsOf[se.seed] = append(entsOf[se.seed], se.entity)
+	}
+	// Walk each distinct entity once.
+	type reached struct {
+		rid int64
+		at  int64
+		id  string
+	}
+	walks := map[int64][]reached{}
+	query := fmt.Sprintf(entityWalk, w.sql())
 	for _, sd := range seeds {
-		args := append(append([]any{sd.rid, string(seedJSON)}, w.args...), perSeed)
-		got, err := s.queryNeighbours(ctx, query, args, sd.id)
-		if err != nil {
-			return nil, err
+		for _, e := range entsOf[sd.rid] {
+			if _, done := walks[e.rid]; done {
+				continue
+			}
+			args := append(append([]any{e.rid, string(seedJSON)}, w.args...), graph.NeighbourFanout)
+			rows, err := conn.QueryContext(ctx, query, args...)
+			if err != nil {
+				return nil, fmt.Errorf("neighbours: %w", err)
+			}
+			got, err := collect(rows, func(r scanner) (x reached, err error) {
+				return x, r.Scan(&x.rid, &x.at, &x.id)
+			})
+			if err != nil {
+				return nil, fmt.Errorf("neighbours: %w", err)
+			}
+			walks[e.rid] = got
 		}
-		out = append(out, got...)
+	}
+	// Rank per seed on what the walks know (id, created_at), then load the
+	// memories kept.
+	var (
+		out  []graph.Neighbour
+		rids []int64
+	)
+	for _, sd := range seeds {
+		at := map[int64]int{}
+		var (
+			ns     []graph.Neighbour
+			shared [][]graph.SharedEntity
+			ridOf  []int64
+		)
+		for _, e := range entsOf[sd.rid] {
+			for _, r := range walks[e.rid] {
+				i, ok := at[r.rid]
+				if !ok {
+					i = len(ns)
+					at[r.rid] = i
+					ns = append(ns, graph.Neighbour{SeedID: sd.id, Memory: graph.Memory{ID: r.id, CreatedAt: fromNanos(r.at)}})
+					shared = append(shared, nil)
+					ridOf = append(ridOf, r.rid)
+				}
+				shared[i] = append(shared[i], e.name)
+			}
+		}
+		byID := make(map[string]int64, len(ns))
+		for i, n := range ns {
+			byID[n.Memory.ID] = ridOf[i]
+		}
+		for _, n := range graph.RankNeighbours(ns, shared, perSeed) {
+			out = append(out, n)
+			rids = append(rids, byID[n.Memory.ID])
+		}
+	}
+	if len(out) == 0 {
+		return nil, nil
+	}
+	ridJSON, _ := json.Marshal(rids)
+	rows, err = conn.QueryContext(ctx, memoriesByRID, string(ridJSON))
+	if err != nil {
+		return nil, fmt.Errorf("neighbours: %w", err)
+	}
+	ms, err := scanMemories(rows)
+	if err != nil {
+		return nil, fmt.Errorf("neighbours: %w", err)
+	}
+	byID := make(map[string]graph.Memory, len(ms))
+	for _, m := range ms {
+		byID[m.ID] = m
+	}
+	for i := range out {
+		out[i].Memory = byID[out[i].Memory.ID]
 	}
 	return out, nil
 }
 
-func (s *Store) queryNeighbours(ctx context.Context, query string, args []any, seedID string) ([]graph.Neighbour, error) {
-	rows, err := s.r.QueryContext(ctx, query, args...)
+// Seeds visible under the direct-fetch rule, in the order given.
+const selectSeeds = `SELECT m.rid, m.id FROM json_each(?) j JOIN memories m ON m.id = j.value WHERE %s ORDER BY j.key`
+
+type seed struct {
+	rid int64
+	id  string
+}
+
+// visibleSeeds resolves seed ids to rids; seeds need only be in scope (the
+// filter narrows the neighbours, not the seeds). Duplicates count once.
+func (s *Store) visibleSeeds(ctx context.Context, conn *sql.Conn, sc graph.Scope, ids []string) ([]seed, error) {
+	sw, _ := memoryFilter(graph.Filter{Scope: sc}, true)
+	rows, err := conn.QueryContext(ctx, fmt.Sprintf(selectSeeds, sw.sql()), append([]any{jsonList(ids)}, sw.args...)...)
 	if err != nil {
-		return nil, fmt.Errorf("neighbours of %s: %w", seedID, err)
+		return nil, fmt.Errorf("neighbours: %w", err)
 	}
-	defer rows.Close()
-	var out []graph.Neighbour
-	for rows.Next() {
-		var shared string
-		m, _, err := scanMemory(rows, &shared)
-		if err != nil {
-			return nil, fmt.Errorf("neighbours of %s: %w", seedID, err)
-		}
-		n := graph.Neighbour{SeedID: seedID, Memory: m}
-		if err := json.Unmarshal([]byte(shared), &n.Shared); err != nil {
-			return nil, fmt.Errorf("neighbours of %s: %w", seedID, err)
-		}
-		out = append(out, n)
+	all, err := collect(rows, func(r scanner) (sd seed, err error) {
+		return sd, r.Scan(&sd.rid, &sd.id)
+	})
+	if err != nil {
+		return nil, fmt.Errorf("neighbours: %w", err)
 	}
-	return out, rows.Err()
+	seen := map[int64]bool{}
+	return slices.DeleteFunc(all, func(sd seed) bool {
+		dup := seen[sd.rid]
+		seen[sd.rid] = true
+		return dup
+	}), nil
 }
 
 // Keyword matches, best first: BM25 over title (weight 2) and body (weight

@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"fmt"
 	"testing"
 	"time"
 
@@ -62,9 +63,10 @@ func testNeighbours(t *testing.T, x *suite) {
 		perSeed int
 		want    map[string][]string
 	}{
-		{"OneSeed", f, []string{"m1"}, 10, map[string][]string{"m1": {"m7", "m4", "m3", "m2"}}},
-		{"PerSeedLimit", f, []string{"m1"}, 2, map[string][]string{"m1": {"m7", "m4"}}},
-		{"SeedsNeverNeighbours", f, []string{"m1", "m3"}, 10, map[string][]string{"m1": {"m7", "m4", "m2"}, "m3": {"m7", "m5"}}},
+		{"OneSeed", f, []string{"m1"}, 10, map[string][]string{"m1": {"m7", "m3", "m4", "m2"}}},
+		{"PerSeedLimit", f, []string{"m1"}, 2, map[string][]string{"m1": {"m7", "m3"}}},
+		{"SeedsNeverNeighbours", f, []string{"m1", "m3"}, 10, map[string][]string{"m1": {"m7", "m4", "m2"}, "m3": {"m5", "m7"}}},
+		{"DuplicateSeed", f, []string{"m3", "m3"}, 10, map[string][]string{"m3": {"m5", "m7", "m1"}}},
 		{"Filter", docs, []string{"m1"}, 10, map[string][]string{"m1": {"m2"}}},
 		{"NoEntities", f, []string{"m6"}, 10, map[string][]string{}},
 		{"UnknownSeed", f, []string{"missing"}, 10, map[string][]string{}},
@@ -84,8 +86,58 @@ func testNeighbours(t *testing.T, x *suite) {
 		require.NoError(t, err)
 		require.Len(t, got, 1)
 		assert.Equal(t, fx.ids["m1"], got[0].SeedID)
-		assert.ElementsMatch(t, []string{"go", "postgres"}, got[0].Shared)
+		assert.Equal(t, []string{"go", "postgres"}, got[0].Shared)
+		assert.InDelta(t, graph.EntityWeight(3)+graph.EntityWeight(4), got[0].Weight, 1e-9)
 	})
+	t.Run("Fanout", func(t *testing.T) { testNeighbourFanout(t, x) })
+}
+
+// testNeighbourFanout checks that a popular entity contributes only its
+// graph.NeighbourFanout newest memories, that the filter applies inside that
+// walk (older memories passing it are still found), and that a rare shared
+// entity outranks a popular one.
+func testNeighbourFanout(t *testing.T, x *suite) {
+	s := newScope(t)
+	base := time.Date(2025, 3, 1, 0, 0, 0, 0, time.UTC)
+	at := func(i int) time.Time { return base.Add(time.Duration(i) * time.Minute) }
+	mem := func(i int, user string, ents ...string) graph.MemoryInput {
+		in := memIn(s, fmt.Sprintf("m%03d", i), "content", ents...)
+		in.Memory.UserID, in.Memory.CreatedAt = user, at(i)
+		return in
+	}
+	// Oldest first: the rare neighbour (u1), five hub memories of u1, then
+	// NeighbourFanout+10 hub memories of u2, then the seed.
+	ins := []graph.MemoryInput{mem(0, "u1", "rare")}
+	for i := 1; i <= 5; i++ {
+		ins = append(ins, mem(i, "u1", "hub"))
+	}
+	n := graph.NeighbourFanout + 10
+	for i := 6; i < 6+n; i++ {
+		ins = append(ins, mem(i, "u2", "hub"))
+	}
+	ins = append(ins, mem(6+n, "u3", "hub", "rare"))
+	created, err := x.s.CreateMemories(ctx(t), ins)
+	require.NoError(t, err)
+	id := func(i int) string { return created[i].Memory.ID }
+	seed := id(len(created) - 1)
+
+	got, err := x.s.Neighbours(ctx(t), in(s), []string{seed}, 1000)
+	require.NoError(t, err)
+	want := []string{id(0)} // rare first
+	for i := 5 + n; len(want) < 1+graph.NeighbourFanout; i-- {
+		want = append(want, id(i)) // then the newest hub memories only
+	}
+	assert.Equal(t, want, neighbourIDs(got)[seed], "fan-out")
+	require.NotEmpty(t, got)
+	assert.Equal(t, []string{"rare"}, got[0].Shared)
+	assert.Greater(t, got[0].Weight, got[1].Weight, "a rare entity outweighs a popular one")
+
+	u1 := in(s)
+	u1.UserID = "u1"
+	got, err = x.s.Neighbours(ctx(t), u1, []string{seed}, 1000)
+	require.NoError(t, err)
+	assert.Equal(t, []string{id(0), id(5), id(4), id(3), id(2), id(1)}, neighbourIDs(got)[seed],
+		"the filter applies inside the walk, not after it")
 }
 
 func testKeywordSearch(t *testing.T, x *suite) {

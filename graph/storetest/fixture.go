@@ -41,8 +41,9 @@ import (
 //	Candidates(postgres)        m7 m4 m2 m1
 //	Candidates(Go, PG)          m7 m1 (two matched), then m4 m3 m2
 //	Candidates(K8S)             m5 m3
-//	Neighbours(m1)              m7 (two shared), then m4 m3 m2
-//	Neighbours(m1, m3)          m1: m7 m4 m2; m3: m7 m5
+//	Neighbours(m1)              m7 (two shared), then m3 (go: 3 mentions)
+//	                            before m4 m2 (postgres: 4 mentions)
+//	Neighbours(m1, m3)          m1: m7 m4 m2; m3: m5 (kubernetes: 2) m7
 type fixture struct {
 	scope graph.Scope
 	ids   map[string]string // fixture name (m1..m7) -> memory id
