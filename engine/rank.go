@@ -5,6 +5,7 @@ import (
 	"slices"
 
 	"github.com/mnemo-dev/mnemo/graph"
+	"github.com/mnemo-dev/mnemo/policy"
 )
 
 // Retrieval signals, named as the policy's fusion_weights name them.
@@ -93,13 +94,24 @@ func weight(weights map[string]float64, signal string) float64 {
 	return 1
 }
 
-// fuse scores every hit by weighted reciprocal rank fusion,
+// fuse scores every hit and returns the hits best first (ties: newest,
+// then id). With policy.FusionRRF the score is weighted reciprocal rank
+// fusion,
 //
 //	score = sum over signals s of  w_s / (k + rank_s),
 //
-// normalises it by the best score possible with the active signals (rank 1
-// in each), and returns the hits best first (ties: newest, then id).
-func (p *pool) fuse(weights map[string]float64, k int) []*hit {
+// normalised by the best score possible with the active signals (rank 1 in
+// each). With policy.FusionScore it is a weighted sum of each signal's own
+// scores, min-max normalised over the hits that signal returned,
+//
+//	score = sum over signals s of  w_s * (raw_s - min_s) / (max_s - min_s),
+//
+// normalised by the sum of the active signals' weights; a signal that did
+// not return a hit adds nothing for it.
+func (p *pool) fuse(method string, weights map[string]float64, k int) []*hit {
+	if method == policy.FusionScore {
+		return p.fuseScores(weights)
+	}
 	var best float64
 	for s := range p.active {
 		best += weight(weights, s) / float64(k+1)
@@ -110,6 +122,43 @@ func (p *pool) fuse(weights map[string]float64, k int) []*hit {
 		h.score = 0
 		for s, r := range h.ranks {
 			h.score += weight(weights, s) / float64(k+r)
+		}
+		if best > 0 {
+			h.norm = min(h.score/best, 1)
+		}
+		out = append(out, h)
+	}
+	sortHits(out)
+	return out
+}
+
+func (p *pool) fuseScores(weights map[string]float64) []*hit {
+	type span struct{ lo, hi float64 }
+	spans := map[string]*span{}
+	for _, id := range p.order {
+		for s, v := range p.hits[id].raw {
+			if sp := spans[s]; sp == nil {
+				spans[s] = &span{v, v}
+			} else {
+				sp.lo, sp.hi = min(sp.lo, v), max(sp.hi, v)
+			}
+		}
+	}
+	var best float64
+	for s := range spans {
+		best += weight(weights, s)
+	}
+	out := make([]*hit, 0, len(p.order))
+	for _, id := range p.order {
+		h := p.hits[id]
+		h.score = 0
+		for s, v := range h.raw {
+			sp := spans[s]
+			n := 1.0
+			if sp.hi > sp.lo {
+				n = (v - sp.lo) / (sp.hi - sp.lo)
+			}
+			h.score += weight(weights, s) * n
 		}
 		if best > 0 {
 			h.norm = min(h.score/best, 1)

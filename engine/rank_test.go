@@ -8,6 +8,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mnemo-dev/mnemo/graph"
+	"github.com/mnemo-dev/mnemo/policy"
 )
 
 func mem(id string, minute int) *graph.Memory {
@@ -74,7 +75,60 @@ func TestFuse(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			p := newPool()
 			tc.add(p)
-			got := p.fuse(tc.weights, 60)
+			got := p.fuse(policy.FusionRRF, tc.weights, 60)
+			require.Equal(t, tc.want, ids(got))
+			assert.InDelta(t, tc.top, got[0].norm, 1e-9)
+		})
+	}
+}
+
+func TestFuseScores(t *testing.T) {
+	tests := []struct {
+		name    string
+		weights map[string]float64
+		add     func(p *pool)
+		want    []string
+		top     float64
+	}{
+		{
+			name: "scores, not ranks: a close second keeps its margin",
+			add: func(p *pool) {
+				p.add(signalKeyword, 1, "a", mem("a", 1), 10)
+				p.add(signalKeyword, 2, "b", mem("b", 2), 9.9)
+				p.add(signalKeyword, 3, "c", mem("c", 3), 0)
+				p.add(signalVector, 1, "b", mem("b", 2), 0.8)
+				p.add(signalVector, 2, "c", mem("c", 3), 0.7)
+				p.add(signalVector, 3, "a", mem("a", 1), 0.2)
+			},
+			want: []string{"b", "a", "c"}, // b: 0.99 + 1; a: 1 + 0; c: 0 + 0.83
+			top:  (0.99 + 1) / 2,
+		},
+		{
+			name:    "weights scale each signal",
+			weights: map[string]float64{signalKeyword: 1, signalVector: 0.1},
+			add: func(p *pool) {
+				p.add(signalKeyword, 1, "a", mem("a", 1), 5)
+				p.add(signalKeyword, 2, "b", mem("b", 2), 1)
+				p.add(signalVector, 1, "b", mem("b", 2), 0.9)
+				p.add(signalVector, 2, "a", mem("a", 1), 0.1)
+			},
+			want: []string{"a", "b"},
+			top:  1 / 1.1,
+		},
+		{
+			name: "one hit per signal normalises to 1",
+			add: func(p *pool) {
+				p.add(signalKeyword, 1, "a", mem("a", 1), 3)
+			},
+			want: []string{"a"},
+			top:  1,
+		},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			p := newPool()
+			tc.add(p)
+			got := p.fuse(policy.FusionScore, tc.weights, 60)
 			require.Equal(t, tc.want, ids(got))
 			assert.InDelta(t, tc.top, got[0].norm, 1e-9)
 		})

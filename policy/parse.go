@@ -537,6 +537,10 @@ func (v *validator) retrieval(r *Retrieval) {
 	if r.Reranker.Lambda < 0 || r.Reranker.Lambda > 1 {
 		v.add(at.with("reranker", "lambda"), "must be in [0,1], got %g", r.Reranker.Lambda)
 	}
+	if r.Fusion == "" {
+		r.Fusion = FusionRRF
+	}
+	v.oneOf(at.with("fusion"), "fusion", r.Fusion, []string{FusionRRF, FusionScore})
 	if r.RRFK == 0 {
 		r.RRFK = 60
 	}

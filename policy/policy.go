@@ -315,6 +315,15 @@ const (
 	ModeHybrid  = "hybrid"
 )
 
+// Fusion methods.
+const (
+	// FusionRRF is weighted reciprocal rank fusion: w / (k + rank).
+	FusionRRF = "rrf"
+	// FusionScore is a weighted sum of each signal's scores, min-max
+	// normalised within the query.
+	FusionScore = "score"
+)
+
 // Reranker kinds.
 const (
 	RerankerRRF          = "rrf"
@@ -331,6 +340,8 @@ type Retrieval struct {
 	Rerank *bool `yaml:"rerank"`
 	// Reranker picks the rerank method.
 	Reranker Reranker `yaml:"reranker"`
+	// Fusion is how the signals combine: rrf (default) or score.
+	Fusion string `yaml:"fusion"`
 	// RRFK is the reciprocal-rank-fusion constant; default 60.
 	RRFK int `yaml:"rrf_k"`
 	// FusionWeights weigh the signals (graph, vector, keyword) in fusion;

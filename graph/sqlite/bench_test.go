@@ -135,23 +135,28 @@ func BenchmarkCandidates(b *testing.B) {
 	reportLatency(b, lat)
 }
 
-// BenchmarkKeywordSearch ranks 20 memories for 2-3 word queries drawn with
-// the corpus's word distribution.
+// BenchmarkKeywordSearch ranks 20 memories (a caller's page) and 100 (the
+// engine's keyword pool) for 2-3 word queries drawn with the corpus's word
+// distribution.
 func BenchmarkKeywordSearch(b *testing.B) {
-	s, c := cachedStore(b)
-	qs := c.KeywordQueries(4096)
-	f := graph.Filter{Scope: benchScope}
-	lat := make([]time.Duration, 0, 4096)
-	i := 0
-	for b.Loop() {
-		q := qs[i%len(qs)]
-		i++
-		start := time.Now()
-		_, err := s.KeywordSearch(b.Context(), f, q, 20)
-		lat = append(lat, time.Since(start))
-		if err != nil {
-			b.Fatalf("keyword %q: %v", q, err)
-		}
+	for _, limit := range []int{20, 100} {
+		b.Run(fmt.Sprintf("limit=%d", limit), func(b *testing.B) {
+			s, c := cachedStore(b)
+			qs := c.KeywordQueries(4096)
+			f := graph.Filter{Scope: benchScope}
+			lat := make([]time.Duration, 0, 4096)
+			i := 0
+			for b.Loop() {
+				q := qs[i%len(qs)]
+				i++
+				start := time.Now()
+				_, err := s.KeywordSearch(b.Context(), f, q, limit)
+				lat = append(lat, time.Since(start))
+				if err != nil {
+					b.Fatalf("keyword %q: %v", q, err)
+				}
+			}
+			reportLatency(b, lat)
+		})
 	}
-	reportLatency(b, lat)
 }

@@ -190,6 +190,26 @@ func testKeywordSearch(t *testing.T, x *suite) {
 		require.NoError(t, err)
 		assert.Equal(t, []string{"m6"}, fx.names(scoredIDs(got)))
 	})
+	t.Run("FilterDropsBestMatches", func(t *testing.T) {
+		// Another tenant's memories match far better and outnumber ours:
+		// the filter must apply before the limit, however many it drops.
+		theirs, ours := newScope(t), newScope(t)
+		var ins []graph.MemoryInput
+		for i := range 60 {
+			ins = append(ins, memIn(theirs, fmt.Sprintf("zebra zebra %d", i), "zebra zebra zebra"))
+		}
+		for i := range 3 {
+			ins = append(ins, memIn(ours, fmt.Sprintf("note %d", i), "a long note that mentions a zebra once among many other words"))
+		}
+		_, err := x.s.CreateMemories(ctx(t), ins)
+		require.NoError(t, err)
+		got, err := x.s.KeywordSearch(ctx(t), in(ours), "zebra", 2)
+		require.NoError(t, err)
+		require.Len(t, got, 2)
+		for _, g := range got {
+			assert.Equal(t, ours.TenantID, g.Memory.Scope.TenantID)
+		}
+	})
 }
 
 func testListFilters(t *testing.T, x *suite) {
