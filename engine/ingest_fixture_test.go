@@ -14,7 +14,7 @@ import (
 	"github.com/mnemo-dev/mnemo/config"
 	"github.com/mnemo-dev/mnemo/engine"
 	"github.com/mnemo-dev/mnemo/graph"
-	"github.com/mnemo-dev/mnemo/graph/sqlite"
+	"github.com/mnemo-dev/mnemo/graph/graphtest"
 	"github.com/mnemo-dev/mnemo/policy"
 	"github.com/mnemo-dev/mnemo/vector"
 	"github.com/mnemo-dev/mnemo/vector/local"
@@ -24,7 +24,7 @@ import (
 // with the shipped default policy.
 type ingFixture struct {
 	eng   *engine.Engine
-	store *sqlite.Store
+	store graph.Store
 	index vector.Index
 	emb   *hashEmbedder
 	scope graph.Scope
@@ -42,10 +42,7 @@ type ingOpts struct {
 
 func newIngFixture(t testing.TB, o ingOpts) *ingFixture {
 	t.Helper()
-	ctx := context.Background()
-	st, err := sqlite.Open(ctx, t.TempDir(), sqlite.Options{})
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = st.Close() })
+	st := graphtest.Open(t)
 	pol, err := policy.Parse("default_policy.yaml", config.DefaultPolicy())
 	require.NoError(t, err)
 	holder, err := policy.NewHolder(pol)

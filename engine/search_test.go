@@ -12,7 +12,7 @@ import (
 	"github.com/mnemo-dev/mnemo/config"
 	"github.com/mnemo-dev/mnemo/engine"
 	"github.com/mnemo-dev/mnemo/graph"
-	"github.com/mnemo-dev/mnemo/graph/sqlite"
+	"github.com/mnemo-dev/mnemo/graph/graphtest"
 	"github.com/mnemo-dev/mnemo/policy"
 )
 
@@ -40,7 +40,7 @@ var now = time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)
 // plus "foreign": the same text in another tenant.
 type searchFixture struct {
 	t     *testing.T
-	store *sqlite.Store
+	store graph.Store
 	eng   *engine.Engine
 	scope graph.Scope
 	ids   map[string]string
@@ -50,9 +50,7 @@ type searchFixture struct {
 func newSearchFixture(t *testing.T) *searchFixture {
 	t.Helper()
 	ctx := context.Background()
-	store, err := sqlite.Open(ctx, t.TempDir(), sqlite.Options{})
-	require.NoError(t, err)
-	t.Cleanup(func() { store.Close() })
+	store := graphtest.Open(t)
 	pol, err := policy.Parse("default_policy.yaml", config.DefaultPolicy())
 	require.NoError(t, err)
 	holder, err := policy.NewHolder(pol)

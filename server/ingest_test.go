@@ -19,7 +19,7 @@ import (
 	"github.com/mnemo-dev/mnemo/config"
 	"github.com/mnemo-dev/mnemo/engine"
 	"github.com/mnemo-dev/mnemo/graph"
-	"github.com/mnemo-dev/mnemo/graph/sqlite"
+	"github.com/mnemo-dev/mnemo/graph/graphtest"
 	"github.com/mnemo-dev/mnemo/policy"
 	"github.com/mnemo-dev/mnemo/server"
 )
@@ -27,17 +27,14 @@ import (
 // ingAPI is a real server on a real SQLite store, with one key per role.
 type ingAPI struct {
 	url        string
-	store      *sqlite.Store
+	store      graph.Store
 	policyFile string
 }
 
 func newIngAPI(t *testing.T) *ingAPI {
 	t.Helper()
 	gin.SetMode(gin.TestMode)
-	ctx := context.Background()
-	st, err := sqlite.Open(ctx, t.TempDir(), sqlite.Options{})
-	require.NoError(t, err)
-	t.Cleanup(func() { _ = st.Close() })
+	st := graphtest.Open(t)
 	file := filepath.Join(t.TempDir(), "policy.yaml")
 	require.NoError(t, os.WriteFile(file, config.DefaultPolicy(), 0o600))
 	pol, err := policy.LoadFile(file)

@@ -15,7 +15,7 @@ import (
 	"github.com/mnemo-dev/mnemo/config"
 	"github.com/mnemo-dev/mnemo/engine"
 	"github.com/mnemo-dev/mnemo/graph"
-	"github.com/mnemo-dev/mnemo/graph/sqlite"
+	"github.com/mnemo-dev/mnemo/graph/graphtest"
 	"github.com/mnemo-dev/mnemo/policy"
 	"github.com/mnemo-dev/mnemo/server"
 )
@@ -35,9 +35,7 @@ const (
 func newReadAPI(t *testing.T) *readAPI {
 	t.Helper()
 	ctx := context.Background()
-	store, err := sqlite.Open(ctx, t.TempDir(), sqlite.Options{})
-	require.NoError(t, err)
-	t.Cleanup(func() { store.Close() })
+	store := graphtest.Open(t)
 	pol, err := policy.Parse("default_policy.yaml", config.DefaultPolicy())
 	require.NoError(t, err)
 	holder, err := policy.NewHolder(pol)

@@ -11,15 +11,23 @@
 //     fails.
 //
 // Neo4j Community has one database, so tests that use this package share
-// it: Open wipes it first, and such tests must not run in parallel.
+// it: Open wipes it first, and such tests must not run in parallel. Across
+// test binaries (go test runs packages in parallel) the first Open takes an
+// exclusive lock on a file beside the Neo4j data, held until the process
+// exits, so two packages never share the database at once.
 package neo4jtest
 
 import (
 	"context"
 	"fmt"
 	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
 	"testing"
 	"time"
+	"unicode"
 
 	neo4jdrv "github.com/neo4j/neo4j-go-driver/v5/neo4j"
 	"github.com/testcontainers/testcontainers-go"
@@ -46,6 +54,7 @@ func Config(tb testing.TB) neo4j.Config {
 // tb ends.
 func Open(tb testing.TB, cfg neo4j.Config) *neo4j.Store {
 	tb.Helper()
+	lockDatabase(tb, cfg)
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	if err := Wipe(ctx, cfg); err != nil {
@@ -82,6 +91,33 @@ func Wipe(ctx context.Context, cfg neo4j.Config) error {
 	}
 	_, err = res.Consume(ctx)
 	return err
+}
+
+var (
+	lockOnce sync.Once
+	lockErr  error
+	lockFile *os.File // referenced so no finalizer closes it (and drops the lock)
+)
+
+// lockDatabase blocks until this process holds the lock of cfg's database
+// (a file in the temp directory named after the URI); the lock is released
+// when the process exits.
+func lockDatabase(tb testing.TB, cfg neo4j.Config) {
+	lockOnce.Do(func() {
+		name := strings.Map(func(r rune) rune {
+			if unicode.IsLetter(r) || unicode.IsDigit(r) {
+				return r
+			}
+			return '_'
+		}, cfg.URI+"_"+cfg.Database)
+		lockFile, lockErr = os.OpenFile(filepath.Join(os.TempDir(), "mnemo-neo4jtest-"+name+".lock"), os.O_CREATE|os.O_RDWR, 0o600)
+		if lockErr == nil {
+			lockErr = syscall.Flock(int(lockFile.Fd()), syscall.LOCK_EX)
+		}
+	})
+	if lockErr != nil {
+		tb.Fatalf("neo4jtest: lock the test database: %v", lockErr)
+	}
 }
 
 func unavailable(tb testing.TB, format string, args ...any) {

@@ -1,0 +1,49 @@
+// Package graphtest opens the graph store that tests above the graph layer
+// (engine, server) run on: the embedded SQLite store by default, or Neo4j
+// when MNEMO_TEST_STORE=neo4j. `make test` runs those packages once per
+// backend, so every engine and server test runs on both.
+package graphtest
+
+import (
+	"context"
+	"os"
+	"testing"
+
+	"github.com/mnemo-dev/mnemo/graph"
+	"github.com/mnemo-dev/mnemo/graph/neo4j/neo4jtest"
+	"github.com/mnemo-dev/mnemo/graph/sqlite"
+)
+
+// Backend names the backend MNEMO_TEST_STORE selects: "sqlite" (default)
+// or "neo4j".
+func Backend() string {
+	if b := os.Getenv("MNEMO_TEST_STORE"); b != "" {
+		return b
+	}
+	return "sqlite"
+}
+
+// Open opens an empty store of the selected backend, closed when tb ends.
+// For SQLite it is a fresh file under tb.TempDir(); for Neo4j, the test
+// database wiped (see neo4jtest), which fails rather than skips when no
+// Neo4j answers: selecting it is asking for it.
+func Open(tb testing.TB) graph.Store {
+	tb.Helper()
+	switch b := Backend(); b {
+	case "sqlite":
+		s, err := sqlite.Open(context.Background(), tb.TempDir(), sqlite.Options{})
+		if err != nil {
+			tb.Fatalf("graphtest: open sqlite: %v", err)
+		}
+		tb.Cleanup(func() { _ = s.Close() })
+		return s
+	case "neo4j":
+		if os.Getenv("MNEMO_REQUIRE_NEO4J") == "" {
+			tb.Setenv("MNEMO_REQUIRE_NEO4J", "1")
+		}
+		return neo4jtest.Open(tb, neo4jtest.Config(tb))
+	default:
+		tb.Fatalf("graphtest: MNEMO_TEST_STORE=%q: want sqlite or neo4j", b)
+		return nil
+	}
+}
