@@ -36,6 +36,7 @@ func (f *ingFixture) as(roles ...string) graph.Principal {
 }
 
 type ingOpts struct {
+	policy  func(*policy.Policy) // edits the default policy before use
 	vectors bool
 	index   func(vector.Index) vector.Index // wraps the index, e.g. to inject faults
 }
@@ -45,6 +46,9 @@ func newIngFixture(t testing.TB, o ingOpts) *ingFixture {
 	st := graphtest.Open(t)
 	pol, err := policy.Parse("default_policy.yaml", config.DefaultPolicy())
 	require.NoError(t, err)
+	if o.policy != nil {
+		o.policy(pol)
+	}
 	holder, err := policy.NewHolder(pol)
 	require.NoError(t, err)
 	f := &ingFixture{store: st, scope: graph.Scope{TenantID: "t1"}}

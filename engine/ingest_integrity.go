@@ -49,7 +49,7 @@ func (e *Engine) planIntegrity(ctx context.Context, plans []*plan, o ingestOpts)
 			pl.act = actQueue
 			continue
 		}
-		if k := pl.in.Memory.CanonicalKey; k != "" && !keylessTypes[pl.in.Memory.Type] {
+		if k := pl.in.Memory.CanonicalKey; k != "" && pl.dedupe {
 			inBatch[nsKey{pl.namespace(), k}] = pl
 		}
 	}
@@ -63,7 +63,7 @@ func (e *Engine) integrity(ctx context.Context, pl *plan, inBatch map[nsKey]*pla
 	if id := pl.req.Supersedes; id != "" {
 		return e.explicitSupersede(ctx, pl, id)
 	}
-	if m.CanonicalKey == "" || keylessTypes[m.Type] {
+	if m.CanonicalKey == "" || !pl.dedupe {
 		return nil
 	}
 	changed := actSupersede

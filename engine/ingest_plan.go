@@ -28,6 +28,7 @@ type plan struct {
 	// in is the write, fully prepared, with preset memory and version ids.
 	in       graph.MemoryInput
 	doc      bool // identity-keyed: changed content becomes a new version
+	dedupe   bool // the type dedupes by canonical key (policy TypeDef.Dedupe)
 	entities []string
 	gate     policy.GateDecision
 

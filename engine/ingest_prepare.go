@@ -23,11 +23,6 @@ import (
 // title) rather than its content: a changed document gets a new version.
 const TypeDocument = "document"
 
-// keylessTypes never dedupe by canonical key: every item is a new memory
-// (two conversation turns may say the same thing and both happened). The
-// policy has no per-type switch for this yet, so the engine names them.
-var keylessTypes = map[string]bool{"episode": true}
-
 // defaultImportance is a new memory's importance when the caller names none.
 const defaultImportance = 0.5
 
@@ -122,12 +117,13 @@ func (e *Engine) prepareOne(pol *policy.Policy, x *extract.Extractor, p graph.Pr
 		title = deriveTitle(content, format, r.Provenance.Path)
 	}
 	doc := cls.Type == TypeDocument
+	td, _ := pol.Type(cls.Type)
 	switch {
 	case r.CanonicalKey != "":
 		key = r.CanonicalKey
 	case doc:
 		key = documentKey(r.Provenance, title)
-	case keylessTypes[cls.Type]:
+	case !td.Dedupes():
 		key = ""
 	case key == "":
 		key = x.Extract(content, extract.Hint{Type: cls.Type}).Key
@@ -148,7 +144,6 @@ func (e *Engine) prepareOne(pol *policy.Policy, x *extract.Extractor, p graph.Pr
 	}
 	prov := r.Provenance
 	prov.ActorType, prov.ActorID = "principal", p.ID
-	td, _ := pol.Type(cls.Type)
 	indexText := td.IndexTextOf(map[string]string{
 		policy.FieldTitle: title, policy.FieldContent: content, policy.FieldSummary: r.Summary,
 		policy.FieldTags: strings.Join(r.Tags, " "),
@@ -180,7 +175,7 @@ func (e *Engine) prepareOne(pol *policy.Policy, x *extract.Extractor, p graph.Pr
 		Type: cls.Type, Layer: cls.Layer, Sublayer: cls.Sublayer, SourceKind: string(sourceKind),
 		Roles: p.Roles, Metadata: meta,
 	})
-	return &plan{principal: p, req: r, in: in, doc: doc, entities: names, gate: gate}, nil
+	return &plan{principal: p, req: r, in: in, doc: doc, dedupe: td.Dedupes(), entities: names, gate: gate}, nil
 }
 
 // chunkDocument splits a markdown document by heading path and extracts

@@ -9,6 +9,7 @@ import (
 
 	"github.com/mnemo-dev/mnemo/engine"
 	"github.com/mnemo-dev/mnemo/graph"
+	"github.com/mnemo-dev/mnemo/policy"
 )
 
 // TestIngestIntegrity walks one namespace through the integrity rules:
@@ -132,6 +133,48 @@ func TestIngestIntegrity(t *testing.T) {
 
 // TestIngestGate checks the gate's three outcomes and permissions against
 // the shipped default policy.
+// TestIngestDedupeSwitch: a type with dedupe off (episode in the default
+// policy, note when the policy says so) never reinforces or supersedes:
+// every item is its own memory.
+func TestIngestDedupeSwitch(t *testing.T) {
+	off := false
+	for _, c := range []struct {
+		name, typ string
+		policy    func(*policy.Policy)
+	}{
+		{"episode by default", "episode", nil},
+		{"note switched off", "note", func(p *policy.Policy) {
+			td := p.Types["note"]
+			td.Dedupe = &off
+			p.Types["note"] = td
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			f := newIngFixture(t, ingOpts{policy: c.policy})
+			w := f.as("writer")
+			req := engine.IngestRequest{Type: c.typ, Content: "The API server listens on port 8080."}
+			a, err := f.eng.Ingest(ingCtx(t), w, req)
+			require.NoError(t, err)
+			b, err := f.eng.Ingest(ingCtx(t), w, req)
+			require.NoError(t, err)
+			assert.Equal(t, engine.StatusApproved, a.Status)
+			assert.Equal(t, engine.StatusApproved, b.Status, "the same text again is a new memory")
+			assert.NotEqual(t, a.ID, b.ID)
+			assert.Empty(t, a.CanonicalKey, "no key is derived")
+			assert.Len(t, f.memories(t), 2)
+		})
+	}
+	t.Run("note dedupes by default", func(t *testing.T) {
+		f := newIngFixture(t, ingOpts{})
+		req := engine.IngestRequest{Type: "note", Content: "The API server listens on port 8080."}
+		_, err := f.eng.Ingest(ingCtx(t), f.as("writer"), req)
+		require.NoError(t, err)
+		b, err := f.eng.Ingest(ingCtx(t), f.as("writer"), req)
+		require.NoError(t, err)
+		assert.Equal(t, engine.StatusReinforced, b.Status)
+	})
+}
+
 func TestIngestGate(t *testing.T) {
 	f := newIngFixture(t, ingOpts{})
 	ctx := ingCtx(t)

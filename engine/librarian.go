@@ -181,7 +181,7 @@ func (e *Engine) suggestFix(ctx context.Context, q *queuedWrite, g graph.GateReq
 		return generic
 	}
 	pl := plans[0]
-	if k := pl.in.Memory.CanonicalKey; k != "" && !keylessTypes[pl.in.Memory.Type] {
+	if k := pl.in.Memory.CanonicalKey; k != "" && pl.dedupe {
 		if m, err := e.store.FindActiveByKey(ctx, pl.namespace(), k); err == nil {
 			return fmt.Sprintf("duplicate of active memory %s (key %s): update it instead (supersedes: %s)", m.ID, k, m.ID)
 		}

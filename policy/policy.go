@@ -87,7 +87,16 @@ type TypeDef struct {
 	Due string `yaml:"due"`
 	// Display says how a memory of this type is shown in results.
 	Display Display `yaml:"display"`
+	// Dedupe says whether items of this type dedupe and supersede by
+	// canonical key (default true). Off for a type whose items all stand on
+	// their own even when they say the same thing, such as conversation
+	// turns (episodes): every item is a new memory, and no key is derived
+	// unless the caller gives one.
+	Dedupe *bool `yaml:"dedupe"`
 }
+
+// Dedupes reports whether items of the type dedupe by canonical key.
+func (t TypeDef) Dedupes() bool { return t.Dedupe == nil || *t.Dedupe }
 
 // IndexTextOf builds the index text from a memory's fields, per IndexText.
 func (t TypeDef) IndexTextOf(fields map[string]string) string {
