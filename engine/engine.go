@@ -53,6 +53,7 @@ type Engine struct {
 	log      *slog.Logger
 	now      func() time.Time
 	xc       extractors // write-path extractor cache, see ingest_extract.go
+	keys     keyLocks   // per-key write serialisation, see ingest_lock.go
 }
 
 // New builds an Engine from its options.

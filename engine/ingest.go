@@ -160,6 +160,26 @@ type ingestOpts struct {
 // writer superseded a memory it meant to supersede.
 const conflictRetries = 3
 
+// planAndWrite runs the integrity and write stages under the batch's key
+// locks, re-planning when a concurrent writer got in the way.
+func (e *Engine) planAndWrite(ctx context.Context, plans []*plan, o ingestOpts) error {
+	unlock := e.keys.lock(plans)
+	defer unlock()
+	for attempt := 1; ; attempt++ {
+		if err := e.planIntegrity(ctx, plans, o); err != nil {
+			return err
+		}
+		err := e.write(ctx, plans, o)
+		if err == nil || !errors.Is(err, graph.ErrConflict) || attempt == conflictRetries {
+			return err
+		}
+		e.log.Info("ingest conflict, re-planning", "attempt", attempt, "err", err)
+		for _, pl := range plans {
+			pl.reset()
+		}
+	}
+}
+
 func (e *Engine) ingest(ctx context.Context, p graph.Principal, rs []IngestRequest, o ingestOpts) ([]IngestResult, error) {
 	if err := e.authorize(p, PermWrite); err != nil {
 		return nil, err
@@ -170,21 +190,8 @@ func (e *Engine) ingest(ctx context.Context, p graph.Principal, rs []IngestReque
 	if err != nil {
 		return nil, err
 	}
-	for attempt := 1; ; attempt++ {
-		if err := e.planIntegrity(ctx, plans, o); err != nil {
-			return nil, err
-		}
-		err := e.write(ctx, plans, o)
-		if err == nil || !errors.Is(err, graph.ErrConflict) || attempt == conflictRetries {
-			if err != nil {
-				return nil, err
-			}
-			break
-		}
-		e.log.Info("ingest conflict, re-planning", "attempt", attempt, "err", err)
-		for _, pl := range plans {
-			pl.reset()
-		}
+	if err := e.planAndWrite(ctx, plans, o); err != nil {
+		return nil, err
 	}
 	e.indexNow(ctx, plans)
 	out := make([]IngestResult, len(plans))

@@ -2,6 +2,8 @@ package engine_test
 
 import (
 	"errors"
+	"fmt"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -289,4 +291,43 @@ func TestIngestBatch(t *testing.T) {
 		_, err = f.eng.IngestBatch(ctx, w, make([]engine.IngestRequest, engine.MaxBatch+1))
 		require.ErrorIs(t, err, graph.ErrInvalid)
 	})
+}
+
+// TestIngestConcurrentFirstWrites: writers racing to store the first fact
+// under one canonical key leave exactly one active memory with that key;
+// the others supersede it or are reinforced into it, none is lost.
+func TestIngestConcurrentFirstWrites(t *testing.T) {
+	f := newIngFixture(t, ingOpts{})
+	w := f.as("writer")
+	const writers = 8
+	results := make([]engine.IngestResult, writers)
+	errs := make([]error, writers)
+	var wg sync.WaitGroup
+	start := make(chan struct{})
+	for i := range writers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			<-start
+			results[i], errs[i] = f.eng.Ingest(ingCtx(t), w, engine.IngestRequest{Type: "note",
+				Content: fmt.Sprintf("The API server listens on port %d.", 8000+i%4)})
+		}()
+	}
+	close(start)
+	wg.Wait()
+	key := ""
+	for i := range writers {
+		require.NoError(t, errs[i])
+		if key == "" {
+			key = results[i].CanonicalKey
+		}
+		require.Equal(t, key, results[i].CanonicalKey, "one fact, one key")
+	}
+	var active []string
+	for _, m := range f.memories(t) {
+		if m.CanonicalKey == key && m.Status == graph.StatusActive {
+			active = append(active, m.ID)
+		}
+	}
+	assert.Len(t, active, 1, "exactly one active memory per key")
 }
