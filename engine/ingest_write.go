@@ -98,18 +98,15 @@ func wave(pl *plan) int {
 	return wave(t) + 1
 }
 
-// writeVersions appends the new versions of changed documents. The
-// approval is audited before the version is written (VersionInput carries
-// no audit events).
+// writeVersions appends the new versions of changed documents, each with
+// its approval's audit event in the same transaction.
 func (e *Engine) writeVersions(ctx context.Context, plans []*plan, actor func(*plan) string, now time.Time) error {
 	for _, pl := range plans {
 		if pl.act != actVersion {
 			continue
 		}
-		if err := e.store.AppendAudit(ctx, approveAudit(pl, AuditGateApproveVersion, actor(pl), now)); err != nil {
-			return fmt.Errorf("audit new version of %s: %w", pl.targetID(), err)
-		}
 		in := pl.in.Version
+		in.Audit = []graph.AuditEvent{approveAudit(pl, AuditGateApproveVersion, actor(pl), now)}
 		in.Index = e.index != nil
 		v, err := e.store.AddVersion(ctx, pl.in.Memory.Scope, pl.targetID(), in)
 		if err != nil {

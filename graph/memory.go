@@ -154,6 +154,10 @@ type VersionInput struct {
 	// Index asks the store to enqueue a vector-index outbox entry for this
 	// version in the same transaction.
 	Index bool `json:"-"`
+	// Audit events AddVersion writes in the same transaction, each about the
+	// memory unless its SubjectID names another record. CreateMemory takes
+	// its events in MemoryInput.Audit and refuses them here.
+	Audit []AuditEvent `json:"audit,omitempty"`
 }
 
 // MemoryInput is everything CreateMemory writes in one transaction: the

@@ -143,6 +143,11 @@ func (v VersionInput) Validate() error {
 	if strings.TrimSpace(v.Content) == "" {
 		return invalid("content", "required")
 	}
+	for _, a := range v.Audit {
+		if err := a.Validate(); err != nil {
+			return err
+		}
+	}
 	if err := checkText("content", v.Content, MaxContentLen); err != nil {
 		return err
 	}
@@ -259,6 +264,9 @@ func (in MemoryInput) Validate() error {
 		if err := a.Validate(); err != nil {
 			return err
 		}
+	}
+	if len(in.Version.Audit) > 0 {
+		return invalid("version.audit", "a new memory's audit events go in audit")
 	}
 	return in.Version.Validate()
 }

@@ -285,6 +285,15 @@ func (s *Store) AddVersion(ctx context.Context, sc graph.Scope, memoryID string,
 		if err := b.run(ctx, tx); err != nil {
 			return graph.Version{}, err
 		}
+		audit := slices.Clone(in.Audit)
+		for i := range audit {
+			if audit[i].SubjectID == "" {
+				audit[i].SubjectID, audit[i].SubjectKind = memoryID, "Memory"
+			}
+		}
+		if err := appendAudit(ctx, tx, now, audit); err != nil {
+			return graph.Version{}, err
+		}
 		return newVersion(memoryID, number, in, now), nil
 	})
 	if err != nil {

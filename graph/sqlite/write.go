@@ -1,6 +1,7 @@
 package sqlite
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -188,7 +189,18 @@ func (s *Store) AddVersion(ctx context.Context, sc graph.Scope, memoryID string,
 			return fmt.Errorf("memory %s is %s: %w", memoryID, ref.status, graph.ErrConflict)
 		}
 		v, err = t.addVersion(ref, ref.title, ref.versions+1, in)
-		return err
+		if err != nil {
+			return err
+		}
+		for _, a := range in.Audit {
+			if a.SubjectID == "" {
+				a.SubjectID, a.SubjectKind = memoryID, cmp.Or(a.SubjectKind, "Memory")
+			}
+			if err := t.appendAudit(a); err != nil {
+				return err
+			}
+		}
+		return nil
 	})
 	if err != nil {
 		return graph.Version{}, fmt.Errorf("add version to %s: %w", memoryID, err)

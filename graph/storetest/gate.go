@@ -27,6 +27,7 @@ func testGateRequests(t *testing.T, x *suite) {
 		ids = append(ids, g.ID)
 	}
 
+	t.Run("VersionAudited", func(t *testing.T) { testVersionAudit(t, x) })
 	t.Run("QueueAudited", func(t *testing.T) {
 		for _, id := range ids {
 			evs, _, err := x.s.ListAudit(ctx(t), f, graph.AuditQuery{SubjectID: id}, graph.Page{})
@@ -202,4 +203,34 @@ func indexed2(s graph.Scope) graph.MemoryInput {
 	in := memIn(s, "indexed too", "content")
 	in.Version.Index = true
 	return in
+}
+
+// testVersionAudit: AddVersion writes VersionInput.Audit in its own
+// transaction (subject defaulting to the memory), and an invalid event
+// writes neither the event nor the version.
+func testVersionAudit(t *testing.T, x *suite) {
+	s := newScope(t)
+	f := in(s)
+	m := x.create(t, memIn(s, "doc", "v1")).Memory
+	_, err := x.s.AddVersion(ctx(t), s, m.ID, graph.VersionInput{Content: "v2",
+		Audit: []graph.AuditEvent{{Scope: s, Action: "gate.approve_version", ActorID: "gate", Rule: "docs"}}})
+	require.NoError(t, err)
+	evs, _, err := x.s.ListAudit(ctx(t), f, graph.AuditQuery{SubjectID: m.ID}, graph.Page{})
+	require.NoError(t, err)
+	require.Len(t, evs, 1)
+	assert.Equal(t, "gate.approve_version", evs[0].Action)
+	assert.Equal(t, "docs", evs[0].Rule)
+	assert.Equal(t, "Memory", evs[0].SubjectKind)
+
+	_, err = x.s.AddVersion(ctx(t), s, m.ID, graph.VersionInput{Content: "v3",
+		Audit: []graph.AuditEvent{{Scope: s, ActorID: "gate"}}}) // no action
+	require.ErrorIs(t, err, graph.ErrInvalid)
+	got, err := x.s.GetMemory(ctx(t), f, m.ID)
+	require.NoError(t, err)
+	assert.Equal(t, 2, got.VersionCount, "nothing written")
+
+	bad := memIn(s, "x", "y")
+	bad.Version.Audit = []graph.AuditEvent{{Scope: s, Action: "a", ActorID: "b"}}
+	_, err = x.s.CreateMemory(ctx(t), bad)
+	require.ErrorIs(t, err, graph.ErrInvalid, "a new memory's events go in MemoryInput.Audit")
 }
