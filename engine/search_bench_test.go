@@ -6,9 +6,9 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"strconv"
 	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -17,7 +17,7 @@ import (
 	"github.com/mnemo-dev/mnemo/config"
 	"github.com/mnemo-dev/mnemo/engine"
 	"github.com/mnemo-dev/mnemo/graph"
-	"github.com/mnemo-dev/mnemo/graph/sqlite"
+	"github.com/mnemo-dev/mnemo/graph/graphtest"
 	"github.com/mnemo-dev/mnemo/graph/storetest"
 	"github.com/mnemo-dev/mnemo/policy"
 	"github.com/mnemo-dev/mnemo/vector"
@@ -25,8 +25,7 @@ import (
 	"github.com/mnemo-dev/mnemo/vector/local"
 )
 
-// benchCorpus is one loaded synthetic corpus, built once per process and
-// size (so -count reuses it).
+// benchCorpus is one loaded synthetic corpus.
 type benchCorpus struct {
 	eng     *engine.Engine
 	p       graph.Principal
@@ -34,37 +33,27 @@ type benchCorpus struct {
 	vectors bool
 }
 
-var (
-	benchMu      sync.Mutex
-	benchCorpora = map[int]*benchCorpus{}
-)
-
-// loadBenchCorpus stores storetest.Corpus(n) in SQLite and, when the ONNX
+// loadBenchCorpus stores storetest.Corpus(n) in the graph store graphtest
+// selects (SQLite, or Neo4j with MNEMO_TEST_STORE=neo4j) and, when the ONNX
 // embedder is installed, indexes one vector per memory in vector/local. The
 // corpus vectors are seeded random unit vectors (embedding 100k texts on
 // this machine would take longer than the benchmark); queries are embedded
 // with the real model on every search, so query embedding is measured.
 func loadBenchCorpus(b *testing.B, n int) *benchCorpus {
 	b.Helper()
-	benchMu.Lock()
-	defer benchMu.Unlock()
-	if c := benchCorpora[n]; c != nil {
-		return c
-	}
 	ctx := context.Background()
-	dir, err := os.MkdirTemp("", "mnemo-search-bench-")
-	require.NoError(b, err)
-	store, err := sqlite.Open(ctx, filepath.Join(dir, "graph"), sqlite.Options{})
-	require.NoError(b, err)
+	store := graphtest.Open(b)
 	scope := graph.Scope{TenantID: "bench"}
 	corpus := storetest.Corpus(scope, 42, n)
 	const batch = 1000
 	var created []graph.Created
+	start := time.Now()
 	for i := 0; i < len(corpus.Inputs); i += batch {
 		cs, err := store.CreateMemories(ctx, corpus.Inputs[i:min(i+batch, len(corpus.Inputs))])
 		require.NoError(b, err)
 		created = append(created, cs...)
 	}
+	b.Logf("%s: loaded %d memories in %s", graphtest.Backend(), n, time.Since(start).Round(time.Second))
 	pol, err := policy.Parse("default_policy.yaml", config.DefaultPolicy())
 	require.NoError(b, err)
 	holder, err := policy.NewHolder(pol)
@@ -72,8 +61,9 @@ func loadBenchCorpus(b *testing.B, n int) *benchCorpus {
 	opts := engine.Options{Store: store, Policy: holder}
 	c := &benchCorpus{p: graph.Principal{ID: "bench", Roles: []string{"reader"}, Scope: scope}}
 	if emb := searchBenchEmbedder(b); emb != nil {
-		idx, err := local.Open(filepath.Join(dir, "vectors"), local.Options{Dimensions: emb.Dimensions()})
+		idx, err := local.Open(b.TempDir(), local.Options{Dimensions: emb.Dimensions()})
 		require.NoError(b, err)
+		b.Cleanup(func() { _ = idx.Close() })
 		r := rand.New(rand.NewPCG(42, 1))
 		for i := 0; i < len(created); i += batch {
 			part := created[i:min(i+batch, len(created))]
@@ -97,7 +87,6 @@ func loadBenchCorpus(b *testing.B, n int) *benchCorpus {
 	for i := range ents {
 		c.queries = append(c.queries, "what about "+strings.Join(ents[i], " and ")+" "+words[i])
 	}
-	benchCorpora[n] = c
 	return c
 }
 
@@ -117,27 +106,38 @@ func searchBenchEmbedder(b *testing.B) *embed.ONNX {
 }
 
 // BenchmarkSearch measures engine.Search latency (query embedding included)
-// on the embedded backend at 10k and 100k memories, and reports p50, p95
-// and p99 in milliseconds.
+// at 10k and 100k memories (MNEMO_BENCH_SIZES, comma-separated, overrides)
+// on the store graphtest selects, and reports p50, p95 and p99 in
+// milliseconds. Each size loads its corpus once per run; the modes share it.
 func BenchmarkSearch(b *testing.B) {
-	for _, n := range []int{10_000, 100_000} {
-		for _, mode := range []string{"graph", "hybrid"} {
-			b.Run(fmt.Sprintf("n=%d/mode=%s", n, mode), func(b *testing.B) {
-				c := loadBenchCorpus(b, n)
-				ctx := context.Background()
-				lat := make([]time.Duration, 0, b.N)
-				b.ResetTimer()
-				for i := 0; b.Loop(); i++ {
-					start := time.Now()
-					_, err := c.eng.Search(ctx, c.p, engine.SearchRequest{Query: c.queries[i%len(c.queries)], Mode: mode})
-					lat = append(lat, time.Since(start))
-					if err != nil {
-						b.Fatal(err)
-					}
-				}
-				reportPercentiles(b, lat)
-			})
+	sizes := []int{10_000, 100_000}
+	if v := os.Getenv("MNEMO_BENCH_SIZES"); v != "" {
+		sizes = nil
+		for _, f := range strings.Split(v, ",") {
+			n, err := strconv.Atoi(strings.TrimSpace(f))
+			require.NoError(b, err, "MNEMO_BENCH_SIZES")
+			sizes = append(sizes, n)
 		}
+	}
+	for _, n := range sizes {
+		b.Run(fmt.Sprintf("store=%s/n=%d", graphtest.Backend(), n), func(b *testing.B) {
+			c := loadBenchCorpus(b, n)
+			for _, mode := range []string{"graph", "hybrid"} {
+				b.Run("mode="+mode, func(b *testing.B) {
+					ctx := context.Background()
+					lat := make([]time.Duration, 0, b.N)
+					for i := 0; b.Loop(); i++ {
+						start := time.Now()
+						_, err := c.eng.Search(ctx, c.p, engine.SearchRequest{Query: c.queries[i%len(c.queries)], Mode: mode})
+						lat = append(lat, time.Since(start))
+						if err != nil {
+							b.Fatal(err)
+						}
+					}
+					reportPercentiles(b, lat)
+				})
+			}
+		})
 	}
 }
 

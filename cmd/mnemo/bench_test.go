@@ -51,6 +51,10 @@ func TestRecallAgainstBM25(t *testing.T) {
 	for _, k := range []int{5, 10, 25} {
 		assert.Greater(t, rep.Overall(pol.Retrieval.Mode, k), rep.Overall(baselineBM25, k), "recall@%d of the default mode must beat BM25", k)
 	}
+	// DRAGON's published recall@10 (LoCoMo paper); the default reaches it on
+	// this conversation (0.684), not yet over all five (docs/benchmarks.md).
+	const dragonR10 = 0.662
+	assert.Greater(t, rep.Overall(pol.Retrieval.Mode, 10), dragonR10, "recall@10 of the default mode must beat DRAGON on conv-26")
 }
 
 func TestNormEvidence(t *testing.T) {
