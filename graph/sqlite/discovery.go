@@ -267,7 +267,7 @@ func ridList(rids []int64) string {
 }
 
 // Memories by rowid, in the order given. Relies on the memories rowid.
-const memoriesByRID = `SELECT ` + memoryCols + ` FROM json_each(?) j JOIN memories m ON m.rid = j.value ORDER BY j.key`
+const memoriesByRID = `SELECT ` + memoryCols + ` FROM json_each(?) j CROSS JOIN memories m ON m.rid = j.value ORDER BY j.key`
 
 // The query entities each memory mentions. Relies on mentions_memory.
 const matchedEntities = `SELECT memory_rid, entity_rid FROM mentions
@@ -466,7 +466,7 @@ func (s *Store) Neighbours(ctx context.Context, f graph.Filter, seedIDs []string
 }
 
 // Seeds visible under the direct-fetch rule, in the order given.
-const selectSeeds = `SELECT m.rid, m.id FROM json_each(?) j JOIN memories m ON m.id = j.value WHERE %s ORDER BY j.key`
+const selectSeeds = `SELECT m.rid, m.id FROM json_each(?) j CROSS JOIN memories m ON m.id = j.value WHERE %s ORDER BY j.key`
 
 type seed struct {
 	rid int64

@@ -27,9 +27,10 @@ func (s *Store) GetMemory(ctx context.Context, f graph.Filter, id string) (graph
 }
 
 // Memories by id under the direct-fetch visibility rule. Relies on the
-// unique index on memories.id.
+// unique index on memories.id; CROSS JOIN keeps the id list as the outer
+// loop (the planner otherwise may scan the scope and probe the list).
 const selectMemoriesByID = `SELECT ` + memoryCols + `
-FROM json_each(?) j JOIN memories m ON m.id = j.value
+FROM json_each(?) j CROSS JOIN memories m ON m.id = j.value
 WHERE %s
 ORDER BY j.key`
 
@@ -74,7 +75,7 @@ func scanVersion(sc scanner) (graph.Version, error) {
 // Versions by id whose memory is visible. Relies on the unique index on
 // versions.id.
 const selectVersionsByID = `SELECT ` + versionCols + `
-FROM json_each(?) j JOIN versions v ON v.id = j.value JOIN memories m ON m.rid = v.memory_rid
+FROM json_each(?) j CROSS JOIN versions v ON v.id = j.value JOIN memories m ON m.rid = v.memory_rid
 WHERE %s
 ORDER BY j.key`
 
@@ -181,7 +182,7 @@ func (s *Store) GetChunks(ctx context.Context, f graph.Filter, versionID string)
 
 // The entities visible memories MENTION. Relies on mentions_memory.
 const selectEntitiesOf = `SELECT m.id, e.id, e.tenant_id, e.name, e.norm_name, e.type, e.aliases
-FROM json_each(?) j JOIN memories m ON m.id = j.value
+FROM json_each(?) j CROSS JOIN memories m ON m.id = j.value
 JOIN mentions x ON x.memory_rid = m.rid JOIN entities e ON e.rid = x.entity_rid
 WHERE %s
 ORDER BY j.key, e.norm_name`
