@@ -14,6 +14,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gin-gonic/gin"
 	"github.com/stretchr/testify/require"
 
 	"github.com/mnemo-dev/mnemo/config"
@@ -30,6 +31,7 @@ import (
 // path is measured by engine's BenchmarkSearch), reporting p50/p95/p99 in
 // milliseconds.
 func BenchmarkSearchHTTP(b *testing.B) {
+	gin.SetMode(gin.ReleaseMode) // no debug lines in the benchmark output
 	ctx := context.Background()
 	store, err := sqlite.Open(ctx, b.TempDir(), sqlite.Options{})
 	require.NoError(b, err)
