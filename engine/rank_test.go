@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"testing"
 	"time"
 
@@ -26,6 +27,7 @@ func ids(hs []*hit) []string {
 func TestFuse(t *testing.T) {
 	tests := []struct {
 		name    string
+		method  string // policy.FusionRRF when empty
 		weights map[string]float64
 		add     func(p *pool)
 		want    []string
@@ -70,28 +72,9 @@ func TestFuse(t *testing.T) {
 			want: []string{"a"},
 			top:  1,
 		},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			p := newPool()
-			tc.add(p)
-			got := p.fuse(policy.FusionRRF, tc.weights, 60)
-			require.Equal(t, tc.want, ids(got))
-			assert.InDelta(t, tc.top, got[0].norm, 1e-9)
-		})
-	}
-}
-
-func TestFuseScores(t *testing.T) {
-	tests := []struct {
-		name    string
-		weights map[string]float64
-		add     func(p *pool)
-		want    []string
-		top     float64
-	}{
 		{
-			name: "scores, not ranks: a close second keeps its margin",
+			method: policy.FusionScore,
+			name:   "scores, not ranks: a close second keeps its margin",
 			add: func(p *pool) {
 				p.add(signalKeyword, 1, "a", mem("a", 1), 10)
 				p.add(signalKeyword, 2, "b", mem("b", 2), 9.9)
@@ -104,6 +87,7 @@ func TestFuseScores(t *testing.T) {
 			top:  (0.99 + 1) / 2,
 		},
 		{
+			method:  policy.FusionScore,
 			name:    "weights scale each signal",
 			weights: map[string]float64{signalKeyword: 1, signalVector: 0.1},
 			add: func(p *pool) {
@@ -116,7 +100,8 @@ func TestFuseScores(t *testing.T) {
 			top:  1 / 1.1,
 		},
 		{
-			name: "one hit per signal normalises to 1",
+			method: policy.FusionScore,
+			name:   "one hit per signal normalises to 1",
 			add: func(p *pool) {
 				p.add(signalKeyword, 1, "a", mem("a", 1), 3)
 			},
@@ -128,7 +113,7 @@ func TestFuseScores(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			p := newPool()
 			tc.add(p)
-			got := p.fuse(policy.FusionScore, tc.weights, 60)
+			got := p.fuse(cmp.Or(tc.method, policy.FusionRRF), tc.weights, 60)
 			require.Equal(t, tc.want, ids(got))
 			assert.InDelta(t, tc.top, got[0].norm, 1e-9)
 		})

@@ -114,25 +114,35 @@ func reportLatency(b *testing.B, lat []time.Duration) {
 	b.ReportMetric(at(0.95), "p95_ms")
 }
 
+// timeLoop runs op once per benchmark iteration (i counts from 0) and
+// reports the latency percentiles.
+func timeLoop(b *testing.B, op func(i int) error) {
+	lat := make([]time.Duration, 0, 4096)
+	for i := 0; b.Loop(); i++ {
+		start := time.Now()
+		err := op(i)
+		lat = append(lat, time.Since(start))
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+	reportLatency(b, lat)
+}
+
 // BenchmarkCandidates asks for 20 candidates of 1-3 entity names drawn
 // with the corpus's own Zipf distribution (popular entities most often).
 func BenchmarkCandidates(b *testing.B) {
 	s, c := cachedStore(b)
 	qs := c.EntityQueries(4096)
 	f := graph.Filter{Scope: benchScope}
-	lat := make([]time.Duration, 0, 4096)
-	i := 0
-	for b.Loop() {
+	timeLoop(b, func(i int) error {
 		q := qs[i%len(qs)]
-		i++
-		start := time.Now()
 		got, err := s.Candidates(b.Context(), f, q, 20)
-		lat = append(lat, time.Since(start))
 		if err != nil || len(got) == 0 {
-			b.Fatalf("candidates %v: %d results, err %v", q, len(got), err)
+			return fmt.Errorf("candidates %v: %d results, err %v", q, len(got), err)
 		}
-	}
-	reportLatency(b, lat)
+		return nil
+	})
 }
 
 // BenchmarkKeywordSearch ranks 20 memories (a caller's page) and 100 (the
@@ -144,19 +154,12 @@ func BenchmarkKeywordSearch(b *testing.B) {
 			s, c := cachedStore(b)
 			qs := c.KeywordQueries(4096)
 			f := graph.Filter{Scope: benchScope}
-			lat := make([]time.Duration, 0, 4096)
-			i := 0
-			for b.Loop() {
-				q := qs[i%len(qs)]
-				i++
-				start := time.Now()
-				_, err := s.KeywordSearch(b.Context(), f, q, limit)
-				lat = append(lat, time.Since(start))
-				if err != nil {
-					b.Fatalf("keyword %q: %v", q, err)
+			timeLoop(b, func(i int) error {
+				if _, err := s.KeywordSearch(b.Context(), f, qs[i%len(qs)], limit); err != nil {
+					return fmt.Errorf("keyword %q: %w", qs[i%len(qs)], err)
 				}
-			}
-			reportLatency(b, lat)
+				return nil
+			})
 		})
 	}
 }
