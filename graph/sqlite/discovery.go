@@ -14,6 +14,12 @@ import (
 	"github.com/mnemo-dev/mnemo/graph"
 )
 
+// queryer is a connection or a transaction.
+type queryer interface {
+	QueryContext(ctx context.Context, query string, args ...any) (*sql.Rows, error)
+	QueryRowContext(ctx context.Context, query string, args ...any) *sql.Row
+}
+
 // page resolves a Page's limit (default 50, capped at 1000).
 func pageLimit(p graph.Page) int {
 	switch {
@@ -102,7 +108,7 @@ SELECT e.rid, e.norm_name FROM entity_aliases a JOIN entities e ON e.rid = a.ent
 WHERE a.tenant_id = ? AND a.alias_norm IN (SELECT value FROM json_each(?))`
 
 // entityRIDs resolves names (normalised) to entity rids and norm names.
-func entityRIDs(ctx context.Context, conn *sql.Conn, tenant string, names []string) (map[int64]string, error) {
+func entityRIDs(ctx context.Context, conn queryer, tenant string, names []string) (map[int64]string, error) {
 	norm := make([]string, 0, len(names))
 	for _, n := range names {
 		if nn := graph.NormName(n); nn != "" {
@@ -151,11 +157,11 @@ func (s *Store) Candidates(ctx context.Context, f graph.Filter, names []string, 
 	if limit <= 0 {
 		return nil, nil
 	}
-	conn, err := s.r.Conn(ctx)
+	conn, err := s.r.BeginTx(ctx, &sql.TxOptions{ReadOnly: true}) // one snapshot for every statement
 	if err != nil {
 		return nil, fmt.Errorf("candidates: %w", err)
 	}
-	defer conn.Close()
+	defer func() { _ = conn.Rollback() }()
 	ents, err := entityRIDs(ctx, conn, f.Scope.TenantID, names)
 	if err != nil || len(ents) == 0 {
 		return nil, err
@@ -180,7 +186,7 @@ type hit struct {
 const postingSize = `SELECT mention_count FROM entities WHERE rid = ?`
 
 // postingSizes returns the entity rids, smallest posting list first.
-func postingSizes(ctx context.Context, conn *sql.Conn, ents map[int64]string) ([]int64, error) {
+func postingSizes(ctx context.Context, conn queryer, ents map[int64]string) ([]int64, error) {
 	type sized struct{ rid, n int64 }
 	var ls []sized
 	for rid := range ents {
@@ -215,7 +221,7 @@ WHERE x.entity_rid = ?
 ORDER BY x.created_at DESC, x.memory_rid DESC
 LIMIT ?`
 
-func rankByTiers(ctx context.Context, conn *sql.Conn, w *where, lists []int64, limit int) ([]hit, error) {
+func rankByTiers(ctx context.Context, conn queryer, w *where, lists []int64, limit int) ([]hit, error) {
 	k := len(lists)
 	var out []hit
 	for c := k; c >= 1 && len(out) < limit; c-- {
@@ -273,7 +279,7 @@ const memoriesByRID = `SELECT ` + memoryCols + ` FROM json_each(?) j CROSS JOIN 
 const matchedEntities = `SELECT memory_rid, entity_rid FROM mentions
 WHERE memory_rid IN (SELECT value FROM json_each(?)) AND entity_rid IN (SELECT value FROM json_each(?))`
 
-func candidatesOf(ctx context.Context, conn *sql.Conn, hits []hit, ents map[int64]string) ([]graph.Candidate, error) {
+func candidatesOf(ctx context.Context, conn queryer, hits []hit, ents map[int64]string) ([]graph.Candidate, error) {
 	if len(hits) == 0 {
 		return nil, nil
 	}
@@ -345,11 +351,11 @@ func (s *Store) Neighbours(ctx context.Context, f graph.Filter, seedIDs []string
 	if perSeed <= 0 || len(seedIDs) == 0 {
 		return nil, nil
 	}
-	conn, err := s.r.Conn(ctx)
+	conn, err := s.r.BeginTx(ctx, &sql.TxOptions{ReadOnly: true}) // one snapshot for every statement
 	if err != nil {
 		return nil, fmt.Errorf("neighbours: %w", err)
 	}
-	defer conn.Close()
+	defer func() { _ = conn.Rollback() }()
 	seeds, err := s.visibleSeeds(ctx, conn, f.Scope, seedIDs)
 	if err != nil || len(seeds) == 0 {
 		return nil, err
@@ -475,7 +481,7 @@ type seed struct {
 
 // visibleSeeds resolves seed ids to rids; seeds need only be in scope (the
 // filter narrows the neighbours, not the seeds). Duplicates count once.
-func (s *Store) visibleSeeds(ctx context.Context, conn *sql.Conn, sc graph.Scope, ids []string) ([]seed, error) {
+func (s *Store) visibleSeeds(ctx context.Context, conn queryer, sc graph.Scope, ids []string) ([]seed, error) {
 	sw, _ := memoryFilter(graph.Filter{Scope: sc}, true)
 	rows, err := conn.QueryContext(ctx, fmt.Sprintf(selectSeeds, sw.sql()), append([]any{jsonList(ids)}, sw.args...)...)
 	if err != nil {
