@@ -2,6 +2,7 @@ package engine
 
 import (
 	"cmp"
+	"math"
 	"slices"
 
 	"github.com/mnemo-dev/mnemo/graph"
@@ -109,8 +110,8 @@ func weight(weights map[string]float64, signal string) float64 {
 // normalised by the sum of the active signals' weights; a signal that did
 // not return a hit adds nothing for it.
 func (p *pool) fuse(method string, weights map[string]float64, k int) []*hit {
-	if method == policy.FusionScore {
-		return p.fuseScores(weights)
+	if method == policy.FusionScore || method == policy.FusionZScore {
+		return p.fuseScores(method, weights)
 	}
 	var best float64
 	for s := range p.active {
@@ -132,20 +133,38 @@ func (p *pool) fuse(method string, weights map[string]float64, k int) []*hit {
 	return out
 }
 
-func (p *pool) fuseScores(weights map[string]float64) []*hit {
-	type span struct{ lo, hi float64 }
-	spans := map[string]*span{}
+func (p *pool) fuseScores(method string, weights map[string]float64) []*hit {
+	// Per signal: the range, mean and standard deviation of its scores over
+	// the hits it returned.
+	type stats struct{ lo, hi, sum, sumSq, n float64 }
+	per := map[string]*stats{}
 	for _, id := range p.order {
 		for s, v := range p.hits[id].raw {
-			if sp := spans[s]; sp == nil {
-				spans[s] = &span{v, v}
-			} else {
-				sp.lo, sp.hi = min(sp.lo, v), max(sp.hi, v)
+			st := per[s]
+			if st == nil {
+				st = &stats{lo: v, hi: v}
+				per[s] = st
 			}
+			st.lo, st.hi = min(st.lo, v), max(st.hi, v)
+			st.sum, st.sumSq, st.n = st.sum+v, st.sumSq+v*v, st.n+1
 		}
 	}
+	norm := func(st *stats, v float64) float64 {
+		if method == policy.FusionZScore {
+			mean := st.sum / st.n
+			sd := math.Sqrt(max(st.sumSq/st.n-mean*mean, 0))
+			if sd == 0 {
+				return 0
+			}
+			return (v - mean) / sd
+		}
+		if st.hi > st.lo {
+			return (v - st.lo) / (st.hi - st.lo)
+		}
+		return 1
+	}
 	var best float64
-	for s := range spans {
+	for s := range per {
 		best += weight(weights, s)
 	}
 	out := make([]*hit, 0, len(p.order))
@@ -153,14 +172,14 @@ func (p *pool) fuseScores(weights map[string]float64) []*hit {
 		h := p.hits[id]
 		h.score = 0
 		for s, v := range h.raw {
-			sp := spans[s]
-			n := 1.0
-			if sp.hi > sp.lo {
-				n = (v - sp.lo) / (sp.hi - sp.lo)
-			}
-			h.score += weight(weights, s) * n
+			h.score += weight(weights, s) * norm(per[s], v)
 		}
-		if best > 0 {
+		switch {
+		case best == 0:
+		case method == policy.FusionZScore:
+			// Mean weighted z of 0 maps to 0.5, +2 to 0.88.
+			h.norm = 1 / (1 + math.Exp(-h.score/best))
+		default:
 			h.norm = min(h.score/best, 1)
 		}
 		out = append(out, h)

@@ -2,6 +2,7 @@ package engine
 
 import (
 	"cmp"
+	"math"
 	"testing"
 	"time"
 
@@ -107,6 +108,34 @@ func TestFuse(t *testing.T) {
 			},
 			want: []string{"a"},
 			top:  1,
+		},
+		{
+			method: policy.FusionZScore,
+			name:   "z-scores: agreement beats one signal's outlier",
+			add: func(p *pool) {
+				for i, v := range []float64{10, 1, 1, 1} { // a is keyword's outlier
+					id := string(rune('a' + i))
+					p.add(signalKeyword, i+1, id, mem(id, i), v)
+				}
+				for i, x := range []struct {
+					id string
+					v  float64
+				}{{"b", 0.9}, {"c", 0.8}, {"d", 0.7}, {"a", 0.1}} {
+					p.add(signalVector, i+1, x.id, mem(x.id, 0), x.v)
+				}
+			},
+			want: []string{"b", "a", "c", "d"}, // sums of z: b 0.307, a 0.045, c -0.015, d -0.336
+			// b: keyword z (1-3.25)/sd(10,1,1,1) plus vector z (0.9-0.625)/sd(0.9,0.8,0.7,0.1), over 2 weights
+			top: 1 / (1 + math.Exp(-((1-3.25)/math.Sqrt(15.1875)+(0.9-0.625)/math.Sqrt(0.096875))/2)),
+		},
+		{
+			method: policy.FusionZScore,
+			name:   "z-scores: one hit per signal is average",
+			add: func(p *pool) {
+				p.add(signalKeyword, 1, "a", mem("a", 1), 3)
+			},
+			want: []string{"a"},
+			top:  0.5,
 		},
 	}
 	for _, tc := range tests {

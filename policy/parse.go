@@ -540,7 +540,7 @@ func (v *validator) retrieval(r *Retrieval) {
 	if r.Fusion == "" {
 		r.Fusion = FusionRRF
 	}
-	v.oneOf(at.with("fusion"), "fusion", r.Fusion, []string{FusionRRF, FusionScore})
+	v.oneOf(at.with("fusion"), "fusion", r.Fusion, []string{FusionRRF, FusionScore, FusionZScore})
 	if r.RRFK == 0 {
 		r.RRFK = 60
 	}

@@ -331,6 +331,10 @@ const (
 	// FusionScore is a weighted sum of each signal's scores, min-max
 	// normalised within the query.
 	FusionScore = "score"
+	// FusionZScore is a weighted sum of each signal's scores as z-scores
+	// (distance from the signal's mean in standard deviations) within the
+	// query; a signal that did not find a memory adds 0 for it.
+	FusionZScore = "zscore"
 )
 
 // Reranker kinds.
@@ -349,7 +353,7 @@ type Retrieval struct {
 	Rerank *bool `yaml:"rerank"`
 	// Reranker picks the rerank method.
 	Reranker Reranker `yaml:"reranker"`
-	// Fusion is how the signals combine: rrf (default) or score.
+	// Fusion is how the signals combine: rrf (default), score or zscore.
 	Fusion string `yaml:"fusion"`
 	// RRFK is the reciprocal-rank-fusion constant; default 60.
 	RRFK int `yaml:"rrf_k"`

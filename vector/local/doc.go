@@ -10,7 +10,8 @@
 // evaluations) would cost more than scanning them, search is an exact scan
 // of the tenant's points (filter first, then cosine). Past that it
 // walks an HNSW graph (M=16, efConstruction=100, ef >= 96, widened in
-// proportion to the filter's selectivity) in which every node routes but only
+// proportion to the filter's selectivity and, past 100k matching points,
+// with the square root of their number) in which every node routes but only
 // live, matching nodes enter the results; if the walk cannot fill k results
 // within the cost of an exact scan it falls back to one. No path can return
 // a point outside the filter. The graph is built once the index holds more
