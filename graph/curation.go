@@ -2,6 +2,7 @@ package graph
 
 import (
 	"encoding/json"
+	"slices"
 	"time"
 )
 
@@ -122,6 +123,23 @@ type AuditEvent struct {
 	Outcome     string    `json:"outcome,omitempty"`
 	Reason      string    `json:"reason,omitempty"`
 	CreatedAt   time.Time `json:"created_at"`
+}
+
+// AboutMemory returns a copy of events in which an event naming no subject
+// is about memory id (SubjectKind "Memory" unless it names one): the
+// defaulting MemoryInput.Audit and VersionInput.Audit promise, shared by
+// the backends.
+func AboutMemory(events []AuditEvent, id string) []AuditEvent {
+	out := slices.Clone(events)
+	for i := range out {
+		if out[i].SubjectID == "" {
+			out[i].SubjectID = id
+			if out[i].SubjectKind == "" {
+				out[i].SubjectKind = "Memory"
+			}
+		}
+	}
+	return out
 }
 
 // GateStatus is a gate request's state.

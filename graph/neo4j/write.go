@@ -200,12 +200,7 @@ func (s *Store) CreateMemories(ctx context.Context, ins []graph.MemoryInput) ([]
 		mem := *m
 		mem.CurrentVersionID, mem.VersionCount = in.Version.ID, 1
 		out[i] = graph.Created{Memory: mem, Version: newVersion(m.ID, 1, in.Version, now)}
-		for _, a := range in.Audit {
-			if a.SubjectID == "" {
-				a.SubjectID, a.SubjectKind = m.ID, "Memory"
-			}
-			audit = append(audit, a)
-		}
+		audit = append(audit, graph.AboutMemory(in.Audit, m.ID)...)
 	}
 	_, err := write(ctx, s, func(tx neo4jdrv.ManagedTransaction) (struct{}, error) {
 		if err := b.run(ctx, tx); err != nil {
@@ -285,13 +280,7 @@ func (s *Store) AddVersion(ctx context.Context, sc graph.Scope, memoryID string,
 		if err := b.run(ctx, tx); err != nil {
 			return graph.Version{}, err
 		}
-		audit := slices.Clone(in.Audit)
-		for i := range audit {
-			if audit[i].SubjectID == "" {
-				audit[i].SubjectID, audit[i].SubjectKind = memoryID, "Memory"
-			}
-		}
-		if err := appendAudit(ctx, tx, now, audit); err != nil {
+		if err := appendAudit(ctx, tx, now, graph.AboutMemory(in.Audit, memoryID)); err != nil {
 			return graph.Version{}, err
 		}
 		return newVersion(memoryID, number, in, now), nil

@@ -1,7 +1,6 @@
 package sqlite
 
 import (
-	"cmp"
 	"context"
 	"database/sql"
 	"encoding/json"
@@ -112,13 +111,7 @@ func (t *tx) createMemory(in graph.MemoryInput) (graph.Created, error) {
 			return graph.Created{}, err
 		}
 	}
-	for _, a := range in.Audit {
-		if a.SubjectID == "" {
-			a.SubjectID = m.ID
-			if a.SubjectKind == "" {
-				a.SubjectKind = "Memory"
-			}
-		}
+	for _, a := range graph.AboutMemory(in.Audit, m.ID) {
 		if err := t.appendAudit(a); err != nil {
 			return graph.Created{}, err
 		}
@@ -192,10 +185,7 @@ func (s *Store) AddVersion(ctx context.Context, sc graph.Scope, memoryID string,
 		if err != nil {
 			return err
 		}
-		for _, a := range in.Audit {
-			if a.SubjectID == "" {
-				a.SubjectID, a.SubjectKind = memoryID, cmp.Or(a.SubjectKind, "Memory")
-			}
+		for _, a := range graph.AboutMemory(in.Audit, memoryID) {
 			if err := t.appendAudit(a); err != nil {
 				return err
 			}
