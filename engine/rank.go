@@ -136,7 +136,7 @@ func (p *pool) fuse(method string, weights map[string]float64, k int) []*hit {
 func (p *pool) fuseScores(method string, weights map[string]float64) []*hit {
 	// Per signal: the range, mean and standard deviation of its scores over
 	// the hits it returned.
-	type stats struct{ lo, hi, sum, sumSq, n float64 }
+	type stats struct{ lo, hi, sum, sumSq, n, mean, sd float64 }
 	per := map[string]*stats{}
 	for _, id := range p.order {
 		for s, v := range p.hits[id].raw {
@@ -149,16 +149,17 @@ func (p *pool) fuseScores(method string, weights map[string]float64) []*hit {
 			st.sum, st.sumSq, st.n = st.sum+v, st.sumSq+v*v, st.n+1
 		}
 	}
+	for _, st := range per {
+		st.mean = st.sum / st.n
+		st.sd = math.Sqrt(max(st.sumSq/st.n-st.mean*st.mean, 0))
+	}
 	norm := func(st *stats, v float64) float64 {
-		if method == policy.FusionZScore {
-			mean := st.sum / st.n
-			sd := math.Sqrt(max(st.sumSq/st.n-mean*mean, 0))
-			if sd == 0 {
-				return 0
-			}
-			return (v - mean) / sd
-		}
-		if st.hi > st.lo {
+		switch {
+		case method == policy.FusionZScore && st.sd == 0:
+			return 0
+		case method == policy.FusionZScore:
+			return (v - st.mean) / st.sd
+		case st.hi > st.lo:
 			return (v - st.lo) / (st.hi - st.lo)
 		}
 		return 1
