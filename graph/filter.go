@@ -120,7 +120,7 @@ type Neighbour struct {
 // bounds Neighbours' cost by seeds x entities x NeighbourFanout rows however
 // many memories mention an entity (a person named in every conversation
 // turn, say).
-const NeighbourFanout = 64
+const NeighbourFanout = 32
 
 // EntityWeight is what sharing an entity mentioned by mentions memories
 // says about two memories: 1/ln(1 + mentions), so an entity two memories
@@ -154,7 +154,14 @@ func RankNeighbours(ns []Neighbour, shared [][]SharedEntity, perSeed int) []Neig
 			ns[i].Weight += EntityWeight(e.Mentions)
 		}
 	}
-	slices.SortStableFunc(ns, func(a, b Neighbour) int {
+	// Sort positions, not the (large) Neighbour values; the order is total
+	// (ids are unique), so no stable sort is needed.
+	order := make([]int, len(ns))
+	for i := range order {
+		order[i] = i
+	}
+	slices.SortFunc(order, func(i, j int) int {
+		a, b := &ns[i], &ns[j]
 		if c := cmp.Compare(b.Weight, a.Weight); c != 0 {
 			return c
 		}
@@ -163,7 +170,11 @@ func RankNeighbours(ns []Neighbour, shared [][]SharedEntity, perSeed int) []Neig
 		}
 		return strings.Compare(b.Memory.ID, a.Memory.ID)
 	})
-	return ns[:min(len(ns), perSeed)]
+	out := make([]Neighbour, min(len(ns), perSeed))
+	for k := range out {
+		out[k] = ns[order[k]]
+	}
+	return out
 }
 
 // Scored is a memory found by keyword search, with its BM25-style score

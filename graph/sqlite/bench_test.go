@@ -163,3 +163,28 @@ func BenchmarkKeywordSearch(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkNeighbours walks the neighbours of 10 seeds (a page of results:
+// the candidates of a 1-3 entity query), 13 per seed, as the engine's
+// appendix does; only the Neighbours call is timed.
+func BenchmarkNeighbours(b *testing.B) {
+	s, c := cachedStore(b)
+	qs := c.EntityQueries(256)
+	f := graph.Filter{Scope: benchScope}
+	seeds := make([][]string, len(qs))
+	for i, q := range qs {
+		got, err := s.Candidates(b.Context(), f, q, 10)
+		if err != nil {
+			b.Fatal(err)
+		}
+		for _, g := range got {
+			seeds[i] = append(seeds[i], g.Memory.ID)
+		}
+	}
+	timeLoop(b, func(i int) error {
+		if _, err := s.Neighbours(b.Context(), f, seeds[i%len(seeds)], 13); err != nil {
+			return fmt.Errorf("neighbours %v: %w", qs[i%len(qs)], err)
+		}
+		return nil
+	})
+}

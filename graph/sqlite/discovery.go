@@ -1,6 +1,7 @@
 package sqlite
 
 import (
+	"cmp"
 	"context"
 	"database/sql"
 	"encoding/base64"
@@ -8,8 +9,6 @@ import (
 	"fmt"
 	"slices"
 	"sort"
-	"strings"
-	"unicode"
 
 	"github.com/mnemo-dev/mnemo/graph"
 )
@@ -333,12 +332,16 @@ WHERE x.memory_rid IN (SELECT value FROM json_each(?))`
 
 // One entity's newest memories that pass the filter and are not seeds: a
 // walk of its posting list backwards (the mentions primary key), the filter
-// applied in the same statement, stopping at the LIMIT.
+// applied in the same statement, stopping at the LIMIT. %s: the filter.
 const entityWalk = `SELECT x.memory_rid, x.created_at, m.id
 FROM mentions x CROSS JOIN memories m ON m.rid = x.memory_rid
 WHERE x.entity_rid = ? AND x.memory_rid NOT IN (SELECT value FROM json_each(?)) AND %s
 ORDER BY x.created_at DESC, x.memory_rid DESC
 LIMIT ?`
+
+// parallelWalks is the number of entity walks from which Neighbours splits
+// them over two connections.
+const parallelWalks = 8
 
 // Neighbours implements graph.Store. Each distinct entity of the seeds is
 // walked once (at most graph.NeighbourFanout rows); the walks are scored per
@@ -389,30 +392,71 @@ func (s *Store) Neighbours(ctx context.Context, f graph.Filter, seedIDs []string
 	}
 	// Walk each distinct entity once.
 	type reached struct {
-		rid int64
-		at  int64
-		id  string
+		rid, at int64
+		id      string
 	}
-	walks := map[int64][]reached{}
-	query := fmt.Sprintf(entityWalk, w.sql())
+	var todo []int64
+	seen := map[int64]bool{}
 	for _, sd := range seeds {
 		for _, e := range entsOf[sd.rid] {
-			if _, done := walks[e.rid]; done {
-				continue
+			if !seen[e.rid] {
+				seen[e.rid] = true
+				todo = append(todo, e.rid)
 			}
-			args := append(append([]any{e.rid, string(seedJSON)}, w.args...), graph.NeighbourFanout)
-			rows, err := conn.QueryContext(ctx, query, args...)
+		}
+	}
+	query := fmt.Sprintf(entityWalk, w.sql())
+	walkAll := func(t *sql.Tx, ents []int64) (map[int64][]reached, error) {
+		walks := make(map[int64][]reached, len(ents))
+		for _, erid := range ents {
+			args := append(append([]any{erid, string(seedJSON)}, w.args...), graph.NeighbourFanout)
+			rows, err := s.stmts.query(ctx, t, query, args...)
 			if err != nil {
-				return nil, fmt.Errorf("neighbours: %w", err)
+				return nil, err
 			}
 			got, err := collect(rows, func(r scanner) (x reached, err error) {
 				return x, r.Scan(&x.rid, &x.at, &x.id)
 			})
 			if err != nil {
-				return nil, fmt.Errorf("neighbours: %w", err)
+				return nil, err
 			}
-			walks[e.rid] = got
+			walks[erid] = got
 		}
+		return walks, nil
+	}
+	// Many walks are split over two connections, the second half in its
+	// own read transaction: each walk reads only its posting list, and the
+	// results are a union.
+	var (
+		other    map[int64][]reached
+		otherErr error
+		done     chan struct{}
+	)
+	if len(todo) >= parallelWalks {
+		half := todo[len(todo)/2:]
+		todo = todo[:len(todo)/2]
+		done = make(chan struct{})
+		go func() {
+			defer close(done)
+			t, err := s.r.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+			if err != nil {
+				otherErr = err
+				return
+			}
+			defer func() { _ = t.Rollback() }()
+			other, otherErr = walkAll(t, half)
+		}()
+	}
+	walks, err := walkAll(conn, todo)
+	if done != nil {
+		<-done
+		err = cmp.Or(err, otherErr)
+		for erid, ws := range other {
+			walks[erid] = ws
+		}
+	}
+	if err != nil {
+		return nil, fmt.Errorf("neighbours: %w", err)
 	}
 	// Rank per seed on what the walks know (id, created_at), then load the
 	// memories kept.
@@ -501,80 +545,53 @@ func (s *Store) visibleSeeds(ctx context.Context, conn queryer, sc graph.Scope, 
 	}), nil
 }
 
-// Keyword matches, best first: BM25 over title (weight 2) and body (weight
-// 1; the table's rank function, set by migration 3). FTS5 sorts its matches
-// by rank itself. rank is lower for better matches. Relies on memories_fts.
-const keywordMatches = `SELECT rowid, rank FROM memories_fts WHERE memories_fts MATCH ? ORDER BY rank`
-
 // The matches among a batch of rowids that pass the filter. Relies on the
-// memories rowid.
+// memories rowid; CROSS JOIN keeps the batch as the outer loop (with IN, the
+// planner may scan the tenant's memories and probe the batch).
 const keywordFilter = `SELECT ` + memoryCols + `
-FROM memories m WHERE m.rid IN (SELECT value FROM json_each(?)) AND %s`
+FROM json_each(?) j CROSS JOIN memories m ON m.rid = j.value WHERE %s`
 
 // KeywordSearch implements graph.Store. Any query term matches (OR); more
-// matching terms and rarer terms rank higher. Matches are streamed in rank
-// order and filtered in batches until limit pass, so the filter is applied
-// before the limit, never after, without joining every match.
+// matching terms and rarer terms rank higher: BM25 over title (weight 2) and
+// body, computed by the store's in-memory keyword index over the tenant's
+// memories. Matches are taken in rank order and filtered in growing batches
+// until limit pass, so the filter is applied before the limit, never after.
 func (s *Store) KeywordSearch(ctx context.Context, f graph.Filter, query string, limit int) ([]graph.Scored, error) {
 	w, err := memoryFilter(f, false)
 	if err != nil {
 		return nil, fmt.Errorf("keyword search: %w", err)
 	}
-	match := ftsQuery(query)
-	if match == "" || limit <= 0 {
+	terms := queryTerms(query)
+	if len(terms) == 0 || limit <= 0 {
 		return nil, nil
 	}
-	t, err := s.r.BeginTx(ctx, &sql.TxOptions{ReadOnly: true}) // one snapshot for both statements
+	t, err := s.r.BeginTx(ctx, &sql.TxOptions{ReadOnly: true}) // one snapshot for the index and the filter
 	if err != nil {
 		return nil, fmt.Errorf("keyword search: %w", err)
 	}
 	defer func() { _ = t.Rollback() }()
-	rows, err := t.QueryContext(ctx, keywordMatches, match)
-	if err != nil {
+	if err := s.kw.sync(ctx, t); err != nil {
 		return nil, fmt.Errorf("keyword search: %w", err)
 	}
-	defer rows.Close()
+	ranking := s.kw.rank(f.Scope.TenantID, terms)
 	filter := fmt.Sprintf(keywordFilter, w.sql())
-	batchSize := max(2*limit, 32)
 	var (
-		out   []graph.Scored
-		rids  []int64
-		ranks = map[int64]float64{}
+		out    []graph.Scored
+		rids   []int64
+		scores = map[int64]float64{}
 	)
-	flush := func() error {
+	// A selective filter passes few matches: the batches double so that
+	// walking all of them takes a logarithmic number of statements.
+	for batch := max(2*limit, 32); len(out) < limit && ranking.Len() > 0; batch = min(2*batch, 4096) {
+		rids = ranking.next(rids[:0], scores, batch)
 		got, err := s.filterBatch(ctx, t, filter, w.args, rids)
 		if err != nil {
-			return err
+			return nil, fmt.Errorf("keyword search: %w", err)
 		}
 		for _, rid := range rids {
 			if m, ok := got[rid]; ok && len(out) < limit {
-				out = append(out, graph.Scored{Memory: m, Score: -ranks[rid]})
+				out = append(out, graph.Scored{Memory: m, Score: scores[rid]})
 			}
-		}
-		rids = rids[:0]
-		return nil
-	}
-	for len(out) < limit && rows.Next() {
-		var (
-			rid  int64
-			rank float64
-		)
-		if err := rows.Scan(&rid, &rank); err != nil {
-			return nil, fmt.Errorf("keyword search: %w", err)
-		}
-		rids, ranks[rid] = append(rids, rid), rank
-		if len(rids) == batchSize {
-			if err := flush(); err != nil {
-				return nil, fmt.Errorf("keyword search: %w", err)
-			}
-		}
-	}
-	if err := rows.Err(); err != nil {
-		return nil, fmt.Errorf("keyword search: %w", err)
-	}
-	if len(rids) > 0 && len(out) < limit {
-		if err := flush(); err != nil {
-			return nil, fmt.Errorf("keyword search: %w", err)
 		}
 	}
 	return out, nil
@@ -582,7 +599,7 @@ func (s *Store) KeywordSearch(ctx context.Context, f graph.Filter, query string,
 
 func (s *Store) filterBatch(ctx context.Context, t *sql.Tx, query string, args []any, rids []int64) (map[int64]graph.Memory, error) {
 	ridJSON, _ := json.Marshal(rids)
-	rows, err := t.QueryContext(ctx, query, append([]any{string(ridJSON)}, args...)...)
+	rows, err := s.stmts.query(ctx, t, query, append([]any{string(ridJSON)}, args...)...)
 	if err != nil {
 		return nil, err
 	}
@@ -596,21 +613,4 @@ func (s *Store) filterBatch(ctx context.Context, t *sql.Tx, query string, args [
 		out[rid] = m
 	}
 	return out, rows.Err()
-}
-
-// ftsQuery turns free text into an FTS5 query: every letter/digit run
-// becomes a quoted term, OR-ed together, so no user input is FTS5 syntax.
-func ftsQuery(q string) string {
-	terms := strings.FieldsFunc(strings.ToLower(q), func(r rune) bool {
-		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
-	})
-	seen := map[string]bool{}
-	var parts []string
-	for _, t := range terms {
-		if !seen[t] {
-			seen[t] = true
-			parts = append(parts, `"`+t+`"`)
-		}
-	}
-	return strings.Join(parts, " OR ")
 }

@@ -228,6 +228,9 @@ CREATE TABLE context_receipts (
 ALTER TABLE entities ADD COLUMN mention_count INTEGER NOT NULL DEFAULT 0;
 UPDATE entities SET mention_count = (SELECT count(*) FROM mentions WHERE entity_rid = entities.rid);
 `,
+	// 5: keyword search moved to the in-memory index (keyword.go), which
+	// reads the versions table; the FTS5 table is no longer written or read.
+	`DROP TABLE memories_fts;`,
 }
 
 const createMigrationsTable = `CREATE TABLE IF NOT EXISTS schema_migrations (

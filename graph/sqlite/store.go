@@ -15,7 +15,8 @@
 //
 // The graph maps onto tables: memories, versions, chunks and entities are
 // rows; MENTIONS (memory and chunk), SUPERSEDES and EDITS are link tables or
-// columns; an FTS5 table indexes each memory's title and current version.
+// columns. Keyword search is an in-memory BM25 index over each memory's title
+// and current version, kept up to date from the versions table (keyword.go).
 package sqlite
 
 import (
@@ -57,6 +58,8 @@ type Store struct {
 	dir       string
 	w, r      *sql.DB
 	now       func() time.Time
+	kw        *keywordIndex
+	stmts     *stmtCache // on r
 	closeOnce sync.Once
 	closeErr  error
 }
@@ -98,7 +101,7 @@ func Open(ctx context.Context, dir string, opts Options) (*Store, error) {
 	w.SetMaxIdleConns(1)
 	w.SetConnMaxLifetime(0)
 	w.SetConnMaxIdleTime(0)
-	s := &Store{dir: dir, w: w, now: opts.Now}
+	s := &Store{dir: dir, w: w, now: opts.Now, kw: newKeywordIndex()}
 	if err := migrate(ctx, w); err != nil {
 		_ = w.Close()
 		return nil, err
@@ -112,6 +115,7 @@ func Open(ctx context.Context, dir string, opts Options) (*Store, error) {
 	r.SetMaxIdleConns(opts.Readers)
 	r.SetConnMaxIdleTime(0)
 	s.r = r
+	s.stmts = newStmtCache(r)
 	return s, nil
 }
 
@@ -121,7 +125,7 @@ func (s *Store) Dir() string { return s.dir }
 // Close closes both connection pools. It is idempotent.
 func (s *Store) Close() error {
 	s.closeOnce.Do(func() {
-		s.closeErr = errors.Join(s.r.Close(), s.w.Close())
+		s.closeErr = errors.Join(s.stmts.close(), s.r.Close(), s.w.Close())
 	})
 	return s.closeErr
 }

@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/mnemo-dev/mnemo/graph"
 )
@@ -102,7 +101,7 @@ func (t *tx) createMemory(in graph.MemoryInput) (graph.Created, error) {
 		}
 	}
 	ref := memRef{rid: rid, id: m.ID, scope: m.Scope, status: m.Status, createdAt: nanos(m.CreatedAt)}
-	v, err := t.addVersion(ref, m.Title, 1, in.Version)
+	v, err := t.addVersion(ref, 1, in.Version)
 	if err != nil {
 		return graph.Created{}, err
 	}
@@ -134,11 +133,10 @@ type memRef struct {
 	scope     graph.Scope
 	status    graph.Status
 	createdAt int64
-	title     string
 	versions  int
 }
 
-const selectMemoryRef = `SELECT rid, tenant_id, org_id, repo_id, status, created_at, title, version_count
+const selectMemoryRef = `SELECT rid, tenant_id, org_id, repo_id, status, created_at, version_count
 FROM memories WHERE id = ?`
 
 // memoryRef loads a memory the writer scope s may touch; anything else is
@@ -147,7 +145,7 @@ func (t *tx) memoryRef(s graph.Scope, id string) (memRef, error) {
 	r := memRef{id: id}
 	var status string
 	err := t.queryRow(selectMemoryRef, id).Scan(&r.rid, &r.scope.TenantID, &r.scope.OrgID, &r.scope.RepoID, &status,
-		&r.createdAt, &r.title, &r.versions)
+		&r.createdAt, &r.versions)
 	if errors.Is(err, sql.ErrNoRows) || (err == nil && !s.Contains(r.scope)) {
 		return r, fmt.Errorf("memory %s: %w", id, graph.ErrNotFound)
 	}
@@ -181,7 +179,7 @@ func (s *Store) AddVersion(ctx context.Context, sc graph.Scope, memoryID string,
 		if ref.status != graph.StatusActive {
 			return fmt.Errorf("memory %s is %s: %w", memoryID, ref.status, graph.ErrConflict)
 		}
-		v, err = t.addVersion(ref, ref.title, ref.versions+1, in)
+		v, err = t.addVersion(ref, ref.versions+1, in)
 		if err != nil {
 			return err
 		}
@@ -207,16 +205,14 @@ const (
 	deleteMentions = `DELETE FROM mentions WHERE memory_rid = ?`
 	insertMention  = `INSERT OR IGNORE INTO mentions (entity_rid, created_at, memory_rid) VALUES (?, ?, ?)`
 	setCurrent     = `UPDATE memories SET current_version_id = ?, version_count = ? WHERE rid = ?`
-	deleteFTS      = `DELETE FROM memories_fts WHERE rowid = ?`
-	insertFTS      = `INSERT INTO memories_fts (rowid, title, body) VALUES (?, ?, ?)`
 	insertOutbox   = `INSERT INTO outbox (id, tenant_id, org_id, repo_id, memory_id, version_id, op, created_at)
 	VALUES (?, ?, ?, ?, ?, ?, 'upsert', ?)`
 )
 
 // addVersion writes version number n of memory m with its chunks, entities
-// and MENTIONS, makes it current, reindexes the keyword row and enqueues the
-// outbox item — in the caller's transaction.
-func (t *tx) addVersion(m memRef, title string, n int, in graph.VersionInput) (graph.Version, error) {
+// and MENTIONS, makes it current and enqueues the outbox item — in the
+// caller's transaction. The keyword index follows the versions table.
+func (t *tx) addVersion(m memRef, n int, in graph.VersionInput) (graph.Version, error) {
 	prov, _ := json.Marshal(in.Provenance)
 	v := graph.Version{ID: in.ID, MemoryID: m.id, Number: n, Content: in.Content, Summary: in.Summary,
 		IndexText: in.IndexText, ContentHash: in.ContentHash, Provenance: in.Provenance, CreatedAt: t.now}
@@ -233,9 +229,6 @@ func (t *tx) addVersion(m memRef, title string, n int, in graph.VersionInput) (g
 			return v, err
 		}
 		if _, err := t.exec(deleteMentions, m.rid); err != nil {
-			return v, err
-		}
-		if _, err := t.exec(deleteFTS, m.rid); err != nil {
 			return v, err
 		}
 	}
@@ -272,13 +265,6 @@ func (t *tx) addVersion(m memRef, title string, n int, in graph.VersionInput) (g
 		}
 	}
 	if _, err := t.exec(setCurrent, v.ID, n, m.rid); err != nil {
-		return v, err
-	}
-	body := in.IndexText
-	if strings.TrimSpace(body) == "" {
-		body = in.Content
-	}
-	if _, err := t.exec(insertFTS, m.rid, title, body); err != nil {
 		return v, err
 	}
 	if in.Index {

@@ -1,0 +1,394 @@
+package sqlite
+
+import (
+	"container/heap"
+	"context"
+	"database/sql"
+	"fmt"
+	"math"
+	"strings"
+	"sync"
+	"unicode"
+	"unicode/utf8"
+
+	"golang.org/x/text/unicode/norm"
+)
+
+// keywordIndex is the store's keyword index: BM25 over each memory's title
+// and indexed body, held in memory and partitioned by tenant, so a query
+// touches only its tenant's postings and its statistics (document count,
+// lengths, document frequencies) are the tenant's own.
+//
+// The tables stay the source of truth. Every change to a memory's indexed
+// text is a new versions row, and versions rowids grow in commit order (one
+// writer at a time), so the index is "versions up to rid seq": sync reads the
+// versions added since, in the reader's own snapshot, before each search.
+// Writes need no hook, a write from another process is seen on the next
+// search, and a rolled-back write was never seen.
+//
+// Why not FTS5: its bm25 ranking scores every row matching any query term
+// before it returns the first one, and a query's common words match tens of
+// thousands of memories at 100k (about 30 ms a search; docs/benchmarks.md).
+// Scoring postings in Go is exact BM25 at a small fraction of that.
+type keywordIndex struct {
+	syncMu sync.Mutex // one catch-up at a time; held while reading from SQL
+
+	mu      sync.RWMutex // guards the fields below
+	seq     int64        // highest versions.rid applied
+	tenants map[string]*kwPart
+
+	pool sync.Pool // *kwScratch
+}
+
+// kwScratch is a query's score accumulator, one slot per doc id, all zero
+// between queries.
+type kwScratch struct{ s []float64 }
+
+// scratch returns a zeroed accumulator of at least n slots.
+func (k *keywordIndex) scratch(n int) *kwScratch {
+	if a, ok := k.pool.Get().(*kwScratch); ok && len(a.s) >= n {
+		return a
+	}
+	return &kwScratch{s: make([]float64, n+n/4)}
+}
+
+// BM25 parameters, and the title's weight against the body (the ranking
+// FTS5 used here before: bm25(2.0, 1.0)).
+const (
+	bm25K1      = 1.2
+	bm25B       = 0.75
+	titleWeight = 2
+)
+
+// kwPart is one tenant's postings.
+type kwPart struct {
+	termIDs  map[string]uint32
+	postings [][]kwPosting // by term id, in doc id order
+	df       []int32       // live documents per term id
+	docs     []kwDoc       // by doc id; a reindexed memory gets a new doc id
+	byRID    map[int64]uint32
+	live     int
+	totalLen int64 // tokens in live documents
+	dead     int
+}
+
+type kwDoc struct {
+	rid    int64
+	length uint32   // tokens, title and body
+	terms  []uint32 // distinct term ids, to undo df when the doc dies
+	dead   bool
+}
+
+// kwPosting is one document's term frequencies in title and body (saturated
+// at 65535).
+type kwPosting struct {
+	doc         uint32
+	title, body uint16
+}
+
+func newKeywordIndex() *keywordIndex {
+	return &keywordIndex{tenants: map[string]*kwPart{}}
+}
+
+// The memories whose indexed text changed in versions (after, upto], with
+// that text. Relies on the versions rowid and versions.id.
+const keywordDelta = `SELECT m.rid, m.tenant_id, m.title, cv.index_text, cv.content
+FROM (SELECT DISTINCT memory_rid AS r FROM versions WHERE rid > ? AND rid <= ?) d
+CROSS JOIN memories m ON m.rid = d.r
+JOIN versions cv ON cv.id = m.current_version_id`
+
+// sync brings the index up to the snapshot of t: the versions whose rowid
+// exceeds the index's are read and their memories (re)indexed.
+func (k *keywordIndex) sync(ctx context.Context, t *sql.Tx) error {
+	var top sql.NullInt64
+	if err := t.QueryRowContext(ctx, `SELECT max(rid) FROM versions`).Scan(&top); err != nil {
+		return fmt.Errorf("keyword index: %w", err)
+	}
+	k.mu.RLock()
+	seq := k.seq
+	k.mu.RUnlock()
+	if top.Int64 <= seq {
+		return nil
+	}
+	k.syncMu.Lock()
+	defer k.syncMu.Unlock()
+	k.mu.RLock()
+	seq = k.seq
+	k.mu.RUnlock()
+	if top.Int64 <= seq {
+		return nil
+	}
+	rows, err := t.QueryContext(ctx, keywordDelta, seq, top.Int64)
+	if err != nil {
+		return fmt.Errorf("keyword index: %w", err)
+	}
+	type change struct {
+		rid                 int64
+		tenant, title, body string
+	}
+	var changes []change
+	for rows.Next() {
+		var (
+			c              change
+			index, content string
+		)
+		if err := rows.Scan(&c.rid, &c.tenant, &c.title, &index, &content); err != nil {
+			_ = rows.Close()
+			return fmt.Errorf("keyword index: %w", err)
+		}
+		// The body rule of addVersion: index text, else content.
+		c.body = index
+		if strings.TrimSpace(index) == "" {
+			c.body = content
+		}
+		changes = append(changes, c)
+	}
+	if err := rows.Close(); err != nil {
+		return fmt.Errorf("keyword index: %w", err)
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("keyword index: %w", err)
+	}
+	k.mu.Lock()
+	defer k.mu.Unlock()
+	for _, c := range changes {
+		p := k.tenants[c.tenant]
+		if p == nil {
+			p = &kwPart{termIDs: map[string]uint32{}, byRID: map[int64]uint32{}}
+			k.tenants[c.tenant] = p
+		}
+		p.put(c.rid, c.title, c.body)
+	}
+	for _, p := range k.tenants {
+		if p.dead > 1024 && p.dead > p.live {
+			p.compact()
+		}
+	}
+	k.seq = top.Int64
+	return nil
+}
+
+// put indexes memory rid with its title and body, replacing what was indexed
+// for it.
+func (p *kwPart) put(rid int64, title, body string) {
+	if old, ok := p.byRID[rid]; ok {
+		p.kill(old)
+	}
+	id := uint32(len(p.docs))
+	freq := map[uint32]*kwPosting{}
+	var n uint32
+	count := func(text string, inTitle bool) {
+		kwTokens(text, func(tok string) {
+			n++
+			tid, ok := p.termIDs[tok]
+			if !ok {
+				tid = uint32(len(p.postings))
+				p.termIDs[tok] = tid
+				p.postings = append(p.postings, nil)
+				p.df = append(p.df, 0)
+			}
+			f := freq[tid]
+			if f == nil {
+				f = &kwPosting{doc: id}
+				freq[tid] = f
+			}
+			if inTitle {
+				f.title = min(f.title+1, math.MaxUint16)
+			} else {
+				f.body = min(f.body+1, math.MaxUint16)
+			}
+		})
+	}
+	count(title, true)
+	count(body, false)
+	d := kwDoc{rid: rid, length: n, terms: make([]uint32, 0, len(freq))}
+	for tid, f := range freq {
+		p.postings[tid] = append(p.postings[tid], *f)
+		p.df[tid]++
+		d.terms = append(d.terms, tid)
+	}
+	p.docs = append(p.docs, d)
+	p.byRID[rid] = id
+	p.live++
+	p.totalLen += int64(n)
+}
+
+// kill marks doc id dead; its postings stay until compact.
+func (p *kwPart) kill(id uint32) {
+	d := &p.docs[id]
+	d.dead = true
+	for _, tid := range d.terms {
+		p.df[tid]--
+	}
+	d.terms = nil
+	p.live--
+	p.dead++
+	p.totalLen -= int64(d.length)
+}
+
+// compact drops dead documents' postings. Doc ids stay as they are.
+func (p *kwPart) compact() {
+	for tid, ps := range p.postings {
+		kept := ps[:0]
+		for _, x := range ps {
+			if !p.docs[x.doc].dead {
+				kept = append(kept, x)
+			}
+		}
+		p.postings[tid] = kept
+	}
+	p.dead = 0
+}
+
+// kwHit is one scored memory.
+type kwHit struct {
+	rid   int64
+	score float64
+}
+
+// kwRanking yields a query's matches best first, a batch at a time, so the
+// caller filters only as many as it needs. Ties go to the newer memory.
+type kwRanking []kwHit
+
+func (h kwRanking) Len() int { return len(h) }
+func (h kwRanking) Less(i, j int) bool {
+	if h[i].score != h[j].score {
+		return h[i].score > h[j].score
+	}
+	return h[i].rid > h[j].rid
+}
+func (h kwRanking) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
+func (h *kwRanking) Push(x any)   { *h = append(*h, x.(kwHit)) }
+func (h *kwRanking) Pop() any {
+	old := *h
+	x := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return x
+}
+
+// next pops up to n hits, best first, appending their rids to dst.
+func (h *kwRanking) next(dst []int64, scores map[int64]float64, n int) []int64 {
+	for ; n > 0 && h.Len() > 0; n-- {
+		x := heap.Pop(h).(kwHit)
+		dst = append(dst, x.rid)
+		scores[x.rid] = x.score
+	}
+	return dst
+}
+
+// rank scores every live document of tenant that contains any of terms with
+// BM25 (each term's idf times its saturated, length-normalised frequency,
+// the title's counting titleWeight times) and returns them as a ranking.
+func (k *keywordIndex) rank(tenant string, terms []string) *kwRanking {
+	k.mu.RLock()
+	defer k.mu.RUnlock()
+	p := k.tenants[tenant]
+	if p == nil || p.live == 0 {
+		return &kwRanking{}
+	}
+	n := float64(p.live)
+	avgdl := float64(p.totalLen) / n
+	acc := k.scratch(len(p.docs))
+	defer k.pool.Put(acc)
+	var touched []uint32
+	for _, term := range terms {
+		tid, ok := p.termIDs[term]
+		if !ok || p.df[tid] == 0 {
+			continue
+		}
+		df := float64(p.df[tid])
+		idf := math.Log((n - df + 0.5) / (df + 0.5))
+		if idf <= 0 {
+			idf = 1e-6 // as FTS5: a term in most documents still counts a little
+		}
+		for _, x := range p.postings[tid] {
+			d := &p.docs[x.doc]
+			if d.dead {
+				continue
+			}
+			f := float64(titleWeight*int(x.title) + int(x.body))
+			if acc.s[x.doc] == 0 {
+				touched = append(touched, x.doc)
+			}
+			acc.s[x.doc] += idf * f * (bm25K1 + 1) / (f + bm25K1*(1-bm25B+bm25B*float64(d.length)/avgdl))
+		}
+	}
+	h := make(kwRanking, len(touched))
+	for i, doc := range touched {
+		h[i] = kwHit{rid: p.docs[doc].rid, score: acc.s[doc]}
+		acc.s[doc] = 0 // leave the scratch zeroed for the next query
+	}
+	heap.Init(&h)
+	return &h
+}
+
+// kwTokens calls fn with each token of s as the index sees it: runs of
+// letters, digits and private-use characters, lower-cased, with diacritics
+// removed ("Café" -> "cafe"), like FTS5's unicode61 tokenizer.
+func kwTokens(s string, fn func(string)) {
+	start := -1
+	ascii := true
+	emit := func(end int) {
+		tok := s[start:end]
+		if ascii {
+			tok = asciiLower(tok)
+		} else {
+			tok = foldToken(tok)
+		}
+		if tok != "" {
+			fn(tok)
+		}
+		start, ascii = -1, true
+	}
+	for i, r := range s {
+		tokenChar := r < utf8.RuneSelf && (r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') ||
+			r >= utf8.RuneSelf && (unicode.IsLetter(r) || unicode.IsNumber(r) || unicode.Is(unicode.Co, r) || unicode.Is(unicode.Mn, r) && start >= 0)
+		switch {
+		case tokenChar && start < 0:
+			start = i
+			ascii = r < utf8.RuneSelf
+		case tokenChar:
+			ascii = ascii && r < utf8.RuneSelf
+		case start >= 0:
+			emit(i)
+		}
+	}
+	if start >= 0 {
+		emit(len(s))
+	}
+}
+
+func asciiLower(s string) string {
+	for i := 0; i < len(s); i++ {
+		if c := s[i]; c >= 'A' && c <= 'Z' {
+			return strings.ToLower(s)
+		}
+	}
+	return s
+}
+
+// foldToken lower-cases a token and strips its combining marks.
+func foldToken(s string) string {
+	var b strings.Builder
+	for _, r := range norm.NFD.String(s) {
+		if unicode.Is(unicode.Mn, r) {
+			continue
+		}
+		b.WriteRune(unicode.ToLower(r))
+	}
+	return b.String()
+}
+
+// queryTerms are the distinct tokens of a free-text query; any of them
+// matches (OR). Nothing in the query is syntax.
+func queryTerms(q string) []string {
+	seen := map[string]bool{}
+	var out []string
+	kwTokens(q, func(tok string) {
+		if !seen[tok] {
+			seen[tok] = true
+			out = append(out, tok)
+		}
+	})
+	return out
+}

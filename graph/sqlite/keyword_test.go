@@ -1,0 +1,167 @@
+package sqlite_test
+
+import (
+	"database/sql"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/mnemo-dev/mnemo/graph"
+	"github.com/mnemo-dev/mnemo/graph/storetest"
+)
+
+// TestKeywordScoresEqualFTS5 checks the in-memory keyword index against
+// SQLite FTS5 over the same texts: bm25 with title weight 2, the unicode61
+// tokenizer. For every query the k-th best score must be equal (ties may
+// order differently), and each hit's score must be FTS5's for that memory.
+func TestKeywordScoresEqualFTS5(t *testing.T) {
+	s := open(t, t.TempDir())
+	scope := graph.Scope{TenantID: "t"}
+	c := storetest.Corpus(scope, 7, 1500)
+	created, err := s.CreateMemories(t.Context(), c.Inputs)
+	require.NoError(t, err)
+
+	ref, err := sql.Open("sqlite", ":memory:")
+	require.NoError(t, err)
+	defer ref.Close()
+	ref.SetMaxOpenConns(1)
+	_, err = ref.Exec(`CREATE VIRTUAL TABLE f USING fts5(title, body, tokenize = 'unicode61 remove_diacritics 2');
+		INSERT INTO f (f, rank) VALUES ('rank', 'bm25(2.0, 1.0)')`)
+	require.NoError(t, err)
+	for i, in := range c.Inputs {
+		_, err := ref.Exec(`INSERT INTO f (rowid, title, body) VALUES (?, ?, ?)`, i, in.Memory.Title, in.Version.Content)
+		require.NoError(t, err)
+	}
+	compared := 0
+	for _, q := range c.KeywordQueries(40) {
+		got, err := s.KeywordSearch(t.Context(), graph.Filter{Scope: scope}, q, 20)
+		require.NoError(t, err)
+		match := `"` + strings.Join(strings.Fields(q), `" OR "`) + `"`
+		rows, err := ref.Query(`SELECT rowid, -rank FROM f WHERE f MATCH ? ORDER BY rank LIMIT 20`, match)
+		require.NoError(t, err)
+		want := map[string]float64{}
+		var wantScores []float64
+		for rows.Next() {
+			var (
+				i     int
+				score float64
+			)
+			require.NoError(t, rows.Scan(&i, &score))
+			want[created[i].Memory.ID] = score
+			wantScores = append(wantScores, score)
+		}
+		require.NoError(t, rows.Err())
+		require.Len(t, got, len(wantScores), "%q: hit count", q)
+		compared += len(got)
+		for k, h := range got {
+			assert.InEpsilon(t, wantScores[k], h.Score, 1e-9, "%q: score at rank %d", q, k)
+			if w, ok := want[h.Memory.ID]; ok {
+				assert.InEpsilon(t, w, h.Score, 1e-9, "%q: score of %s", q, h.Memory.ID)
+			}
+		}
+	}
+	require.Greater(t, compared, 400, "the queries must find something to compare")
+}
+
+// TestKeywordIndexFollowsWrites: the index answers from the tables as they
+// are, whoever wrote them: a new version replaces a memory's terms, and a
+// second Store on the same file (another process, in effect) sees the first
+// one's writes on its next search.
+func TestKeywordIndexFollowsWrites(t *testing.T) {
+	dir := t.TempDir()
+	a, b := open(t, dir), open(t, dir)
+	scope := graph.Scope{TenantID: "t"}
+	f := graph.Filter{Scope: scope}
+	ids := func(s graph.Store, q string) []string {
+		t.Helper()
+		got, err := s.KeywordSearch(t.Context(), f, q, 10)
+		require.NoError(t, err)
+		return scoredIDsOf(got)
+	}
+	assert.Empty(t, ids(b, "zebra"), "empty store")
+
+	in := graph.MemoryInput{Memory: graph.Memory{Scope: scope, Type: "note", Title: "zoo"},
+		Version: graph.VersionInput{Content: "the zebra sleeps"}}
+	cr, err := a.CreateMemory(t.Context(), in)
+	require.NoError(t, err)
+	assert.Equal(t, []string{cr.Memory.ID}, ids(a, "zebra"), "writer sees its write")
+	assert.Equal(t, []string{cr.Memory.ID}, ids(b, "zebra"), "another store on the file sees it")
+
+	_, err = a.AddVersion(t.Context(), scope, cr.Memory.ID, graph.VersionInput{Content: "the yak grazes"})
+	require.NoError(t, err)
+	for name, s := range map[string]graph.Store{"writer": a, "other": b} {
+		assert.Empty(t, ids(s, "zebra"), "%s: the old version's terms are gone", name)
+		assert.Equal(t, []string{cr.Memory.ID}, ids(s, "yak"), "%s: the new version's terms match", name)
+		assert.Equal(t, []string{cr.Memory.ID}, ids(s, "zoo"), "%s: the title still matches", name)
+	}
+
+	// Many rewrites: dead postings outnumber live ones and are compacted
+	// away; results stay right.
+	var batch []graph.MemoryInput
+	for i := range 600 {
+		batch = append(batch, graph.MemoryInput{Memory: graph.Memory{Scope: scope, Type: "note", Title: fmt.Sprintf("m%d", i)},
+			Version: graph.VersionInput{Content: "round0 filler"}})
+	}
+	cs, err := a.CreateMemories(t.Context(), batch)
+	require.NoError(t, err)
+	for round := 1; round <= 3; round++ {
+		for _, c := range cs {
+			_, err := a.AddVersion(t.Context(), scope, c.Memory.ID, graph.VersionInput{Content: fmt.Sprintf("round%d filler", round)})
+			require.NoError(t, err)
+		}
+		if round == 1 {
+			assert.Len(t, ids(b, "round1"), 10, "round 1 visible")
+		}
+	}
+	assert.Empty(t, ids(b, "round0 round1 round2"), "old rounds gone after compaction")
+	got, err := b.KeywordSearch(t.Context(), f, "round3", 1000)
+	require.NoError(t, err)
+	assert.Len(t, got, 600, "every memory found by its current text")
+}
+
+// TestKeywordStatisticsPerTenant: a tenant's scores depend on its own
+// memories only (document counts and frequencies are not shared), so one
+// tenant's data cannot be inferred from another's scores.
+func TestKeywordStatisticsPerTenant(t *testing.T) {
+	mine := graph.Scope{TenantID: "mine"}
+	mk := func(s graph.Scope, text string) graph.MemoryInput {
+		return graph.MemoryInput{Memory: graph.Memory{Scope: s, Type: "note", Title: "t"}, Version: graph.VersionInput{Content: text}}
+	}
+	own := []graph.MemoryInput{mk(mine, "rare common"), mk(mine, "common words"), mk(mine, "other words")}
+	score := func(extra []graph.MemoryInput) []float64 {
+		s := open(t, t.TempDir())
+		_, err := s.CreateMemories(t.Context(), append(slices.Clone(own), extra...))
+		require.NoError(t, err)
+		got, err := s.KeywordSearch(t.Context(), graph.Filter{Scope: mine}, "rare common", 10)
+		require.NoError(t, err)
+		out := make([]float64, len(got))
+		for i, g := range got {
+			out[i] = g.Score
+		}
+		return out
+	}
+	alone := score(nil)
+	require.Len(t, alone, 2)
+	var theirs []graph.MemoryInput
+	for i := range 200 {
+		theirs = append(theirs, mk(graph.Scope{TenantID: "theirs"}, fmt.Sprintf("common rare %d", i)))
+	}
+	beside := score(theirs)
+	require.Len(t, beside, 2)
+	for i := range alone {
+		assert.False(t, math.Abs(alone[i]-beside[i]) > 1e-12, "score %d: %v alone, %v beside another tenant", i, alone[i], beside[i])
+	}
+}
+
+func scoredIDsOf(ss []graph.Scored) []string {
+	out := make([]string, len(ss))
+	for i, s := range ss {
+		out[i] = s.Memory.ID
+	}
+	return out
+}
