@@ -77,23 +77,50 @@ func rrfK(rt policy.Retrieval) int {
 	return 60
 }
 
+// embedQuery embeds one query text.
+func (e *Engine) embedQuery(ctx context.Context, text string) ([]float32, error) {
+	vs, err := e.embedder.Embed(ctx, []string{text})
+	if err != nil {
+		return nil, fmt.Errorf("embed query: %w", err)
+	}
+	if len(vs) != 1 {
+		return nil, fmt.Errorf("embed query: got %d vectors for 1 text", len(vs))
+	}
+	return vs[0], nil
+}
+
 // retrieve runs the signals of q's mode into one pool.
 func (e *Engine) retrieve(ctx context.Context, q searchPlan) (*pool, bool, error) {
 	p := newPool()
-	var qvec []float32
+	// The query is embedded (ONNX Runtime, on its own threads), and in
+	// hybrid and vector mode the index searched, while the store answers
+	// the graph and keyword signals. Graph mode embeds ahead only for its
+	// rerank; without rerank, only for its fallback.
+	var (
+		qvec    []float32
+		vhits   []vector.Hit
+		vecErr  error
+		vecDone chan struct{}
+	)
+	searchAhead := q.mode == policy.ModeHybrid || q.mode == policy.ModeVector
+	if q.withVectors && (searchAhead || q.rt.RerankEnabled()) {
+		vecDone = make(chan struct{})
+		go func() {
+			defer close(vecDone)
+			if qvec, vecErr = e.embedQuery(ctx, q.text); vecErr == nil && searchAhead {
+				vhits, vecErr = e.vectorHits(ctx, q, qvec)
+			}
+		}()
+		defer func() { <-vecDone }() // never leave it running past the search
+	}
 	embed := func() error {
-		if qvec != nil || !q.withVectors {
-			return nil
+		switch {
+		case vecDone != nil:
+			<-vecDone
+		case q.withVectors && qvec == nil && vecErr == nil: // graph mode's fallback without rerank
+			qvec, vecErr = e.embedQuery(ctx, q.text)
 		}
-		vs, err := e.embedder.Embed(ctx, []string{q.text})
-		if err != nil {
-			return fmt.Errorf("embed query: %w", err)
-		}
-		if len(vs) != 1 {
-			return fmt.Errorf("embed query: got %d vectors for 1 text", len(vs))
-		}
-		qvec = vs[0]
-		return nil
+		return vecErr
 	}
 	vectorSearch := func() error {
 		if !q.withVectors {
@@ -102,7 +129,14 @@ func (e *Engine) retrieve(ctx context.Context, q searchPlan) (*pool, bool, error
 		if err := embed(); err != nil {
 			return err
 		}
-		return e.vectorSearch(ctx, q, qvec, p)
+		if !searchAhead {
+			var err error
+			if vhits, err = e.vectorHits(ctx, q, qvec); err != nil {
+				return err
+			}
+		}
+		addVector(p, vhits)
+		return nil
 	}
 	switch q.mode {
 	case policy.ModeKeyword:
@@ -110,13 +144,27 @@ func (e *Engine) retrieve(ctx context.Context, q searchPlan) (*pool, bool, error
 	case policy.ModeVector:
 		return p, false, vectorSearch()
 	case policy.ModeHybrid:
-		if err := e.graphSearch(ctx, q, p); err != nil {
+		// The store's two signals run side by side while the query embeds;
+		// the pool still takes them in the order graph, vector, keyword.
+		var (
+			kw    []graph.Scored
+			kwErr error
+			kwOK  = make(chan struct{})
+		)
+		go func() {
+			defer close(kwOK)
+			kw, kwErr = e.keywordHits(ctx, q)
+		}()
+		gErr := e.graphSearch(ctx, q, p)
+		<-kwOK
+		if err := cmp.Or(gErr, kwErr); err != nil {
 			return nil, false, err
 		}
 		if err := vectorSearch(); err != nil {
 			return nil, false, err
 		}
-		return p, false, e.keywordSearch(ctx, q, p, nil)
+		addKeyword(p, kw, nil)
+		return p, false, nil
 	}
 	// Graph mode.
 	if err := e.graphSearch(ctx, q, p); err != nil {
@@ -223,10 +271,26 @@ func (e *Engine) graphSearch(ctx context.Context, q searchPlan, p *pool) error {
 // keywordSearch adds the keyword signal. With within set, only memories
 // already in the pool are ranked (rerank of graph candidates).
 func (e *Engine) keywordSearch(ctx context.Context, q searchPlan, p *pool, within map[string]bool) error {
+	hits, err := e.keywordHits(ctx, q)
+	if err != nil {
+		return err
+	}
+	addKeyword(p, hits, within)
+	return nil
+}
+
+// keywordHits asks the store for the keyword pool.
+func (e *Engine) keywordHits(ctx context.Context, q searchPlan) ([]graph.Scored, error) {
 	hits, err := e.store.KeywordSearch(ctx, q.f, keywordQuery(q.text), keywordPool)
 	if err != nil {
-		return fmt.Errorf("keyword search: %w", err)
+		return nil, fmt.Errorf("keyword search: %w", err)
 	}
+	return hits, nil
+}
+
+// addKeyword adds the keyword signal, ranking only the hits within the set
+// when it is not nil.
+func addKeyword(p *pool, hits []graph.Scored, within map[string]bool) {
 	rank := 0
 	for i := range hits {
 		s := &hits[i]
@@ -236,26 +300,29 @@ func (e *Engine) keywordSearch(ctx context.Context, q searchPlan, p *pool, withi
 		rank++
 		p.add(signalKeyword, rank, s.Memory.ID, &s.Memory, s.Score)
 	}
-	return nil
 }
 
-// vectorSearch adds the vector signal from a nearest-neighbour search. The
+// vectorHits runs the nearest-neighbour search of the vector signal. The
 // index can push down only tenant/org/repo, types and the creation window;
 // the rest of the filter is applied by the store when the hits are loaded
 // (loadMissing), so the index is asked for more hits than wanted.
-func (e *Engine) vectorSearch(ctx context.Context, q searchPlan, qvec []float32, p *pool) error {
+func (e *Engine) vectorHits(ctx context.Context, q searchPlan, qvec []float32) ([]vector.Hit, error) {
 	k := vectorPool * vectorOverfetch
 	if narrowsBeyondIndex(q.f) {
 		k = vectorPool * vectorOverfetchNarrow
 	}
 	hits, err := e.index.Search(ctx, qvec, vectorFilter(q.f), k)
 	if err != nil {
-		return fmt.Errorf("vector search: %w", err)
+		return nil, fmt.Errorf("vector search: %w", err)
 	}
+	return hits, nil
+}
+
+// addVector adds the vector signal, hits in rank order.
+func addVector(p *pool, hits []vector.Hit) {
 	for i, h := range hits {
 		p.add(signalVector, i+1, h.ID, nil, float64(h.Score))
 	}
-	return nil
 }
 
 // vectorFilter is the part of f the vector index can apply.
