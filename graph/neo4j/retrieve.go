@@ -215,9 +215,9 @@ func (s *Store) Neighbours(ctx context.Context, f graph.Filter, seedIDs []string
 
 // keywordSearchCypher ranks visible memories by Lucene relevance of $query
 // over title and search_text; the filter applies before the limit. Uses
-// memory_search.
+// memory_search_en.
 const keywordSearchCypher = `
-CALL db.index.fulltext.queryNodes('memory_search', $query) YIELD node AS m, score
+CALL db.index.fulltext.queryNodes('memory_search_en', $query) YIELD node AS m, score
 WHERE ` + memoryVisible + `
 WITH m, score ORDER BY score DESC, m.created_at DESC, m.id DESC LIMIT $limit
 RETURN ` + memoryProjection + ` AS m, score`

@@ -47,9 +47,14 @@ func schema() []string {
 		"CREATE INDEX edit_tenant IF NOT EXISTS FOR (n:Edit) ON (n.tenant_id)",
 		// outbox_created: PendingOutbox, oldest first.
 		"CREATE INDEX outbox_created IF NOT EXISTS FOR (n:OutboxItem) ON (n.created_at)",
-		// memory_search: KeywordSearch over the title and the current version's
-		// text (Memory.search_text, kept in step by the write methods).
-		"CREATE FULLTEXT INDEX memory_search IF NOT EXISTS FOR (n:Memory) ON EACH [n.title, n.search_text]",
+		// memory_search_en: KeywordSearch over the title and the current
+		// version's text (Memory.search_text, kept in step by the write
+		// methods), with Lucene's English analyzer (stop words, Porter
+		// stems), as the SQLite index stems. It replaces memory_search
+		// (standard analyzer; an index's analyzer cannot change in place).
+		"DROP INDEX memory_search IF EXISTS",
+		"CREATE FULLTEXT INDEX memory_search_en IF NOT EXISTS FOR (n:Memory) ON EACH [n.title, n.search_text] " +
+			"OPTIONS {indexConfig: {`fulltext.analyzer`: 'english'}}",
 	}
 }
 

@@ -11,11 +11,12 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"github.com/kljensen/snowball/english"
 	"golang.org/x/text/unicode/norm"
 )
 
 // keywordIndex is the store's keyword index: BM25 over each memory's title
-// and indexed body, held in memory and partitioned by tenant, so a query
+// and indexed body (English-stemmed terms, kwTokens), held in memory and partitioned by tenant, so a query
 // touches only its tenant's postings and its statistics (document count,
 // lengths, document frequencies) are the tenant's own.
 //
@@ -322,9 +323,12 @@ func (k *keywordIndex) rank(tenant string, terms []string) *kwRanking {
 	return &h
 }
 
-// kwTokens calls fn with each token of s as the index sees it: runs of
+// kwTokens calls fn with each term of s as the index sees it: runs of
 // letters, digits and private-use characters, lower-cased, with diacritics
-// removed ("Café" -> "cafe"), like FTS5's unicode61 tokenizer.
+// removed ("Café" -> "cafe"), like FTS5's unicode61 tokenizer; then words of
+// three or more ASCII letters are reduced to their English stem (Snowball,
+// "Porter2": "researching" and "researched" -> "research"), so a question's
+// wording finds a memory's.
 func kwTokens(s string, fn func(string)) {
 	start := -1
 	ascii := true
@@ -336,7 +340,7 @@ func kwTokens(s string, fn func(string)) {
 			tok = foldToken(tok)
 		}
 		if tok != "" {
-			fn(tok)
+			fn(stem(tok))
 		}
 		start, ascii = -1, true
 	}
@@ -356,6 +360,21 @@ func kwTokens(s string, fn func(string)) {
 	if start >= 0 {
 		emit(len(s))
 	}
+}
+
+// stem is the English stem of a lower-case token of three or more ASCII
+// letters, and any other token (numbers, identifiers like "k8s", other
+// scripts) unchanged.
+func stem(tok string) string {
+	if len(tok) < 3 {
+		return tok
+	}
+	for i := 0; i < len(tok); i++ {
+		if c := tok[i]; c < 'a' || c > 'z' {
+			return tok
+		}
+	}
+	return english.Stem(tok, true)
 }
 
 func asciiLower(s string) string {
@@ -390,5 +409,13 @@ func queryTerms(q string) []string {
 			out = append(out, tok)
 		}
 	})
+	return out
+}
+
+// KeywordTerms returns the terms the keyword index makes of text, in order
+// (tests and tools use it to see what a memory is indexed under).
+func KeywordTerms(text string) []string {
+	var out []string
+	kwTokens(text, func(t string) { out = append(out, t) })
 	return out
 }
