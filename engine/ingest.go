@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/rand/v2"
 	"strings"
 	"time"
 
@@ -157,8 +158,11 @@ type ingestOpts struct {
 }
 
 // conflictRetries bounds how often a batch is re-planned when a concurrent
-// writer superseded a memory it meant to supersede.
-const conflictRetries = 3
+// writer got in the way: superseded a memory it meant to supersede, or took
+// the exclusive key first. Within one process the key locks make that rare;
+// writers in other processes can win several times in a row, so attempts
+// after the first wait a short random while that grows.
+const conflictRetries = 8
 
 // planAndWrite runs the integrity and write stages under the batch's key
 // locks, re-planning when a concurrent writer got in the way.
@@ -174,6 +178,12 @@ func (e *Engine) planAndWrite(ctx context.Context, plans []*plan, o ingestOpts) 
 			return err
 		}
 		e.log.Info("ingest conflict, re-planning", "attempt", attempt, "err", err)
+		backoff := time.Duration(rand.Int64N(int64(attempt) * int64(5*time.Millisecond)))
+		select {
+		case <-ctx.Done():
+			return ctx.Err()
+		case <-time.After(backoff):
+		}
 		for _, pl := range plans {
 			pl.reset()
 		}

@@ -11,8 +11,9 @@ import (
 // first fact under one key both find no active memory and both create one.
 // Keys hash onto a fixed set of stripes; a batch locks its stripes in
 // ascending order, so batches never deadlock. This holds within one engine
-// (one mnemo process): several processes writing one Neo4j database can
-// still race, which docs/ingest.md states.
+// (one mnemo process); across processes the store's exclusive keys
+// (graph.MemoryInput.ExclusiveKey) refuse the second writer, which
+// planAndWrite then re-plans.
 type keyLocks struct {
 	stripes [256]sync.Mutex
 }

@@ -166,6 +166,10 @@ func (e *Engine) prepareOne(pol *policy.Policy, x *extract.Extractor, p graph.Pr
 		return nil, err
 	}
 	in.Supersedes = ""
+	// The store keeps a deduping type's key to one active memory per
+	// namespace, across processes: a racing first write gets ErrConflict
+	// and planAndWrite plans it again against the winner.
+	in.ExclusiveKey = td.Dedupes() && in.Memory.CanonicalKey != ""
 	meta := make(map[string]string, len(r.Metadata)+1)
 	maps.Copy(meta, r.Metadata)
 	if r.Channel != "" {

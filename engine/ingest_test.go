@@ -9,8 +9,10 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/mnemo-dev/mnemo/config"
 	"github.com/mnemo-dev/mnemo/engine"
 	"github.com/mnemo-dev/mnemo/graph"
+	"github.com/mnemo-dev/mnemo/graph/graphtest"
 	"github.com/mnemo-dev/mnemo/policy"
 )
 
@@ -297,37 +299,60 @@ func TestIngestBatch(t *testing.T) {
 // under one canonical key leave exactly one active memory with that key;
 // the others supersede it or are reinforced into it, none is lost.
 func TestIngestConcurrentFirstWrites(t *testing.T) {
-	f := newIngFixture(t, ingOpts{})
-	w := f.as("writer")
-	const writers = 8
-	results := make([]engine.IngestResult, writers)
-	errs := make([]error, writers)
-	var wg sync.WaitGroup
-	start := make(chan struct{})
-	for i := range writers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			<-start
-			results[i], errs[i] = f.eng.Ingest(ingCtx(t), w, engine.IngestRequest{Type: "note",
-				Content: fmt.Sprintf("The API server listens on port %d.", 8000+i%4)})
-		}()
+	for _, tc := range []struct {
+		name      string
+		processes int
+	}{
+		{"one engine", 1},
+		// Two engines on two clients of one database, as two mnemo
+		// processes: the in-process key locks cannot see each other, the
+		// store's exclusive key does.
+		{"two processes", 2},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newIngFixture(t, ingOpts{})
+			engines := []*engine.Engine{f.eng}
+			if tc.processes == 2 {
+				pol, err := policy.Parse("default_policy.yaml", config.DefaultPolicy())
+				require.NoError(t, err)
+				holder, err := policy.NewHolder(pol)
+				require.NoError(t, err)
+				other, err := engine.New(engine.Options{Store: graphtest.OpenSecond(t, f.store), Policy: holder})
+				require.NoError(t, err)
+				engines = append(engines, other)
+			}
+			w := f.as("writer")
+			const writers = 8
+			results := make([]engine.IngestResult, writers)
+			errs := make([]error, writers)
+			var wg sync.WaitGroup
+			start := make(chan struct{})
+			for i := range writers {
+				wg.Add(1)
+				go func() {
+					defer wg.Done()
+					<-start
+					results[i], errs[i] = engines[i%len(engines)].Ingest(ingCtx(t), w, engine.IngestRequest{Type: "note",
+						Content: fmt.Sprintf("The API server listens on port %d.", 8000+i%4)})
+				}()
+			}
+			close(start)
+			wg.Wait()
+			key := ""
+			for i := range writers {
+				require.NoError(t, errs[i])
+				if key == "" {
+					key = results[i].CanonicalKey
+				}
+				require.Equal(t, key, results[i].CanonicalKey, "one fact, one key")
+			}
+			var active []string
+			for _, m := range f.memories(t) {
+				if m.CanonicalKey == key && m.Status == graph.StatusActive {
+					active = append(active, m.ID)
+				}
+			}
+			assert.Len(t, active, 1, "exactly one active memory per key")
+		})
 	}
-	close(start)
-	wg.Wait()
-	key := ""
-	for i := range writers {
-		require.NoError(t, errs[i])
-		if key == "" {
-			key = results[i].CanonicalKey
-		}
-		require.Equal(t, key, results[i].CanonicalKey, "one fact, one key")
-	}
-	var active []string
-	for _, m := range f.memories(t) {
-		if m.CanonicalKey == key && m.Status == graph.StatusActive {
-			active = append(active, m.ID)
-		}
-	}
-	assert.Len(t, active, 1, "exactly one active memory per key")
 }

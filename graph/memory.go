@@ -171,6 +171,12 @@ type MemoryInput struct {
 	// Supersedes, when set, is an active memory in the same scope that the
 	// new memory replaces, in the same transaction.
 	Supersedes string `json:"supersedes,omitempty"`
+	// ExclusiveKey keeps the canonical key exclusive in its namespace
+	// (scope, user, type): the write fails with ErrConflict when another
+	// active memory there has the same key and asked the same (other than
+	// the one superseded), even one written at the same moment by another
+	// process. The engine sets it for types that dedupe.
+	ExclusiveKey bool `json:"exclusive_key,omitempty"`
 	// Audit events are written in the same transaction, each DECIDED the
 	// new memory unless its SubjectID names another record.
 	Audit []AuditEvent `json:"audit,omitempty"`

@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/mnemo-dev/mnemo/graph"
+	"github.com/mnemo-dev/mnemo/graph/neo4j"
 	"github.com/mnemo-dev/mnemo/graph/neo4j/neo4jtest"
 	"github.com/mnemo-dev/mnemo/graph/sqlite"
 )
@@ -44,6 +45,32 @@ func Open(tb testing.TB) graph.Store {
 		return neo4jtest.Open(tb, neo4jtest.Config(tb))
 	default:
 		tb.Fatalf("graphtest: MNEMO_TEST_STORE=%q: want sqlite or neo4j", b)
+		return nil
+	}
+}
+
+// OpenSecond opens another client of s's data, as a second mnemo process
+// would: its own connections (SQLite: the same file; Neo4j: its own driver
+// on the same database, not wiped). Closed when tb ends.
+func OpenSecond(tb testing.TB, s graph.Store) graph.Store {
+	tb.Helper()
+	switch st := s.(type) {
+	case *sqlite.Store:
+		second, err := sqlite.Open(context.Background(), st.Dir(), sqlite.Options{})
+		if err != nil {
+			tb.Fatalf("graphtest: open sqlite again: %v", err)
+		}
+		tb.Cleanup(func() { _ = second.Close() })
+		return second
+	case *neo4j.Store:
+		second, err := neo4j.Open(context.Background(), neo4jtest.Config(tb))
+		if err != nil {
+			tb.Fatalf("graphtest: open neo4j again: %v", err)
+		}
+		tb.Cleanup(func() { _ = second.Close() })
+		return second
+	default:
+		tb.Fatalf("graphtest: OpenSecond: unknown store %T", s)
 		return nil
 	}
 }

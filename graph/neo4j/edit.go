@@ -95,7 +95,8 @@ SET m.status = CASE WHEN e.kind = 'retract' THEN 'retracted' ELSE m.status END,
     m.blocked_channels = CASE
       WHEN e.kind = 'block' AND NOT e.channel IN coalesce(m.blocked_channels, [])
       THEN coalesce(m.blocked_channels, []) + e.channel
-      ELSE m.blocked_channels END`
+      ELSE m.blocked_channels END
+FOREACH (x IN CASE WHEN e.kind = 'retract' THEN [m] ELSE [] END | REMOVE x.active_key)`
 
 func applyEdit(ctx context.Context, tx neo4jdrv.ManagedTransaction, id string) error {
 	_, err := collect(ctx, tx, applyEditCypher, map[string]any{"id": id})

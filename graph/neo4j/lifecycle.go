@@ -28,6 +28,7 @@ RETURN old {.tenant_id, .org_id, .repo_id, .status} AS old,
 const supersedeCypher = `
 MATCH (old:Memory {id: $old}), (new:Memory {id: $new})
 SET old.status = 'superseded'
+REMOVE old.active_key
 CREATE (new)-[:SUPERSEDES]->(old)`
 
 // supersede records inside tx that newID SUPERSEDES oldID.
@@ -155,7 +156,7 @@ const archiveCypher = `
 MATCH (n:Memory {id: $id})
 WHERE ` + inScope + `
 WITH n, n.status AS was
-FOREACH (x IN CASE WHEN was = 'active' THEN [n] ELSE [] END | SET x.status = 'archived')
+FOREACH (x IN CASE WHEN was = 'active' THEN [n] ELSE [] END | SET x.status = 'archived' REMOVE x.active_key)
 RETURN was`
 
 // Archive marks an active memory archived.

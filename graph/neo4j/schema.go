@@ -52,6 +52,10 @@ func schema() []string {
 		// methods), with Lucene's English analyzer (stop words, Porter
 		// stems), as the SQLite index stems. It replaces memory_search
 		// (standard analyzer; an index's analyzer cannot change in place).
+		// active_key: graph.MemoryInput.ExclusiveKey. Only active memories
+		// that asked carry the property, so the constraint holds per
+		// namespace and key across every client of the database.
+		"CREATE CONSTRAINT memory_active_key IF NOT EXISTS FOR (n:Memory) REQUIRE n.active_key IS UNIQUE",
 		"DROP INDEX memory_search IF EXISTS",
 		"CREATE FULLTEXT INDEX memory_search_en IF NOT EXISTS FOR (n:Memory) ON EACH [n.title, n.search_text] " +
 			"OPTIONS {indexConfig: {`fulltext.analyzer`: 'english'}}",

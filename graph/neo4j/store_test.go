@@ -24,6 +24,12 @@ func TestStore(t *testing.T) {
 			t.Cleanup(func() { _ = r.Close() })
 			return r
 		},
+		OpenSecond: func(t *testing.T, _ graph.Store) graph.Store {
+			r, err := neo4j.Open(t.Context(), cfg) // its own driver and connections
+			require(t, err)
+			t.Cleanup(func() { _ = r.Close() })
+			return r
+		},
 		TimePrecision: time.Nanosecond,
 	})
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
 	neo4jdrv "github.com/neo4j/neo4j-go-driver/v5/neo4j"
@@ -160,6 +161,22 @@ func (b *batch) run(ctx context.Context, tx neo4jdrv.ManagedTransaction) error {
 	return nil
 }
 
+// claimKeysCypher gives memories their exclusive key, those still active
+// (one superseded by a later input of the same batch is not). Uses memory_id
+// and memory_active_key.
+const claimKeysCypher = `
+UNWIND $keys AS k
+MATCH (m:Memory {id: k.id})
+WHERE m.status = 'active'
+SET m.active_key = k.key`
+
+// activeKey is the namespace and canonical key of m as one string: tenant,
+// org, repo, user, type and key, separated by a character none of them
+// holds.
+func activeKey(m graph.Memory) string {
+	return strings.Join([]string{m.Scope.TenantID, m.Scope.OrgID, m.Scope.RepoID, m.UserID, m.Type, m.CanonicalKey}, "\x1f")
+}
+
 // CreateMemory writes one memory with its first version, chunks, entities,
 // MENTIONS edges, supersession, audit events and outbox entry in one
 // transaction.
@@ -185,7 +202,10 @@ func (s *Store) CreateMemories(ctx context.Context, ins []graph.MemoryInput) ([]
 	ins = slices.Clone(ins)
 	var b batch
 	out := make([]graph.Created, len(ins))
-	var audit []graph.AuditEvent
+	var (
+		audit []graph.AuditEvent
+		keys  []map[string]any
+	)
 	for i := range ins {
 		in := &ins[i]
 		in.Normalize(now)
@@ -201,6 +221,9 @@ func (s *Store) CreateMemories(ctx context.Context, ins []graph.MemoryInput) ([]
 		mem.CurrentVersionID, mem.VersionCount = in.Version.ID, 1
 		out[i] = graph.Created{Memory: mem, Version: newVersion(m.ID, 1, in.Version, now)}
 		audit = append(audit, graph.AboutMemory(in.Audit, m.ID)...)
+		if in.ExclusiveKey && m.CanonicalKey != "" && m.Status == graph.StatusActive {
+			keys = append(keys, map[string]any{"id": m.ID, "key": activeKey(*m)})
+		}
 	}
 	_, err := write(ctx, s, func(tx neo4jdrv.ManagedTransaction) (struct{}, error) {
 		if err := b.run(ctx, tx); err != nil {
@@ -211,6 +234,13 @@ func (s *Store) CreateMemories(ctx context.Context, ins []graph.MemoryInput) ([]
 				continue
 			}
 			if err := supersede(ctx, tx, in.Memory.Scope, in.Supersedes, in.Memory.ID); err != nil {
+				return struct{}{}, err
+			}
+		}
+		// Exclusive keys are claimed after the supersessions released
+		// theirs; memory_active_key refuses a second holder.
+		if len(keys) > 0 {
+			if _, err := collect(ctx, tx, claimKeysCypher, map[string]any{"keys": keys}); err != nil {
 				return struct{}{}, err
 			}
 		}

@@ -231,6 +231,13 @@ UPDATE entities SET mention_count = (SELECT count(*) FROM mentions WHERE entity_
 	// 5: keyword search moved to the in-memory index (keyword.go), which
 	// reads the versions table; the FTS5 table is no longer written or read.
 	`DROP TABLE memories_fts;`,
+	// 6: exclusive canonical keys (graph.MemoryInput.ExclusiveKey): the
+	// flag, and the lookup the write path makes under the writer lock.
+	`
+ALTER TABLE memories ADD COLUMN exclusive_key INTEGER NOT NULL DEFAULT 0;
+CREATE INDEX memories_exclusive_key ON memories(tenant_id, canonical_key, org_id, repo_id, user_id, type)
+	WHERE status = 'active' AND exclusive_key = 1;
+`,
 }
 
 const createMigrationsTable = `CREATE TABLE IF NOT EXISTS schema_migrations (

@@ -36,5 +36,8 @@ func TestConformance(t *testing.T) {
 			require.NoError(t, s.Close())
 			return open(t, s.(*sqlite.Store).Dir())
 		},
+		OpenSecond: func(t *testing.T, s graph.Store) graph.Store {
+			return open(t, s.(*sqlite.Store).Dir())
+		},
 	})
 }

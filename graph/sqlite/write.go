@@ -66,8 +66,15 @@ func cloneRefs(refs []graph.EntityRef) []graph.EntityRef {
 
 const insertMemory = `INSERT INTO memories (id, tenant_id, org_id, repo_id, user_id, type, layer, sublayer, title,
 	canonical_key, status, source_kind, importance, access_count, last_accessed, valid_from, valid_to, visibility,
-	subject_type, subject_id, project_id, session_id, channel, tags, created_at)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	subject_type, subject_id, project_id, session_id, channel, tags, created_at, exclusive_key)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+
+// The active memory holding an exclusive key in a namespace, other than the
+// one being superseded (rid; 0 for none). Relies on memories_exclusive_key.
+const exclusiveHolder = `SELECT id FROM memories
+WHERE tenant_id = ? AND canonical_key = ? AND org_id = ? AND repo_id = ? AND user_id = ? AND type = ?
+  AND status = 'active' AND exclusive_key = 1 AND rid <> ?
+LIMIT 1`
 
 const insertTag = `INSERT OR IGNORE INTO memory_tags (memory_rid, tag) VALUES (?, ?)`
 
@@ -83,11 +90,25 @@ func (t *tx) createMemory(in graph.MemoryInput) (graph.Created, error) {
 			return graph.Created{}, fmt.Errorf("supersedes %s: %w: memory is %s", in.Supersedes, graph.ErrConflict, old.status)
 		}
 	}
+	if in.ExclusiveKey && m.CanonicalKey != "" && m.Status == graph.StatusActive {
+		// Writes are serialised (one writer, BEGIN IMMEDIATE, across
+		// processes too), so this check and the insert cannot interleave
+		// with another writer's.
+		var holder string
+		err := t.queryRow(exclusiveHolder, m.Scope.TenantID, m.CanonicalKey, m.Scope.OrgID, m.Scope.RepoID, m.UserID,
+			m.Type, old.rid).Scan(&holder)
+		switch {
+		case err == nil:
+			return graph.Created{}, fmt.Errorf("canonical key %q is held by active memory %s: %w", m.CanonicalKey, holder, graph.ErrConflict)
+		case !errors.Is(err, sql.ErrNoRows):
+			return graph.Created{}, err
+		}
+	}
 	tags, _ := json.Marshal(nonNil(m.Tags))
 	res, err := t.exec(insertMemory, m.ID, m.Scope.TenantID, m.Scope.OrgID, m.Scope.RepoID, m.UserID, m.Type, m.Layer,
 		m.Sublayer, m.Title, m.CanonicalKey, string(m.Status), string(m.SourceKind), m.Importance, m.AccessCount,
 		nanos(m.LastAccessed), nanos(m.ValidFrom), nanos(m.ValidTo), string(m.Visibility), m.SubjectType, m.SubjectID,
-		m.ProjectID, m.SessionID, m.Channel, string(tags), nanos(m.CreatedAt))
+		m.ProjectID, m.SessionID, m.Channel, string(tags), nanos(m.CreatedAt), in.ExclusiveKey)
 	if err != nil {
 		return graph.Created{}, err
 	}

@@ -30,6 +30,10 @@ type Config struct {
 	// The store returned by open may be closed twice (once here, once by its
 	// own cleanup), so Close must be idempotent.
 	Reopen func(t *testing.T, s graph.Store) graph.Store
+	// OpenSecond opens another client of s's data (what another process
+	// would see: its own connections), registering its cleanup with t.
+	// Nil skips the cross-client race case.
+	OpenSecond func(t *testing.T, s graph.Store) graph.Store
 	// TimePrecision is the resolution timestamps survive a round trip at;
 	// zero means nanoseconds.
 	TimePrecision time.Duration
@@ -46,6 +50,8 @@ func Run(t *testing.T, open func(t *testing.T) graph.Store, cfg Config) {
 		{"Versions", testVersions},
 		{"Supersession", testSupersession},
 		{"FindActiveByKey", testFindActiveByKey},
+		{"ExclusiveKey", testExclusiveKey},
+		{"ExclusiveKeyRace", testExclusiveKeyRace},
 		{"ArchiveAndTouch", testArchiveAndTouch},
 		{"Candidates", testCandidates},
 		{"Neighbours", testNeighbours},
