@@ -46,6 +46,16 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	defer func() { stopBG(); jobs.Wait() }()
 	jobs.Go(func() { _ = a.engine.RunOutbox(bg, 5*time.Second, 256) })
 	jobs.Go(func() { reloadOnHangup(bg, a) })
+	if w, ok := a.store.(interface{ WarmKeywordIndex(context.Context) error }); ok {
+		jobs.Go(func() {
+			start := time.Now()
+			if err := w.WarmKeywordIndex(bg); err != nil {
+				a.log.Warn("keyword index not warmed; the first keyword search builds it", "err", err)
+				return
+			}
+			a.log.Info("keyword index ready", "took", time.Since(start).Round(time.Millisecond))
+		})
+	}
 	ln, err := net.Listen("tcp", a.cfg.Listen)
 	if err != nil {
 		return fmt.Errorf("listen: %w", err)

@@ -419,3 +419,18 @@ func KeywordTerms(text string) []string {
 	kwTokens(text, func(t string) { out = append(out, t) })
 	return out
 }
+
+// WarmKeywordIndex builds the keyword index now rather than on the first
+// keyword search (about 1.4 s per 100k memories). A server calls it in the
+// background at start.
+func (s *Store) WarmKeywordIndex(ctx context.Context) error {
+	t, err := s.r.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
+	if err != nil {
+		return fmt.Errorf("warm keyword index: %w", err)
+	}
+	defer func() { _ = t.Rollback() }()
+	if err := s.kw.sync(ctx, t); err != nil {
+		return fmt.Errorf("warm keyword index: %w", err)
+	}
+	return nil
+}

@@ -1,6 +1,7 @@
 package sqlite_test
 
 import (
+	"context"
 	"database/sql"
 	"fmt"
 	"math"
@@ -171,4 +172,18 @@ func scoredIDsOf(ss []graph.Scored) []string {
 		out[i] = s.Memory.ID
 	}
 	return out
+}
+
+func TestWarmKeywordIndex(t *testing.T) {
+	s := open(t, t.TempDir())
+	scope := graph.Scope{TenantID: "t"}
+	_, err := s.CreateMemories(t.Context(), storetest.Corpus(scope, 3, 200).Inputs)
+	require.NoError(t, err)
+	cancelled, cancel := context.WithCancel(t.Context())
+	cancel()
+	require.ErrorIs(t, s.WarmKeywordIndex(cancelled), context.Canceled)
+	require.NoError(t, s.WarmKeywordIndex(t.Context()))
+	got, err := s.KeywordSearch(t.Context(), graph.Filter{Scope: scope}, storetest.Corpus(scope, 3, 200).KeywordQueries(1)[0], 5)
+	require.NoError(t, err)
+	assert.NotEmpty(t, got)
 }
