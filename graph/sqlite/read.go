@@ -362,9 +362,10 @@ func (s *Store) Archive(ctx context.Context, sc graph.Scope, id string) error {
 }
 
 // Reinforce memories in the writer's scope. Relies on the unique index on
-// memories.id.
-const touchMemories = `UPDATE memories AS m SET access_count = access_count + 1, last_accessed = ?
-WHERE m.id IN (SELECT value FROM json_each(?)) AND %s`
+// memories.id; the id list is the outer loop of the subquery (with a plain
+// IN, the planner scans the tenant's memories and probes the list).
+const touchMemories = `UPDATE memories SET access_count = access_count + 1, last_accessed = ?
+WHERE rid IN (SELECT m.rid FROM json_each(?) j CROSS JOIN memories m ON m.id = j.value WHERE %s)`
 
 // Touch implements graph.Store.
 func (s *Store) Touch(ctx context.Context, sc graph.Scope, ids []string, at time.Time) error {

@@ -1,0 +1,71 @@
+package sqlite
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/mnemo-dev/mnemo/graph"
+)
+
+// TestQueryPlans guards the hot statements against the plan that cost
+// searches tens of milliseconds twice (docs/benchmarks.md): scanning a
+// tenant's memories, or all of a table, and probing an id list, instead of
+// walking the list and seeking each id. The schema has no ANALYZE
+// statistics, in tests as in use, so the plan here is the plan there.
+func TestQueryPlans(t *testing.T) {
+	// The tables that grow with the data, by the names and aliases the
+	// statements use.
+	bigTables := map[string]bool{"memories": true, "m": true, "versions": true, "v": true, "cv": true,
+		"mentions": true, "x": true, "y": true, "entities": true, "e": true}
+	s, err := Open(t.Context(), t.TempDir(), Options{})
+	require.NoError(t, err)
+	defer s.Close()
+	w, err := memoryFilter(graph.Filter{Scope: graph.Scope{TenantID: "t", OrgID: "o"}, Types: []string{"note"},
+		Channel: "c"}, false)
+	require.NoError(t, err)
+	scope := &where{}
+	scope.scope("m", graph.Scope{TenantID: "t", OrgID: "o"})
+	ids := `["a","b"]`
+	for _, tc := range []struct {
+		name  string
+		query string
+		args  []any
+	}{
+		{"keywordFilter", fmt.Sprintf(keywordFilter, w.sql()), append([]any{`[1,2]`}, w.args...)},
+		{"touchMemories", fmt.Sprintf(touchMemories, scope.sql()), append([]any{1, ids}, scope.args...)},
+		{"selectMemoriesByID", fmt.Sprintf(selectMemoriesByID, w.sql()), append([]any{ids}, w.args...)},
+		{"selectVersionsByID", fmt.Sprintf(selectVersionsByID, w.sql()), append([]any{ids}, w.args...)},
+		{"memoriesByRID", memoriesByRID, []any{`[1,2]`}},
+		{"selectSeeds", fmt.Sprintf(selectSeeds, w.sql()), append([]any{ids}, w.args...)},
+		{"seedEntities", seedEntities, []any{`[1,2]`}},
+		{"matchedEntities", matchedEntities, []any{`[1,2]`, `[3]`}},
+		{"entityWalk", fmt.Sprintf(entityWalk, w.sql()), append(append([]any{1, `[1]`}, w.args...), 32)},
+		{"resolveNames", resolveNames, []any{"t", ids, "t", ids}},
+		{"keywordDelta", keywordDelta, []any{0, 10}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rows, err := s.r.QueryContext(t.Context(), "EXPLAIN QUERY PLAN "+tc.query, tc.args...)
+			require.NoError(t, err)
+			defer rows.Close()
+			var plan []string
+			for rows.Next() {
+				var id, parent, unused int
+				var detail string
+				require.NoError(t, rows.Scan(&id, &parent, &unused, &detail))
+				plan = append(plan, detail)
+			}
+			require.NoError(t, rows.Err())
+			require.NotEmpty(t, plan)
+			for _, step := range plan {
+				assert.NotContains(t, step, "memories_tenant_created", "scans the tenant's memories:\n%s", strings.Join(plan, "\n"))
+				if f := strings.Fields(step); len(f) > 1 && f[0] == "SCAN" {
+					assert.False(t, bigTables[f[1]], "scans %s:\n%s", f[1], strings.Join(plan, "\n"))
+				}
+			}
+		})
+	}
+}
