@@ -192,51 +192,74 @@ func tokens(s string) int {
 	return (utf8.RuneCountInString(s) + charsPerToken - 1) / charsPerToken
 }
 
-// appendNeighbours gives each result its appendix of neighbours: memories
-// sharing entities with it, up to notes_limit shown in full and docs_limit
-// shown as summary or id, under the same filter, each memory at most once in
-// the response and never one that is already a primary result.
-func (e *Engine) appendNeighbours(ctx context.Context, q searchPlan, rs []SearchResult) error {
+// neighbourSet is what fetchNeighbours found for a set of seeds: the
+// store's neighbours and, by id, their hits with edits applied and versions
+// loaded.
+type neighbourSet struct {
+	ns   []graph.Neighbour
+	byID map[string]*hit
+}
+
+// fetchNeighbours asks the store for the neighbours of seeds (the results
+// to be) and loads them, so that it can run while the results resolve.
+func (e *Engine) fetchNeighbours(ctx context.Context, q searchPlan, seeds []string) (neighbourSet, error) {
 	lim := q.rt.Neighbours
-	if len(rs) == 0 || lim.NotesLimit+lim.DocsLimit == 0 {
-		return nil
+	if len(seeds) == 0 || lim.NotesLimit+lim.DocsLimit == 0 {
+		return neighbourSet{}, nil
 	}
-	seeds := make([]string, len(rs))
-	shown := make(map[string]bool, len(rs))
-	for i, r := range rs {
-		seeds[i] = r.Memory.ID
-		shown[r.Memory.ID] = true
-	}
-	ns, err := e.store.Neighbours(ctx, q.f, seeds, lim.NotesLimit+lim.DocsLimit+len(rs))
+	ns, err := e.store.Neighbours(ctx, q.f, seeds, lim.NotesLimit+lim.DocsLimit+len(seeds))
 	if err != nil {
-		return fmt.Errorf("neighbours: %w", err)
+		return neighbourSet{}, fmt.Errorf("neighbours: %w", err)
+	}
+	isSeed := make(map[string]bool, len(seeds))
+	for _, id := range seeds {
+		isSeed[id] = true
 	}
 	hs := make([]*hit, 0, len(ns))
 	byID := map[string]*hit{}
 	for _, n := range ns {
-		if !shown[n.Memory.ID] && byID[n.Memory.ID] == nil {
+		if !isSeed[n.Memory.ID] && byID[n.Memory.ID] == nil {
 			h := &hit{mem: n.Memory, loaded: true}
 			byID[n.Memory.ID] = h
 			hs = append(hs, h)
 		}
 	}
 	if len(hs) == 0 {
-		return nil
+		return neighbourSet{}, nil
 	}
 	if err := e.applyEdits(ctx, q.f, hs); err != nil {
-		return err
+		return neighbourSet{}, err
 	}
 	if err := e.loadVersions(ctx, q.f, hs); err != nil {
-		return err
+		return neighbourSet{}, err
 	}
+	return neighbourSet{ns: ns, byID: byID}, nil
+}
+
+// appendNeighbours gives each result its appendix of neighbours from set:
+// memories sharing entities with it, up to notes_limit shown in full and
+// docs_limit shown as summary or id, under the same filter, each memory at
+// most once in the response and never one that is already a primary result.
+// Neighbours of a seed that did not become a result are dropped.
+func (e *Engine) appendNeighbours(q searchPlan, rs []SearchResult, set neighbourSet) {
+	lim := q.rt.Neighbours
+	if len(rs) == 0 || len(set.ns) == 0 {
+		return
+	}
+	shown := make(map[string]bool, len(rs))
+	for _, r := range rs {
+		shown[r.Memory.ID] = true
+	}
+	ns, byID := set.ns, set.byID
 	seedIndex := make(map[string]int, len(rs))
 	for i, r := range rs {
 		seedIndex[r.Memory.ID] = i
 	}
 	notes, docs := make([]int, len(rs)), make([]int, len(rs))
 	for _, n := range ns {
-		i, h := seedIndex[n.SeedID], byID[n.Memory.ID]
-		if h == nil || h.mem.ID == "" || !h.hasVersion || shown[h.mem.ID] {
+		i, isResult := seedIndex[n.SeedID]
+		h := byID[n.Memory.ID]
+		if !isResult || h == nil || h.mem.ID == "" || !h.hasVersion || shown[h.mem.ID] {
 			continue // a primary result (cycle), already shown, hidden by an edit or not visible
 		}
 		td, _ := q.pol.Type(h.mem.Type)
@@ -263,7 +286,6 @@ func (e *Engine) appendNeighbours(ctx context.Context, q searchPlan, rs []Search
 		shown[h.mem.ID] = true
 		rs[i].Neighbours = append(rs[i].Neighbours, nb)
 	}
-	return nil
 }
 
 // applyBudget keeps, in rank order, the results that fit in budget tokens

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -144,13 +145,27 @@ func (e *Engine) Search(ctx context.Context, p graph.Principal, r SearchRequest)
 		resp.Message = "no memory matched"
 		return resp, nil
 	}
+	// The neighbours of the results-to-be load while the results resolve
+	// (resolve only drops a hit whose version the filter hides).
+	seeds := make([]string, 0, min(len(ranked), q.limit))
+	for _, h := range ranked[:min(len(ranked), q.limit)] {
+		seeds = append(seeds, h.mem.ID)
+	}
+	var (
+		set    neighbourSet
+		setErr error
+		setOK  = make(chan struct{})
+	)
+	go func() {
+		defer close(setOK)
+		set, setErr = e.fetchNeighbours(ctx, q, seeds)
+	}()
 	results, err := e.resolve(ctx, q, ranked)
-	if err != nil {
+	<-setOK
+	if err := cmp.Or(err, setErr); err != nil {
 		return SearchResponse{}, err
 	}
-	if err := e.appendNeighbours(ctx, q, results); err != nil {
-		return SearchResponse{}, err
-	}
+	e.appendNeighbours(q, results, set)
 	resp.Contradictions = contradictions(results)
 	resp.Results, resp.Budget = applyBudget(results, q.budget)
 	return resp, nil
