@@ -34,9 +34,9 @@ func shortTexts(n int, seed uint64) []string {
 	return out
 }
 
-// BenchmarkEmbed measures short texts (10-20 words) at batch sizes 1 (a
-// query) and 32 (ingest), per intra-op thread count: texts/s, and p50/p95
-// latency of one Embed call.
+// BenchmarkEmbed measures short texts (10-20 words) at 1 (a query) and 32
+// (ingest) texts per Embed call, per Config.Threads (texts embedded at
+// once): texts/s, and p50/p95 latency of one Embed call.
 func BenchmarkEmbed(b *testing.B) {
 	cfg := installedConfig(b)
 	texts := shortTexts(1024, 1)

@@ -18,8 +18,8 @@ type Config struct {
 	// (256 for all-MiniLM-L6-v2), or its max_position_embeddings if it
 	// names none.
 	MaxLength int
-	// Threads is ONNX Runtime's intra-op thread count for one run. Zero
-	// means one per CPU.
+	// Threads is how many texts are embedded at once, each in its own
+	// model run on one thread. Zero means one per CPU.
 	Threads int
 }
 

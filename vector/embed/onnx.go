@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"slices"
 	"sync"
+	"sync/atomic"
 
 	ort "github.com/yalue/onnxruntime_go"
 )
@@ -32,6 +33,7 @@ type ONNX struct {
 	info    modelInfo
 	inputs  []string // model inputs in session order
 	session *ort.DynamicAdvancedSession
+	workers int // model runs at once (Config.Threads)
 
 	mu     sync.RWMutex // Embed holds it shared, Close exclusively
 	closed bool
@@ -73,24 +75,24 @@ func OpenONNX(cfg Config) (*ONNX, error) {
 	if err := loadRuntime(cfg.LibraryPath); err != nil {
 		return nil, fmt.Errorf("open embedder: %w", err)
 	}
-	session, inputs, err := newSession(filepath.Join(cfg.ModelDir, "model.onnx"), info.hidden,
-		cmp.Or(cfg.Threads, runtime.NumCPU()))
+	session, inputs, err := newSession(filepath.Join(cfg.ModelDir, "model.onnx"), info.hidden)
 	if err != nil {
 		return nil, fmt.Errorf("open embedder: %w", err)
 	}
-	return &ONNX{tok: tok, info: info, inputs: inputs, session: session}, nil
+	return &ONNX{tok: tok, info: info, inputs: inputs, session: session, workers: cmp.Or(cfg.Threads, runtime.NumCPU())}, nil
 }
 
-// newSession opens the model with threads intra-op threads, after checking
+// newSession opens the model with one intra-op thread (parallelism is across
+// texts, see Embed), after checking
 // that it takes input_ids and attention_mask (and maybe token_type_ids) and
 // yields last_hidden_state of width hidden.
-func newSession(path string, hidden, threads int) (*ort.DynamicAdvancedSession, []string, error) {
+func newSession(path string, hidden int) (*ort.DynamicAdvancedSession, []string, error) {
 	opts, err := ort.NewSessionOptions()
 	if err != nil {
 		return nil, nil, fmt.Errorf("session options: %w", err)
 	}
 	defer opts.Destroy()
-	if err := opts.SetIntraOpNumThreads(threads); err != nil {
+	if err := opts.SetIntraOpNumThreads(1); err != nil {
 		return nil, nil, fmt.Errorf("set threads: %w", err)
 	}
 	if err := opts.SetInterOpNumThreads(1); err != nil {
@@ -166,62 +168,70 @@ func (e *ONNX) Close() error {
 }
 
 // Embed returns the unit-length embedding of each text, in order. Texts are
-// truncated to the configured MaxLength tokens. Cancelling ctx stops between
-// batches and aborts a model run in progress.
+// truncated to the configured MaxLength tokens. Each text is one model run,
+// with no padding, so a text's vector never depends on the texts beside it
+// (with dynamically quantised activations a batch would share one
+// quantisation scale); up to Config.Threads runs go at once, each on one
+// thread. Cancelling ctx stops the runs not started and aborts those in
+// progress.
 func (e *ONNX) Embed(ctx context.Context, texts []string) ([][]float32, error) {
 	e.mu.RLock()
 	defer e.mu.RUnlock()
 	if e.closed {
 		return nil, ErrClosed
 	}
-	ids := make([][]int64, len(texts))
-	for i, t := range texts {
-		ids[i] = e.tok.Encode(t)
-	}
-	order := make([]int, len(texts))
-	for i := range order {
-		order[i] = i
-	}
-	slices.SortStableFunc(order, func(a, b int) int { return len(ids[a]) - len(ids[b]) })
-
 	dim := e.info.hidden
 	flat := make([]float32, len(texts)*dim)
 	out := make([][]float32, len(texts))
 	for i := range out {
 		out[i] = flat[i*dim : (i+1)*dim : (i+1)*dim]
 	}
-	for _, batch := range planBatches(order, func(i int) int { return len(ids[i]) }) {
-		if err := ctx.Err(); err != nil {
-			return nil, fmt.Errorf("embed: %w", err)
+	var (
+		next     atomic.Int64
+		wg       sync.WaitGroup
+		errOnce  sync.Once
+		firstErr error
+	)
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	work := func() {
+		for {
+			i := int(next.Add(1)) - 1
+			if i >= len(texts) || ctx.Err() != nil {
+				return
+			}
+			if err := e.run(ctx, e.tok.Encode(texts[i]), out[i]); err != nil {
+				errOnce.Do(func() { firstErr = err; cancel() })
+				return
+			}
 		}
-		if err := e.run(ctx, ids, batch, out); err != nil {
-			return nil, err
-		}
+	}
+	for range min(e.workers, len(texts)) - 1 {
+		wg.Go(work)
+	}
+	work()
+	wg.Wait()
+	if firstErr != nil {
+		return nil, firstErr
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("embed: %w", err)
 	}
 	return out, nil
 }
 
-// run embeds the texts ids[batch[i]] into out[batch[i]] with one model run,
-// padded to the longest of them (the last: batch is sorted by length).
-func (e *ONNX) run(ctx context.Context, ids [][]int64, batch []int, out [][]float32) error {
-	n, seq, dim := len(batch), len(ids[batch[len(batch)-1]]), e.info.hidden
-	tokens := make([]int64, n*seq)
-	mask := make([]int64, n*seq)
-	for r, idx := range batch {
-		row := tokens[r*seq : (r+1)*seq]
-		for j := range row {
-			row[j] = e.tok.pad
-		}
-		copy(row, ids[idx])
-		for j := range ids[idx] {
-			mask[r*seq+j] = 1
-		}
+// run embeds one text's token ids into out with one model run.
+func (e *ONNX) run(ctx context.Context, ids []int64, out []float32) error {
+	seq, dim := len(ids), e.info.hidden
+	mask := make([]int64, seq)
+	for j := range mask {
+		mask[j] = 1
 	}
-	shape := ort.NewShape(int64(n), int64(seq))
+	shape := ort.NewShape(1, int64(seq))
 	feeds := map[string][]int64{
-		inInputIDs:      tokens,
+		inInputIDs:      ids,
 		inAttentionMask: mask,
-		inTokenTypeIDs:  make([]int64, n*seq), // one segment: all zeros
+		inTokenTypeIDs:  make([]int64, seq), // one segment: all zeros
 	}
 	inputs := make([]ort.Value, 0, len(e.inputs))
 	defer func() {
@@ -236,7 +246,7 @@ func (e *ONNX) run(ctx context.Context, ids [][]int64, batch []int, out [][]floa
 		}
 		inputs = append(inputs, t)
 	}
-	hidden, err := ort.NewEmptyTensor[float32](ort.NewShape(int64(n), int64(seq), int64(dim)))
+	hidden, err := ort.NewEmptyTensor[float32](ort.NewShape(1, int64(seq), int64(dim)))
 	if err != nil {
 		return fmt.Errorf("embed: output tensor: %w", err)
 	}
@@ -255,10 +265,7 @@ func (e *ONNX) run(ctx context.Context, ids [][]int64, batch []int, out [][]floa
 	if err != nil {
 		return fmt.Errorf("embed: run model: %w", err)
 	}
-	data := hidden.GetData()
-	for r, idx := range batch {
-		meanPoolNormalize(out[idx], data[r*seq*dim:(r+1)*seq*dim], mask[r*seq:(r+1)*seq])
-	}
+	meanPoolNormalize(out, hidden.GetData(), mask)
 	return nil
 }
 

