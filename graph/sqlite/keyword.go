@@ -71,7 +71,24 @@ type kwPart struct {
 	live     int
 	totalLen int64 // tokens in live documents
 	dead     int
+	stems    map[string]string // token -> stem, for indexing (Snowball is slow)
 }
+
+// stem is the cached stem of tok; put runs under the index's write lock.
+func (p *kwPart) stem(tok string) string {
+	if st, ok := p.stems[tok]; ok {
+		return st
+	}
+	st := stem(tok)
+	if len(p.stems) < maxCachedStems {
+		p.stems[tok] = st
+	}
+	return st
+}
+
+// maxCachedStems bounds a tenant's stem cache (a vocabulary of a million
+// distinct tokens is far beyond English).
+const maxCachedStems = 1 << 20
 
 type kwDoc struct {
 	rid    int64
@@ -155,7 +172,7 @@ func (k *keywordIndex) sync(ctx context.Context, t *sql.Tx) error {
 	for _, c := range changes {
 		p := k.tenants[c.tenant]
 		if p == nil {
-			p = &kwPart{termIDs: map[string]uint32{}, byRID: map[int64]uint32{}}
+			p = &kwPart{termIDs: map[string]uint32{}, byRID: map[int64]uint32{}, stems: map[string]string{}}
 			k.tenants[c.tenant] = p
 		}
 		p.put(c.rid, c.title, c.body)
@@ -179,7 +196,7 @@ func (p *kwPart) put(rid int64, title, body string) {
 	freq := map[uint32]*kwPosting{}
 	var n uint32
 	count := func(text string, inTitle bool) {
-		kwTokens(text, func(tok string) {
+		kwTokensWith(text, p.stem, func(tok string) {
 			n++
 			tid, ok := p.termIDs[tok]
 			if !ok {
@@ -329,7 +346,11 @@ func (k *keywordIndex) rank(tenant string, terms []string) *kwRanking {
 // three or more ASCII letters are reduced to their English stem (Snowball,
 // "Porter2": "researching" and "researched" -> "research"), so a question's
 // wording finds a memory's.
-func kwTokens(s string, fn func(string)) {
+func kwTokens(s string, fn func(string)) { kwTokensWith(s, stem, fn) }
+
+// kwTokensWith is kwTokens with the stemmer given (a cached one when
+// indexing).
+func kwTokensWith(s string, stem func(string) string, fn func(string)) {
 	start := -1
 	ascii := true
 	emit := func(end int) {
