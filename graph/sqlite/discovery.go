@@ -1,7 +1,6 @@
 package sqlite
 
 import (
-	"cmp"
 	"context"
 	"database/sql"
 	"encoding/base64"
@@ -339,10 +338,6 @@ WHERE x.entity_rid = ? AND x.memory_rid NOT IN (SELECT value FROM json_each(?)) 
 ORDER BY x.created_at DESC, x.memory_rid DESC
 LIMIT ?`
 
-// parallelWalks is the number of entity walks from which Neighbours splits
-// them over two connections.
-const parallelWalks = 8
-
 // Neighbours implements graph.Store. Each distinct entity of the seeds is
 // walked once (at most graph.NeighbourFanout rows); the walks are scored per
 // seed in Go and only the memories kept are loaded.
@@ -353,6 +348,11 @@ func (s *Store) Neighbours(ctx context.Context, f graph.Filter, seedIDs []string
 	}
 	if perSeed <= 0 || len(seedIDs) == 0 {
 		return nil, nil
+	}
+	walk := fmt.Sprintf(entityWalk, w.sql())
+	walkStmt, err := s.stmts.get(ctx, walk) // before the transaction: see stmtCache
+	if err != nil {
+		return nil, fmt.Errorf("neighbours: %w", err)
 	}
 	conn, err := s.r.BeginTx(ctx, &sql.TxOptions{ReadOnly: true}) // one snapshot for every statement
 	if err != nil {
@@ -395,68 +395,25 @@ func (s *Store) Neighbours(ctx context.Context, f graph.Filter, seedIDs []string
 		rid, at int64
 		id      string
 	}
-	var todo []int64
-	seen := map[int64]bool{}
+	walks := map[int64][]reached{}
 	for _, sd := range seeds {
 		for _, e := range entsOf[sd.rid] {
-			if !seen[e.rid] {
-				seen[e.rid] = true
-				todo = append(todo, e.rid)
+			if _, done := walks[e.rid]; done {
+				continue
 			}
-		}
-	}
-	query := fmt.Sprintf(entityWalk, w.sql())
-	walkAll := func(t *sql.Tx, ents []int64) (map[int64][]reached, error) {
-		walks := make(map[int64][]reached, len(ents))
-		for _, erid := range ents {
-			args := append(append([]any{erid, string(seedJSON)}, w.args...), graph.NeighbourFanout)
-			rows, err := s.stmts.query(ctx, t, query, args...)
+			args := append(append([]any{e.rid, string(seedJSON)}, w.args...), graph.NeighbourFanout)
+			rows, err := query(ctx, conn, walkStmt, walk, args...)
 			if err != nil {
-				return nil, err
+				return nil, fmt.Errorf("neighbours: %w", err)
 			}
 			got, err := collect(rows, func(r scanner) (x reached, err error) {
 				return x, r.Scan(&x.rid, &x.at, &x.id)
 			})
 			if err != nil {
-				return nil, err
+				return nil, fmt.Errorf("neighbours: %w", err)
 			}
-			walks[erid] = got
+			walks[e.rid] = got
 		}
-		return walks, nil
-	}
-	// Many walks are split over two connections, the second half in its
-	// own read transaction: each walk reads only its posting list, and the
-	// results are a union.
-	var (
-		other    map[int64][]reached
-		otherErr error
-		done     chan struct{}
-	)
-	if len(todo) >= parallelWalks {
-		half := todo[len(todo)/2:]
-		todo = todo[:len(todo)/2]
-		done = make(chan struct{})
-		go func() {
-			defer close(done)
-			t, err := s.r.BeginTx(ctx, &sql.TxOptions{ReadOnly: true})
-			if err != nil {
-				otherErr = err
-				return
-			}
-			defer func() { _ = t.Rollback() }()
-			other, otherErr = walkAll(t, half)
-		}()
-	}
-	walks, err := walkAll(conn, todo)
-	if done != nil {
-		<-done
-		err = cmp.Or(err, otherErr)
-		for erid, ws := range other {
-			walks[erid] = ws
-		}
-	}
-	if err != nil {
-		return nil, fmt.Errorf("neighbours: %w", err)
 	}
 	// Rank per seed on what the walks know (id, created_at), then load the
 	// memories kept.
@@ -565,6 +522,11 @@ func (s *Store) KeywordSearch(ctx context.Context, f graph.Filter, query string,
 	if len(terms) == 0 || limit <= 0 {
 		return nil, nil
 	}
+	filter := fmt.Sprintf(keywordFilter, w.sql())
+	filterStmt, err := s.stmts.get(ctx, filter) // before the transaction: see stmtCache
+	if err != nil {
+		return nil, fmt.Errorf("keyword search: %w", err)
+	}
 	t, err := s.r.BeginTx(ctx, &sql.TxOptions{ReadOnly: true}) // one snapshot for the index and the filter
 	if err != nil {
 		return nil, fmt.Errorf("keyword search: %w", err)
@@ -574,7 +536,6 @@ func (s *Store) KeywordSearch(ctx context.Context, f graph.Filter, query string,
 		return nil, fmt.Errorf("keyword search: %w", err)
 	}
 	ranking := s.kw.rank(f.Scope.TenantID, terms)
-	filter := fmt.Sprintf(keywordFilter, w.sql())
 	var (
 		out    []graph.Scored
 		rids   []int64
@@ -584,7 +545,7 @@ func (s *Store) KeywordSearch(ctx context.Context, f graph.Filter, query string,
 	// walking all of them takes a logarithmic number of statements.
 	for batch := max(2*limit, 32); len(out) < limit && ranking.Len() > 0; batch = min(2*batch, 4096) {
 		rids = ranking.next(rids[:0], scores, batch)
-		got, err := s.filterBatch(ctx, t, filter, w.args, rids)
+		got, err := filterBatch(ctx, t, filterStmt, filter, w.args, rids)
 		if err != nil {
 			return nil, fmt.Errorf("keyword search: %w", err)
 		}
@@ -597,9 +558,9 @@ func (s *Store) KeywordSearch(ctx context.Context, f graph.Filter, query string,
 	return out, nil
 }
 
-func (s *Store) filterBatch(ctx context.Context, t *sql.Tx, query string, args []any, rids []int64) (map[int64]graph.Memory, error) {
+func filterBatch(ctx context.Context, t *sql.Tx, st *sql.Stmt, text string, args []any, rids []int64) (map[int64]graph.Memory, error) {
 	ridJSON, _ := json.Marshal(rids)
-	rows, err := s.stmts.query(ctx, t, query, append([]any{string(ridJSON)}, args...)...)
+	rows, err := query(ctx, t, st, text, append([]any{string(ridJSON)}, args...)...)
 	if err != nil {
 		return nil, err
 	}

@@ -7,7 +7,9 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -186,4 +188,42 @@ func TestWarmKeywordIndex(t *testing.T) {
 	got, err := s.KeywordSearch(t.Context(), graph.Filter{Scope: scope}, storetest.Corpus(scope, 3, 200).KeywordQueries(1)[0], 5)
 	require.NoError(t, err)
 	assert.NotEmpty(t, got)
+}
+
+// TestReadsNeverWaitOnASecondConnection: with one reader connection and
+// many concurrent searches, no read may hold its transaction while it waits
+// for another connection (preparing a statement, a second transaction), or
+// the pool deadlocks.
+func TestReadsNeverWaitOnASecondConnection(t *testing.T) {
+	s, err := sqlite.Open(t.Context(), t.TempDir(), sqlite.Options{Readers: 1})
+	require.NoError(t, err)
+	defer s.Close()
+	scope := graph.Scope{TenantID: "t"}
+	c := storetest.Corpus(scope, 5, 500)
+	created, err := s.CreateMemories(t.Context(), c.Inputs)
+	require.NoError(t, err)
+	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+	defer cancel()
+	f := graph.Filter{Scope: scope}
+	var wg sync.WaitGroup
+	for i := range 16 {
+		wg.Go(func() {
+			// Each goroutine's filter differs, so statements are prepared
+			// while others hold the connection.
+			g := f
+			g.Types = []string{fmt.Sprintf("type%d", i%4), "note"}
+			if _, err := s.KeywordSearch(ctx, g, c.KeywordQueries(16)[i], 20); err != nil {
+				t.Errorf("keyword %d: %v", i, err)
+			}
+			seeds := []string{created[i].Memory.ID, created[i+16].Memory.ID}
+			if _, err := s.Neighbours(ctx, g, seeds, 5); err != nil {
+				t.Errorf("neighbours %d: %v", i, err)
+			}
+			if _, err := s.Candidates(ctx, g, c.EntityQueries(16)[i], 10); err != nil {
+				t.Errorf("candidates %d: %v", i, err)
+			}
+		})
+	}
+	wg.Wait()
+	require.NoError(t, ctx.Err(), "reads deadlocked on the connection pool")
 }

@@ -11,6 +11,10 @@ import (
 // batch) are compiled once per connection instead of on every call. The
 // filter makes the text vary; past maxCachedStmts distinct texts, new ones
 // are prepared per call instead of cached.
+//
+// get must be called before the caller begins its read transaction:
+// preparing takes a pooled connection, and a caller that held one while
+// waiting for another could deadlock a busy pool.
 type stmtCache struct {
 	db *sql.DB
 	mu sync.Mutex
@@ -23,24 +27,37 @@ func newStmtCache(db *sql.DB) *stmtCache {
 	return &stmtCache{db: db, m: map[string]*sql.Stmt{}}
 }
 
-// query runs query in t through the cached statement for its text.
-func (c *stmtCache) query(ctx context.Context, t *sql.Tx, query string, args ...any) (*sql.Rows, error) {
+// get returns the cached statement for query, preparing it once; nil when
+// the cache is full (the caller then runs the text).
+func (c *stmtCache) get(ctx context.Context, query string) (*sql.Stmt, error) {
 	c.mu.Lock()
 	st, ok := c.m[query]
-	if !ok && len(c.m) < maxCachedStmts {
-		var err error
-		if st, err = c.db.PrepareContext(ctx, query); err != nil {
-			c.mu.Unlock()
-			return nil, err
-		}
-		c.m[query], ok = st, true
-	}
+	full := len(c.m) >= maxCachedStmts
 	c.mu.Unlock()
-	if !ok {
+	if ok || full {
+		return st, nil
+	}
+	st, err := c.db.PrepareContext(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if old, ok := c.m[query]; ok { // prepared meanwhile by another caller
+		_ = st.Close()
+		return old, nil
+	}
+	c.m[query] = st
+	return st, nil
+}
+
+// query runs query in t, through st when there is one (the transaction's
+// copy reuses the statement already prepared on its connection, or
+// prepares it there once).
+func query(ctx context.Context, t *sql.Tx, st *sql.Stmt, query string, args ...any) (*sql.Rows, error) {
+	if st == nil {
 		return t.QueryContext(ctx, query, args...)
 	}
-	// The transaction's copy reuses the statement already prepared on its
-	// connection, or prepares it there once.
 	return t.StmtContext(ctx, st).QueryContext(ctx, args...)
 }
 
