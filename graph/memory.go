@@ -1,6 +1,9 @@
 package graph
 
-import "time"
+import (
+	"strings"
+	"time"
+)
 
 // Status is a memory's lifecycle state.
 type Status string
@@ -139,6 +142,16 @@ type ChunkInput struct {
 	Entities []EntityRef `json:"entities,omitempty"`
 }
 
+// SearchText is what KeywordSearch matches in a version besides the
+// memory's title: its index text, or its content when the index text is
+// blank. Both backends index it.
+func SearchText(indexText, content string) string {
+	if strings.TrimSpace(indexText) == "" {
+		return content
+	}
+	return indexText
+}
+
 // VersionInput is the content of a new version. ID, number and timestamps
 // are assigned by the store unless ID is set (callers may pre-assign ids so a
 // batch can reference them).
@@ -180,6 +193,13 @@ type MemoryInput struct {
 	// Audit events are written in the same transaction, each DECIDED the
 	// new memory unless its SubjectID names another record.
 	Audit []AuditEvent `json:"audit,omitempty"`
+}
+
+// ClaimsKey reports whether the memory holds its canonical key exclusively
+// once written: it asked (ExclusiveKey), has a key and is active. Backends
+// check and claim the key for exactly these inputs.
+func (in MemoryInput) ClaimsKey() bool {
+	return in.ExclusiveKey && in.Memory.CanonicalKey != "" && in.Memory.Status == StatusActive
 }
 
 // Created is the outcome of a successful CreateMemory.

@@ -31,17 +31,8 @@ func memoryProps(m graph.Memory, v graph.VersionInput) map[string]any {
 		"valid_to": timeParam(m.ValidTo), "scope": string(m.Visibility), "subject_type": m.SubjectType,
 		"subject_id": m.SubjectID, "project_id": m.ProjectID, "session_id": m.SessionID,
 		"channel": m.Channel, "tags": nonNil(m.Tags), "created_at": timeParam(m.CreatedAt),
-		"current_version_id": v.ID, "version_count": int64(1), "search_text": searchText(v),
+		"current_version_id": v.ID, "version_count": int64(1), "search_text": graph.SearchText(v.IndexText, v.Content),
 	}
-}
-
-// searchText is what KeywordSearch matches besides the title: the index
-// text, or the content when there is none.
-func searchText(v graph.VersionInput) string {
-	if v.IndexText != "" {
-		return v.IndexText
-	}
-	return v.Content
 }
 
 // versionProps is the property map of a new Version node. Provenance is

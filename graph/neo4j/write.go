@@ -221,7 +221,7 @@ func (s *Store) CreateMemories(ctx context.Context, ins []graph.MemoryInput) ([]
 		mem.CurrentVersionID, mem.VersionCount = in.Version.ID, 1
 		out[i] = graph.Created{Memory: mem, Version: newVersion(m.ID, 1, in.Version, now)}
 		audit = append(audit, graph.AboutMemory(in.Audit, m.ID)...)
-		if in.ExclusiveKey && m.CanonicalKey != "" && m.Status == graph.StatusActive {
+		if in.ClaimsKey() {
 			keys = append(keys, map[string]any{"id": m.ID, "key": activeKey(*m)})
 		}
 	}
@@ -300,7 +300,7 @@ func (s *Store) AddVersion(ctx context.Context, sc graph.Scope, memoryID string,
 		number := int(i64(p, "version_count")) + 1
 		_, err = collect(ctx, tx, addVersionCypher, map[string]any{
 			"id": memoryID, "version": versionProps(memoryID, str(p, "title"), number, in, now),
-			"search_text": searchText(in),
+			"search_text": graph.SearchText(in.IndexText, in.Content),
 		})
 		if err != nil {
 			return graph.Version{}, err

@@ -13,6 +13,8 @@ import (
 
 	"github.com/kljensen/snowball/english"
 	"golang.org/x/text/unicode/norm"
+
+	"github.com/mnemo-dev/mnemo/graph"
 )
 
 // keywordIndex is the store's keyword index: BM25 over each memory's title
@@ -154,11 +156,7 @@ func (k *keywordIndex) sync(ctx context.Context, t *sql.Tx) error {
 			_ = rows.Close()
 			return fmt.Errorf("keyword index: %w", err)
 		}
-		// The body rule of addVersion: index text, else content.
-		c.body = index
-		if strings.TrimSpace(index) == "" {
-			c.body = content
-		}
+		c.body = graph.SearchText(index, content)
 		changes = append(changes, c)
 	}
 	if err := rows.Close(); err != nil {

@@ -90,7 +90,7 @@ func (t *tx) createMemory(in graph.MemoryInput) (graph.Created, error) {
 			return graph.Created{}, fmt.Errorf("supersedes %s: %w: memory is %s", in.Supersedes, graph.ErrConflict, old.status)
 		}
 	}
-	if in.ExclusiveKey && m.CanonicalKey != "" && m.Status == graph.StatusActive {
+	if in.ClaimsKey() {
 		// Writes are serialised (one writer, BEGIN IMMEDIATE, across
 		// processes too), so this check and the insert cannot interleave
 		// with another writer's.
