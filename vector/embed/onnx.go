@@ -10,9 +10,9 @@ import (
 	"runtime"
 	"slices"
 	"sync"
-	"sync/atomic"
 
 	ort "github.com/yalue/onnxruntime_go"
+	"golang.org/x/sync/errgroup"
 )
 
 // Model input and output names, as exported by Hugging Face / optimum.
@@ -186,33 +186,16 @@ func (e *ONNX) Embed(ctx context.Context, texts []string) ([][]float32, error) {
 	for i := range out {
 		out[i] = flat[i*dim : (i+1)*dim : (i+1)*dim]
 	}
-	var (
-		next     atomic.Int64
-		wg       sync.WaitGroup
-		errOnce  sync.Once
-		firstErr error
-	)
-	ctx, cancel := context.WithCancel(ctx)
-	defer cancel()
-	work := func() {
-		for {
-			i := int(next.Add(1)) - 1
-			if i >= len(texts) || ctx.Err() != nil {
-				return
-			}
-			if err := e.run(ctx, e.tok.Encode(texts[i]), out[i]); err != nil {
-				errOnce.Do(func() { firstErr = err; cancel() })
-				return
-			}
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(e.workers)
+	for i, text := range texts {
+		if gctx.Err() != nil {
+			break // a run failed or ctx ended: start no more
 		}
+		g.Go(func() error { return e.run(gctx, e.tok.Encode(text), out[i]) })
 	}
-	for range min(e.workers, len(texts)) - 1 {
-		wg.Go(work)
-	}
-	work()
-	wg.Wait()
-	if firstErr != nil {
-		return nil, firstErr
+	if err := g.Wait(); err != nil {
+		return nil, err
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, fmt.Errorf("embed: %w", err)
