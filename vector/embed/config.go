@@ -15,7 +15,7 @@ type Config struct {
 	ModelDir string
 	// MaxLength caps the tokens of one text, [CLS] and [SEP] included;
 	// longer texts are truncated. Zero means the model's max_seq_length
-	// (256 for all-MiniLM-L6-v2), or its max_position_embeddings if it
+	// (512 for bge-small-en-v1.5), or its max_position_embeddings if it
 	// names none.
 	MaxLength int
 	// Threads is how many texts are embedded at once, each in its own

@@ -22,7 +22,7 @@ type Embedder interface {
 var ErrClosed = errors.New("embed: embedder closed")
 
 // ErrModel reports a model directory that is missing files or describes a
-// model this package cannot run (for example a pooling other than mean).
+// model this package cannot run (for example a pooling other than CLS or mean).
 var ErrModel = errors.New("embed: unusable model")
 
 // ErrRuntime reports an ONNX Runtime shared library that cannot be used:

@@ -22,11 +22,13 @@ type modelInfo struct {
 	maxPositions int    // config.json max_position_embeddings
 	maxSeqLength int    // sentence_bert_config.json max_seq_length; 0 if absent
 	lowercase    bool   // tokenizer_config.json do_lower_case; true if absent
+	cls          bool   // 1_Pooling/config.json pooling_mode_cls_token: the [CLS] state, not the mean
 }
 
 // readModelInfo reads config.json (required), tokenizer_config.json,
 // sentence_bert_config.json, 1_Pooling/config.json (optional) and SOURCE
-// (optional) from dir, and refuses a pooling other than mean over tokens.
+// (optional) from dir, and refuses a pooling other than the mean of the
+// tokens or the [CLS] token.
 func readModelInfo(dir string) (modelInfo, error) {
 	var cfg struct {
 		Hidden       int `json:"hidden_size"`
@@ -56,11 +58,19 @@ func readModelInfo(dir string) (modelInfo, error) {
 	if err := readJSON(filepath.Join(dir, "1_Pooling", "config.json"), &pool, false); err != nil {
 		return modelInfo{}, err
 	}
+	var modes []string
 	for key, v := range pool {
-		on, _ := v.(bool)
-		if strings.HasPrefix(key, "pooling_mode_") && on && key != "pooling_mode_mean_tokens" {
-			return modelInfo{}, fmt.Errorf("1_Pooling/config.json: %s: only mean pooling is supported: %w", key, ErrModel)
+		if on, _ := v.(bool); on && strings.HasPrefix(key, "pooling_mode_") {
+			modes = append(modes, key)
 		}
+	}
+	cls := false
+	switch {
+	case len(modes) == 0 || len(modes) == 1 && modes[0] == "pooling_mode_mean_tokens":
+	case len(modes) == 1 && modes[0] == "pooling_mode_cls_token":
+		cls = true
+	default:
+		return modelInfo{}, fmt.Errorf("1_Pooling/config.json: %v: only mean or cls pooling, alone, is supported: %w", modes, ErrModel)
 	}
 	id, err := readModelID(filepath.Join(dir, "SOURCE"))
 	if err != nil {
@@ -76,6 +86,7 @@ func readModelInfo(dir string) (modelInfo, error) {
 		maxPositions: cfg.MaxPositions,
 		maxSeqLength: st.MaxSeqLength,
 		lowercase:    tok.Lower == nil || *tok.Lower,
+		cls:          cls,
 	}, nil
 }
 

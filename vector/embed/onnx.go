@@ -23,11 +23,12 @@ const (
 	outHidden       = "last_hidden_state"
 )
 
-// ONNX is an Embedder that runs a BERT-family sentence-transformers model
-// (all-MiniLM-L6-v2 by default) in process through ONNX Runtime: WordPiece
-// tokenization in Go, the transformer in ONNX Runtime, then mean pooling over
-// the attention mask and L2 normalisation, so vectors have unit length and
-// cosine similarity is their dot product. It is safe for concurrent use.
+// ONNX is an Embedder that runs a BERT-family sentence embedding model
+// (bge-small-en-v1.5 by default) in process through ONNX Runtime: WordPiece
+// tokenization in Go, the transformer in ONNX Runtime, then CLS or mean
+// pooling (1_Pooling/config.json) and L2 normalisation, so vectors have unit
+// length and cosine similarity is their dot product. It is safe for
+// concurrent use.
 type ONNX struct {
 	tok     *tokenizer
 	info    modelInfo
@@ -144,7 +145,7 @@ func inputOutputInfo(path string) ([]ort.InputOutputInfo, []ort.InputOutputInfo,
 	return ort.GetInputOutputInfoWithOptions(path, opts)
 }
 
-// Dimensions is the model's hidden size: 384 for all-MiniLM-L6-v2.
+// Dimensions is the model's hidden size: 384 for bge-small-en-v1.5.
 func (e *ONNX) Dimensions() int { return e.info.hidden }
 
 // ModelID is the model_id recorded in the model directory's SOURCE file,
@@ -247,6 +248,9 @@ func (e *ONNX) run(ctx context.Context, ids []int64, out []float32) error {
 	}
 	if err != nil {
 		return fmt.Errorf("embed: run model: %w", err)
+	}
+	if e.info.cls {
+		mask = mask[:1] // the [CLS] token's state alone
 	}
 	meanPoolNormalize(out, hidden.GetData(), mask)
 	return nil

@@ -13,7 +13,7 @@ import (
 	"github.com/mnemo-dev/mnemo/vector/local"
 )
 
-// Benchmarks use seeded 384-d unit vectors (the size of all-MiniLM-L6-v2),
+// Benchmarks use seeded 384-d unit vectors (the size of bge-small-en-v1.5),
 // either clustered like sentence embeddings or uniform on the sphere.
 //
 //	go test ./vector/local -run '^$' -bench 'Search/clustered/n=100k' -benchtime 2000x -count 3 -timeout 60m

