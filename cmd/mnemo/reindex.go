@@ -32,6 +32,11 @@ func runReindex(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	if err != nil {
 		return vectorsHint(err)
 	}
+	if a.cfg.Vector.Backend == "embedded" { // the model now matches every point of this scope
+		if err := recordVectorModel(a.cfg.DataDir, a.embedder.ModelID()); err != nil {
+			return err
+		}
+	}
 	fmt.Fprintf(stdout, "reindexed %d memories, removed %d orphan points in %s\n", st.Memories, st.Removed, time.Since(start).Round(time.Millisecond))
 	return nil
 }

@@ -103,7 +103,7 @@ func openApp(ctx context.Context, name string, args []string, stderr io.Writer) 
 		return nil, nil, fmt.Errorf("open %s store: %w", cfg.Store, err)
 	}
 	a := &app{cfg: cfg, log: log, store: store, policy: holder}
-	if err := a.openVectors(ctx, name == "mnemo serve"); err != nil {
+	if err := a.openVectors(ctx, name == "mnemo serve", name == "mnemo reindex"); err != nil {
 		a.Close()
 		return nil, nil, err
 	}
@@ -125,7 +125,9 @@ func openApp(ctx context.Context, name string, args []string, stderr io.Writer) 
 // Only the server insists on its index: a command run beside a running
 // server (whose embedded index is locked to it) goes on without vectors,
 // and its vector writes wait in the outbox for the server to drain.
-func (a *app) openVectors(ctx context.Context, required bool) error {
+// An embedded index written by another model than the embedder's is refused
+// (checkVectorModel), except by `mnemo reindex`, which rebuilds it.
+func (a *app) openVectors(ctx context.Context, required, reindexing bool) error {
 	if a.cfg.Vector.Backend == "off" {
 		a.log.Info("vector rerank is off (--vector off)")
 		return nil
@@ -140,7 +142,16 @@ func (a *app) openVectors(ctx context.Context, required bool) error {
 	case "qdrant":
 		idx, err = qdrant.Open(ctx, qdrant.Config{URL: a.cfg.Vector.QdrantURL, Dimensions: emb.Dimensions()})
 	default:
-		idx, err = local.Open(filepath.Join(a.cfg.DataDir, "vectors"), local.Options{Dimensions: emb.Dimensions(), Logger: a.log})
+		var li *local.Index
+		li, err = local.Open(filepath.Join(a.cfg.DataDir, "vectors"), local.Options{Dimensions: emb.Dimensions(), Logger: a.log})
+		if err == nil {
+			idx = li
+			if err = checkVectorModel(a.cfg.DataDir, li, emb.ModelID(), reindexing); err != nil {
+				li.Close()
+				emb.Close()
+				return err
+			}
+		}
 	}
 	if err != nil {
 		emb.Close()
