@@ -93,12 +93,13 @@ func (e *Engine) embedQuery(ctx context.Context, text string) ([]float32, error)
 func (e *Engine) retrieve(ctx context.Context, q searchPlan) (*pool, bool, error) {
 	p := newPool()
 	// The query is embedded (ONNX Runtime, on its own threads), and in
-	// hybrid and vector mode the index searched, while the store answers
-	// the graph and keyword signals. Graph mode embeds ahead only for its
-	// rerank; without rerank, only for its fallback.
+	// hybrid and vector mode the index searched and its hits loaded, while
+	// the store answers the graph and keyword signals. Graph mode embeds
+	// ahead only for its rerank; without rerank, only for its fallback.
 	var (
 		qvec    []float32
 		vhits   []vector.Hit
+		vmems   map[string]graph.Memory // vector hits the filter admits, loaded ahead
 		vecErr  error
 		vecDone chan struct{}
 	)
@@ -107,8 +108,15 @@ func (e *Engine) retrieve(ctx context.Context, q searchPlan) (*pool, bool, error
 		vecDone = make(chan struct{})
 		go func() {
 			defer close(vecDone)
-			if qvec, vecErr = e.embedQuery(ctx, q.text); vecErr == nil && searchAhead {
-				vhits, vecErr = e.vectorHits(ctx, q, qvec)
+			if qvec, vecErr = e.embedQuery(ctx, q.text); vecErr != nil || !searchAhead {
+				return
+			}
+			if vhits, vecErr = e.vectorHits(ctx, q, qvec); vecErr == nil {
+				ids := make([]string, len(vhits))
+				for i, h := range vhits {
+					ids[i] = h.ID
+				}
+				vmems, vecErr = e.loadAdmitted(ctx, q.f, ids)
 			}
 		}()
 		defer func() { <-vecDone }() // never leave it running past the search
@@ -135,7 +143,7 @@ func (e *Engine) retrieve(ctx context.Context, q searchPlan) (*pool, bool, error
 				return err
 			}
 		}
-		addVector(p, vhits)
+		addVector(p, vhits, vmems)
 		return nil
 	}
 	switch q.mode {
@@ -145,17 +153,22 @@ func (e *Engine) retrieve(ctx context.Context, q searchPlan) (*pool, bool, error
 		return p, false, vectorSearch()
 	case policy.ModeHybrid:
 		// The store's two signals run side by side while the query embeds;
-		// the pool still takes them in the order graph, vector, keyword.
+		// the pool still takes them in the order graph, vector, keyword. A
+		// signal whose fusion weight is 0 could only add unscored hits, so
+		// it does not run (the default policy weighs graph 0 in hybrid).
 		var (
 			kw    []graph.Scored
 			kwErr error
+			gErr  error
 			kwOK  = make(chan struct{})
 		)
 		go func() {
 			defer close(kwOK)
 			kw, kwErr = e.keywordHits(ctx, q)
 		}()
-		gErr := e.graphSearch(ctx, q, p)
+		if weight(q.rt.FusionWeights, signalGraph) > 0 {
+			gErr = e.graphSearch(ctx, q, p)
+		}
 		<-kwOK
 		if err := cmp.Or(gErr, kwErr); err != nil {
 			return nil, false, err
@@ -318,10 +331,16 @@ func (e *Engine) vectorHits(ctx context.Context, q searchPlan, qvec []float32) (
 	return hits, nil
 }
 
-// addVector adds the vector signal, hits in rank order.
-func addVector(p *pool, hits []vector.Hit) {
+// addVector adds the vector signal, hits in rank order. When the hits were
+// loaded ahead (mems not nil), a hit the filter hid is left out; otherwise
+// loadMissing loads and filters them.
+func addVector(p *pool, hits []vector.Hit, mems map[string]graph.Memory) {
 	for i, h := range hits {
-		p.add(signalVector, i+1, h.ID, nil, float64(h.Score))
+		if mems == nil {
+			p.add(signalVector, i+1, h.ID, nil, float64(h.Score))
+		} else if m, ok := mems[h.ID]; ok {
+			p.add(signalVector, i+1, h.ID, &m, float64(h.Score))
+		}
 	}
 }
 
@@ -338,10 +357,9 @@ func narrowsBeyondIndex(f graph.Filter) bool {
 		f.SubjectID != "" || f.ProjectID != "" || f.SessionID != "" || len(f.EntityTypes) > 0
 }
 
-// loadMissing loads the memories only known by id (vector hits) through
-// Store.GetMemories, which applies the whole filter, and drops the hits the
-// filter hides or whose status it does not admit. Vector ranks are then
-// renumbered among the survivors.
+// loadMissing loads the memories only known by id (vector hits not loaded
+// ahead) and drops the hits the filter hides (loadAdmitted). Vector ranks
+// are then renumbered among the survivors.
 func (e *Engine) loadMissing(ctx context.Context, f graph.Filter, p *pool) error {
 	var ids []string
 	for _, id := range p.order {
@@ -349,29 +367,27 @@ func (e *Engine) loadMissing(ctx context.Context, f graph.Filter, p *pool) error
 			ids = append(ids, id)
 		}
 	}
-	if len(ids) == 0 {
-		return nil
-	}
-	ms, err := e.store.GetMemories(ctx, f, ids)
-	if err != nil {
-		return fmt.Errorf("load vector hits: %w", err)
-	}
-	statuses := f.EffectiveStatuses()
-	for i := range ms {
-		if slices.Contains(statuses, ms[i].Status) {
-			h := p.hits[ms[i].ID]
-			h.mem, h.loaded = ms[i], true
+	if len(ids) > 0 {
+		ms, err := e.loadAdmitted(ctx, f, ids)
+		if err != nil {
+			return err
 		}
-	}
-	kept := p.order[:0]
-	for _, id := range p.order {
-		if p.hits[id].loaded {
-			kept = append(kept, id)
-		} else {
-			delete(p.hits, id)
+		kept := p.order[:0]
+		for _, id := range p.order {
+			h := p.hits[id]
+			if !h.loaded {
+				if m, ok := ms[id]; ok {
+					h.mem, h.loaded = m, true
+				}
+			}
+			if h.loaded {
+				kept = append(kept, id)
+			} else {
+				delete(p.hits, id)
+			}
 		}
+		p.order = kept
 	}
-	p.order = kept
 	// Renumber the vector ranks among survivors, best first, keeping at most
 	// vectorPool of them.
 	var vec []*hit
@@ -389,6 +405,23 @@ func (e *Engine) loadMissing(ctx context.Context, f graph.Filter, p *pool) error
 		h.ranks[signalVector] = i + 1
 	}
 	return nil
+}
+
+// loadAdmitted loads the memories ids through Store.GetMemories, which
+// applies the whole filter, and keeps those whose status the filter admits.
+func (e *Engine) loadAdmitted(ctx context.Context, f graph.Filter, ids []string) (map[string]graph.Memory, error) {
+	ms, err := e.store.GetMemories(ctx, f, ids)
+	if err != nil {
+		return nil, fmt.Errorf("load vector hits: %w", err)
+	}
+	statuses := f.EffectiveStatuses()
+	out := make(map[string]graph.Memory, len(ms))
+	for _, m := range ms {
+		if slices.Contains(statuses, m.Status) {
+			out[m.ID] = m
+		}
+	}
+	return out, nil
 }
 
 // remove drops id from the pool.

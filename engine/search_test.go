@@ -3,6 +3,7 @@ package engine_test
 import (
 	"context"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -255,4 +256,41 @@ func TestSearchResultShape(t *testing.T) {
 
 func without(all []string, drop ...string) []string {
 	return slices.DeleteFunc(slices.Clone(all), func(s string) bool { return slices.Contains(drop, s) })
+}
+
+// TestSearchHybridSkipsZeroWeightSignals checks that hybrid mode does not
+// run a signal whose fusion weight is 0 (it could only add unscored hits):
+// "PostgreSQL" is an entity every fixture memory mentions but no text
+// contains, so only the graph signal can find them.
+func TestSearchHybridSkipsZeroWeightSignals(t *testing.T) {
+	fx := newSearchFixture(t)
+	for _, tc := range []struct {
+		name    string
+		weight  string
+		wantHit bool
+	}{
+		{"graph weight 0 (default)", "0.0", false},
+		{"graph weight 0.5", "0.5", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			yaml := strings.Replace(string(config.DefaultPolicy()), "fusion_weights: {graph: 0.0,", "fusion_weights: {graph: "+tc.weight+",", 1)
+			require.Contains(t, yaml, "fusion_weights: {graph: "+tc.weight+",")
+			pol, err := policy.Parse("policy.yaml", []byte(yaml))
+			require.NoError(t, err)
+			holder, err := policy.NewHolder(pol)
+			require.NoError(t, err)
+			eng, err := engine.New(engine.Options{Store: fx.store, Policy: holder, Now: func() time.Time { return now }})
+			require.NoError(t, err)
+			resp, err := eng.Search(context.Background(), fx.principal(), engine.SearchRequest{Query: "PostgreSQL", Mode: "hybrid", Limit: 50})
+			require.NoError(t, err)
+			if !tc.wantHit {
+				assert.Empty(t, resp.Results)
+				return
+			}
+			require.NotEmpty(t, resp.Results)
+			for _, r := range resp.Results {
+				assert.Contains(t, r.WhyIncluded, "relationship_path", fx.names[r.Memory.ID])
+			}
+		})
+	}
 }
