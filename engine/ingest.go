@@ -200,10 +200,12 @@ func (e *Engine) ingest(ctx context.Context, p graph.Principal, rs []IngestReque
 	if err != nil {
 		return nil, err
 	}
+	ahead := e.embedAhead(ctx, plans)
 	if err := e.planAndWrite(ctx, plans, o); err != nil {
+		ahead.cancel()
 		return nil, err
 	}
-	e.indexNow(ctx, plans)
+	e.indexNow(ctx, plans, ahead.wait())
 	out := make([]IngestResult, len(plans))
 	for i, pl := range plans {
 		out[i] = pl.result()

@@ -164,30 +164,92 @@ func (e *Engine) reinforce(ctx context.Context, plans []*plan, now time.Time) er
 	return nil
 }
 
-// indexNow embeds the new versions' index texts in one call and upserts
-// them. A failure is logged, not returned: the outbox entry written with
-// each version stays, and the drain loop delivers it later.
-func (e *Engine) indexNow(ctx context.Context, plans []*plan) {
+// embedding is an Embed call running beside the graph write.
+type embedding struct {
+	texts  []string
+	vecs   [][]float32
+	err    error
+	done   chan struct{}
+	cancel context.CancelFunc
+}
+
+// embedAhead starts embedding the index texts of every planned item while
+// the integrity checks and the graph transaction run: on two cores the
+// model (most of a short note's cost) and the store then overlap. Items that
+// end up not written (reinforcements, queued for a librarian) cost an
+// embedding for nothing; indexNow embeds any written text it lacks.
+func (e *Engine) embedAhead(ctx context.Context, plans []*plan) *embedding {
+	ctx, cancel := context.WithCancel(ctx)
+	a := &embedding{done: make(chan struct{}), cancel: cancel}
+	if e.index == nil {
+		close(a.done)
+		return a
+	}
+	seen := make(map[string]bool, len(plans))
+	for _, pl := range plans {
+		if t := indexTextOf(pl.in.Version.IndexText, pl.in.Version.Content); !seen[t] {
+			seen[t] = true
+			a.texts = append(a.texts, t)
+		}
+	}
+	go func() {
+		defer close(a.done)
+		a.vecs, a.err = e.embedder.Embed(ctx, a.texts)
+	}()
+	return a
+}
+
+// wait returns the vectors embedAhead computed, by text (nil if it failed).
+func (a *embedding) wait() map[string][]float32 {
+	<-a.done
+	defer a.cancel()
+	if a.err != nil || len(a.vecs) != len(a.texts) {
+		return nil
+	}
+	out := make(map[string][]float32, len(a.texts))
+	for i, t := range a.texts {
+		out[t] = a.vecs[i]
+	}
+	return out
+}
+
+// indexNow upserts the new versions' vectors: those embedded ahead, and the
+// rest embedded now in one call. A failure is logged, not returned: the
+// outbox entry written with each version stays, and the drain loop delivers
+// it later.
+func (e *Engine) indexNow(ctx context.Context, plans []*plan, ahead map[string][]float32) {
 	if e.index == nil {
 		return
 	}
 	var (
-		texts []string
-		ready []*plan
+		ready   []*plan
+		vecs    [][]float32
+		missing []string
+		at      []int // index in vecs of each missing text
 	)
 	for _, pl := range plans {
-		if pl.written {
-			texts = append(texts, indexTextOf(pl.in.Version.IndexText, pl.in.Version.Content))
-			ready = append(ready, pl)
+		if !pl.written {
+			continue
 		}
+		t := indexTextOf(pl.in.Version.IndexText, pl.in.Version.Content)
+		v, ok := ahead[t]
+		if !ok {
+			missing, at = append(missing, t), append(at, len(vecs))
+		}
+		ready, vecs = append(ready, pl), append(vecs, v)
 	}
 	if len(ready) == 0 {
 		return
 	}
-	vecs, err := e.embedder.Embed(ctx, texts)
-	if err != nil {
-		e.log.Warn("embed new versions failed; the outbox will retry", "count", len(texts), "err", err)
-		return
+	if len(missing) > 0 {
+		got, err := e.embedder.Embed(ctx, missing)
+		if err != nil {
+			e.log.Warn("embed new versions failed; the outbox will retry", "count", len(missing), "err", err)
+			return
+		}
+		for i, v := range got {
+			vecs[at[i]] = v
+		}
 	}
 	pts := make([]vector.Point, len(ready))
 	for i, pl := range ready {

@@ -43,6 +43,25 @@ func TestOutbox(t *testing.T) {
 		require.NoError(t, err)
 		assert.Empty(t, items)
 	})
+	t.Run("a batch is embedded in one call beside the write", func(t *testing.T) {
+		calls, texts := f.emb.calls.Load(), f.emb.texts.Load()
+		rs, err := f.eng.IngestBatch(ctx, w, []engine.IngestRequest{
+			{Type: "note", Content: "Nomad runs on host sched-1."},
+			{Type: "note", Content: "Vault runs on host sec-1."}, // a reinforcement: embedded ahead, not written
+			{Type: "note", Content: "Kafka runs on host mq-1."},
+		})
+		require.NoError(t, err)
+		require.Len(t, rs, 3)
+		assert.Equal(t, calls+1, f.emb.calls.Load(), "one Embed call for the batch")
+		assert.Equal(t, texts+3, f.emb.texts.Load())
+		assert.Equal(t, engine.StatusReinforced, rs[1].Status)
+		for _, i := range []int{0, 2} {
+			assert.Equal(t, rs[i].VersionID, pointVersion(t, rs[i].ID), "item %d indexed at its version", i)
+		}
+		st, err := f.eng.DrainOutbox(ctx, 100)
+		require.NoError(t, err)
+		assert.Equal(t, engine.DrainStats{Seen: 2, Current: 2}, st)
+	})
 	t.Run("failed upsert stays in the outbox until drained", func(t *testing.T) {
 		flaky.down.Store(true)
 		r, err := f.eng.Ingest(ctx, w, engine.IngestRequest{Type: "note", Content: "Consul runs on host sd-1."})
