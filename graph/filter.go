@@ -120,7 +120,7 @@ type Neighbour struct {
 // bounds Neighbours' cost by seeds x entities x NeighbourFanout rows however
 // many memories mention an entity (a person named in every conversation
 // turn, say).
-const NeighbourFanout = 32
+const NeighbourFanout = 16
 
 // EntityWeight is what sharing an entity mentioned by mentions memories
 // says about two memories: 1/ln(1 + mentions), so an entity two memories
