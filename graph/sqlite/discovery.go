@@ -350,16 +350,21 @@ func (s *Store) Neighbours(ctx context.Context, f graph.Filter, seedIDs []string
 		return nil, nil
 	}
 	walk := fmt.Sprintf(entityWalk, w.sql())
-	walkStmt, err := s.stmts.get(ctx, walk) // before the transaction: see stmtCache
-	if err != nil {
-		return nil, fmt.Errorf("neighbours: %w", err)
+	sw, _ := memoryFilter(graph.Filter{Scope: f.Scope}, true) // seeds need only be in scope
+	seedsQuery := fmt.Sprintf(selectSeeds, sw.sql())
+	var stmts [4]*sql.Stmt // before the transaction: see stmtCache
+	for i, q := range []string{walk, seedsQuery, seedEntities, memoriesByRID} {
+		if stmts[i], err = s.stmts.get(ctx, q); err != nil {
+			return nil, fmt.Errorf("neighbours: %w", err)
+		}
 	}
+	walkStmt := stmts[0]
 	conn, err := s.r.BeginTx(ctx, &sql.TxOptions{ReadOnly: true}) // one snapshot for every statement
 	if err != nil {
 		return nil, fmt.Errorf("neighbours: %w", err)
 	}
 	defer func() { _ = conn.Rollback() }()
-	seeds, err := s.visibleSeeds(ctx, conn, f.Scope, seedIDs)
+	seeds, err := visibleSeeds(ctx, conn, stmts[1], seedsQuery, append([]any{jsonList(seedIDs)}, sw.args...))
 	if err != nil || len(seeds) == 0 {
 		return nil, err
 	}
@@ -376,7 +381,7 @@ func (s *Store) Neighbours(ctx context.Context, f graph.Filter, seedIDs []string
 		seed int64
 		entity
 	}
-	rows, err := conn.QueryContext(ctx, seedEntities, string(seedJSON))
+	rows, err := query(ctx, conn, stmts[2], seedEntities, string(seedJSON))
 	if err != nil {
 		return nil, fmt.Errorf("neighbours: %w", err)
 	}
@@ -454,7 +459,7 @@ func (s *Store) Neighbours(ctx context.Context, f graph.Filter, seedIDs []string
 		return nil, nil
 	}
 	ridJSON, _ := json.Marshal(rids)
-	rows, err = conn.QueryContext(ctx, memoriesByRID, string(ridJSON))
+	rows, err = query(ctx, conn, stmts[3], memoriesByRID, string(ridJSON))
 	if err != nil {
 		return nil, fmt.Errorf("neighbours: %w", err)
 	}
@@ -480,11 +485,12 @@ type seed struct {
 	id  string
 }
 
-// visibleSeeds resolves seed ids to rids; seeds need only be in scope (the
-// filter narrows the neighbours, not the seeds). Duplicates count once.
-func (s *Store) visibleSeeds(ctx context.Context, conn queryer, sc graph.Scope, ids []string) ([]seed, error) {
-	sw, _ := memoryFilter(graph.Filter{Scope: sc}, true)
-	rows, err := conn.QueryContext(ctx, fmt.Sprintf(selectSeeds, sw.sql()), append([]any{jsonList(ids)}, sw.args...)...)
+// visibleSeeds resolves seed ids to rids with selectSeeds (q, prepared as
+// st, args the id list and the scope filter's): seeds need only be in
+// scope (the filter narrows the neighbours, not the seeds). Duplicates
+// count once.
+func visibleSeeds(ctx context.Context, tx *sql.Tx, st *sql.Stmt, q string, args []any) ([]seed, error) {
+	rows, err := query(ctx, tx, st, q, args...)
 	if err != nil {
 		return nil, fmt.Errorf("neighbours: %w", err)
 	}
