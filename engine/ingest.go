@@ -203,6 +203,7 @@ func (e *Engine) ingest(ctx context.Context, p graph.Principal, rs []IngestReque
 	ahead := e.embedAhead(ctx, plans)
 	if err := e.planAndWrite(ctx, plans, o); err != nil {
 		ahead.cancel()
+		ahead.wait() // never leave it running past the call
 		return nil, err
 	}
 	e.indexNow(ctx, plans, ahead.wait())

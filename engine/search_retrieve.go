@@ -111,7 +111,7 @@ func (e *Engine) retrieve(ctx context.Context, q searchPlan) (*pool, bool, error
 			if qvec, vecErr = e.embedQuery(ctx, q.text); vecErr != nil || !searchAhead {
 				return
 			}
-			if vhits, vecErr = e.vectorHits(ctx, q, qvec); vecErr == nil {
+			if vhits, vecErr = e.vectorHits(ctx, q, qvec); vecErr == nil && len(vhits) > 0 {
 				ids := make([]string, len(vhits))
 				for i, h := range vhits {
 					ids[i] = h.ID
