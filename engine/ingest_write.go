@@ -187,7 +187,7 @@ func (e *Engine) embedAhead(ctx context.Context, plans []*plan) *embedding {
 	}
 	seen := make(map[string]bool, len(plans))
 	for _, pl := range plans {
-		if t := indexTextOf(pl.in.Version.IndexText, pl.in.Version.Content); !seen[t] {
+		if t := graph.SearchText(pl.in.Version.IndexText, pl.in.Version.Content); !seen[t] {
 			seen[t] = true
 			a.texts = append(a.texts, t)
 		}
@@ -231,7 +231,7 @@ func (e *Engine) indexNow(ctx context.Context, plans []*plan, ahead map[string][
 		if !pl.written {
 			continue
 		}
-		t := indexTextOf(pl.in.Version.IndexText, pl.in.Version.Content)
+		t := graph.SearchText(pl.in.Version.IndexText, pl.in.Version.Content)
 		v, ok := ahead[t]
 		if !ok {
 			missing, at = append(missing, t), append(at, len(vecs))
@@ -258,13 +258,6 @@ func (e *Engine) indexNow(ctx context.Context, plans []*plan, ahead map[string][
 	if err := e.index.Upsert(ctx, pts); err != nil {
 		e.log.Warn("vector upsert failed; the outbox will retry", "count", len(pts), "err", err)
 	}
-}
-
-func indexTextOf(indexText, content string) string {
-	if indexText != "" {
-		return indexText
-	}
-	return content
 }
 
 // point is the vector index entry of memory m at version versionID.

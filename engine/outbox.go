@@ -180,7 +180,7 @@ func (e *Engine) embedCurrent(ctx context.Context, f graph.Filter, mems []graph.
 		if !ok {
 			return fmt.Errorf("current version %s of memory %s: %w", m.CurrentVersionID, m.ID, graph.ErrNotFound)
 		}
-		texts = append(texts, indexTextOf(v.IndexText, v.Content))
+		texts = append(texts, graph.SearchText(v.IndexText, v.Content))
 		keep = append(keep, m)
 	}
 	vecs, err := e.embedder.Embed(ctx, texts)
