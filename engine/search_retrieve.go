@@ -96,6 +96,11 @@ func (e *Engine) retrieve(ctx context.Context, q searchPlan) (*pool, bool, error
 	// hybrid and vector mode the index searched and its hits loaded, while
 	// the store answers the graph and keyword signals. Graph mode embeds
 	// ahead only for its rerank; without rerank, only for its fallback.
+	// In hybrid mode a signal whose fusion weight is 0 could only add
+	// unscored hits, so it does not run (the default policy weighs graph 0).
+	runs := func(signal string) bool {
+		return q.mode != policy.ModeHybrid || weight(q.rt.FusionWeights, signal) > 0
+	}
 	var (
 		qvec    []float32
 		vhits   []vector.Hit
@@ -103,8 +108,8 @@ func (e *Engine) retrieve(ctx context.Context, q searchPlan) (*pool, bool, error
 		vecErr  error
 		vecDone chan struct{}
 	)
-	searchAhead := q.mode == policy.ModeHybrid || q.mode == policy.ModeVector
-	if q.withVectors && (searchAhead || q.rt.RerankEnabled()) {
+	searchAhead := (q.mode == policy.ModeHybrid || q.mode == policy.ModeVector) && runs(signalVector)
+	if q.withVectors && (searchAhead || q.mode == policy.ModeGraph && q.rt.RerankEnabled()) {
 		vecDone = make(chan struct{})
 		go func() {
 			defer close(vecDone)
@@ -153,9 +158,7 @@ func (e *Engine) retrieve(ctx context.Context, q searchPlan) (*pool, bool, error
 		return p, false, vectorSearch()
 	case policy.ModeHybrid:
 		// The store's two signals run side by side while the query embeds;
-		// the pool still takes them in the order graph, vector, keyword. A
-		// signal whose fusion weight is 0 could only add unscored hits, so
-		// it does not run (the default policy weighs graph 0 in hybrid).
+		// the pool still takes them in the order graph, vector, keyword.
 		var (
 			kw    []graph.Scored
 			kwErr error
@@ -164,17 +167,21 @@ func (e *Engine) retrieve(ctx context.Context, q searchPlan) (*pool, bool, error
 		)
 		go func() {
 			defer close(kwOK)
-			kw, kwErr = e.keywordHits(ctx, q)
+			if runs(signalKeyword) {
+				kw, kwErr = e.keywordHits(ctx, q)
+			}
 		}()
-		if weight(q.rt.FusionWeights, signalGraph) > 0 {
+		if runs(signalGraph) {
 			gErr = e.graphSearch(ctx, q, p)
 		}
 		<-kwOK
 		if err := cmp.Or(gErr, kwErr); err != nil {
 			return nil, false, err
 		}
-		if err := vectorSearch(); err != nil {
-			return nil, false, err
+		if runs(signalVector) {
+			if err := vectorSearch(); err != nil {
+				return nil, false, err
+			}
 		}
 		addKeyword(p, kw, nil)
 		return p, false, nil

@@ -261,35 +261,40 @@ func without(all []string, drop ...string) []string {
 // TestSearchHybridSkipsZeroWeightSignals checks that hybrid mode does not
 // run a signal whose fusion weight is 0 (it could only add unscored hits):
 // "PostgreSQL" is an entity every fixture memory mentions but no text
-// contains, so only the graph signal can find them.
+// contains, so only the graph signal can find them; "connection pool" is in
+// every text and names no entity, so only the keyword signal can.
 func TestSearchHybridSkipsZeroWeightSignals(t *testing.T) {
 	fx := newSearchFixture(t)
 	for _, tc := range []struct {
 		name    string
-		weight  string
-		wantHit bool
+		weights string // the policy's fusion_weights
+		query   string
+		wantHit string // the signal every result is found by; "" means no results
 	}{
-		{"graph weight 0 (default)", "0.0", false},
-		{"graph weight 0.5", "0.5", true},
+		{"graph weight 0 (default)", "{graph: 0.0, vector: 0.7, keyword: 1.0}", "PostgreSQL", ""},
+		{"graph weight 0.5", "{graph: 0.5, vector: 0.7, keyword: 1.0}", "PostgreSQL", "relationship_path"},
+		{"keyword weight 1 (default)", "{graph: 0.0, vector: 0.7, keyword: 1.0}", "connection pool", "keyword_match"},
+		{"keyword weight 0", "{graph: 0.0, vector: 0.7, keyword: 0.0}", "connection pool", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			yaml := strings.Replace(string(config.DefaultPolicy()), "fusion_weights: {graph: 0.0,", "fusion_weights: {graph: "+tc.weight+",", 1)
-			require.Contains(t, yaml, "fusion_weights: {graph: "+tc.weight+",")
+			const def = "fusion_weights: {graph: 0.0, vector: 0.7, keyword: 1.0}"
+			require.Contains(t, string(config.DefaultPolicy()), def)
+			yaml := strings.Replace(string(config.DefaultPolicy()), def, "fusion_weights: "+tc.weights, 1)
 			pol, err := policy.Parse("policy.yaml", []byte(yaml))
 			require.NoError(t, err)
 			holder, err := policy.NewHolder(pol)
 			require.NoError(t, err)
 			eng, err := engine.New(engine.Options{Store: fx.store, Policy: holder, Now: func() time.Time { return now }})
 			require.NoError(t, err)
-			resp, err := eng.Search(context.Background(), fx.principal(), engine.SearchRequest{Query: "PostgreSQL", Mode: "hybrid", Limit: 50})
+			resp, err := eng.Search(context.Background(), fx.principal(), engine.SearchRequest{Query: tc.query, Mode: "hybrid", Limit: 50})
 			require.NoError(t, err)
-			if !tc.wantHit {
+			if tc.wantHit == "" {
 				assert.Empty(t, resp.Results)
 				return
 			}
 			require.NotEmpty(t, resp.Results)
 			for _, r := range resp.Results {
-				assert.Contains(t, r.WhyIncluded, "relationship_path", fx.names[r.Memory.ID])
+				assert.Contains(t, r.WhyIncluded, tc.wantHit, fx.names[r.Memory.ID])
 			}
 		})
 	}
