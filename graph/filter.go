@@ -14,9 +14,14 @@ import (
 // means "no restriction".
 type Filter struct {
 	// Scope is mandatory: TenantID must be set. See the package comment for
-	// how org and repo narrow it.
+	// how org and repo narrow it; Reader.Subscopes widens it.
 	Scope Scope
+	// Reader is who the read is for. Stores push it into every query beside
+	// Scope: see Reader.MayRead and Filter.Admits.
+	Reader Reader
 
+	// UserID narrows to memories of that user (the caller's own choice; it
+	// widens nothing: Reader still decides what is readable).
 	UserID      string
 	Types       []string
 	Tags        []string // a memory matches when it carries every tag listed
@@ -44,12 +49,55 @@ type Filter struct {
 	IncludeQuarantined bool
 }
 
+// Reader is the access side of a Filter: who reads, and what the
+// principal's permissions let it read beyond the plain rule.
+//
+// The plain rule: a memory whose visibility is user or session is private to
+// its owner (Memory.UserID); one with no owner, or any other visibility
+// (project, policy, global), is readable by every reader of its scope; and a
+// reader sees its own scope and the scopes above it (Scope.Sees).
+type Reader struct {
+	// UserID is the user the read is for (Principal.User()).
+	UserID string
+	// AllUsers reads every user's private memories (permission
+	// read_all_users; also the engine's own maintenance reads).
+	AllUsers bool
+	// Subscopes reads records in scopes beneath the filter's scope
+	// (Scope.Contains instead of Scope.Sees; permission subscopes).
+	Subscopes bool
+}
+
+// System is the Reader of the engine's own maintenance (outbox, reindex,
+// doctor): every user, every subscope. Never built from a request.
+var System = Reader{AllUsers: true, Subscopes: true}
+
+// MayRead reports whether r may read a memory owned by owner with
+// visibility v (the user half of the access rule; scope is the other half).
+func (r Reader) MayRead(owner string, v Visibility) bool {
+	if r.AllUsers || owner == "" || owner == r.UserID {
+		return true
+	}
+	return v != VisibilityUser && v != VisibilitySession
+}
+
+// Private reports whether visibility v makes a memory private to its owner.
+func (v Visibility) Private() bool { return v == VisibilityUser || v == VisibilitySession }
+
+// Admits reports whether the access rule of f (scope and reader, not the
+// caller's narrowing fields) lets its reader read m. It is the reference
+// the store queries implement, used by tests and by code that must check
+// one record it already holds.
+func (f Filter) Admits(m Memory) bool {
+	return f.Scope.Reaches(m.Scope, f.Reader.Subscopes) && f.Reader.MayRead(m.UserID, m.Visibility)
+}
+
 // Validate reports a filter that must not reach a store: no tenant, or
 // malformed values.
 func (f Filter) Validate() error {
 	if err := f.Scope.Validate(); err != nil {
 		return err
 	}
+
 	for _, s := range f.Statuses {
 		if !s.valid() {
 			return invalid("statuses", "unknown status %q", s)
