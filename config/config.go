@@ -44,6 +44,10 @@ type Config struct {
 	LogFormat string `yaml:"log_format"`
 	// MaxBodyBytes caps request bodies (default 4 MiB).
 	MaxBodyBytes int64 `yaml:"max_body_bytes"`
+	// OutboxMaxAttempts is how many failed deliveries of a vector-index
+	// write make it a dead letter (default 10; `mnemo outbox retry`
+	// requeues dead letters).
+	OutboxMaxAttempts int64 `yaml:"outbox_max_attempts"`
 }
 
 // Neo4j locates a Neo4j 5 server.
@@ -95,7 +99,7 @@ func Defaults() Config {
 			ORTLib:   ".cache/mnemo/onnxruntime/libonnxruntime.so",
 			ModelDir: ".cache/mnemo/model",
 		},
-		LogLevel: "info", LogFormat: "text", MaxBodyBytes: 4 << 20,
+		LogLevel: "info", LogFormat: "text", MaxBodyBytes: 4 << 20, OutboxMaxAttempts: 10,
 	}
 }
 
@@ -123,6 +127,7 @@ func (c *Config) settings() []setting {
 		{flag: "log-level", env: "MNEMO_LOG_LEVEL", usage: "debug|info|warn|error", str: &c.LogLevel},
 		{flag: "log-format", env: "MNEMO_LOG_FORMAT", usage: "text|json", str: &c.LogFormat},
 		{flag: "max-body-bytes", env: "MNEMO_MAX_BODY_BYTES", usage: "request body limit in bytes", i64: &c.MaxBodyBytes},
+		{flag: "outbox-max-attempts", env: "MNEMO_OUTBOX_MAX_ATTEMPTS", usage: "failed deliveries before a vector-index write is dead-lettered", i64: &c.OutboxMaxAttempts},
 	}
 }
 
@@ -265,6 +270,8 @@ func (c Config) Validate() error {
 		return fail("vector.qdrant_url", "required for the qdrant backend")
 	case c.MaxBodyBytes <= 0:
 		return fail("max_body_bytes", "must be positive")
+	case c.OutboxMaxAttempts <= 0:
+		return fail("outbox_max_attempts", "must be positive")
 	}
 	switch c.LogLevel {
 	case "debug", "info", "warn", "error":

@@ -40,6 +40,15 @@ type Options struct {
 	Policy   *policy.Holder
 	Logger   *slog.Logger
 	Now      func() time.Time
+	// VectorsOff says no process of this deployment keeps a vector index
+	// (configuration `vector: off`), so writes enqueue no vector-index
+	// work. Otherwise every write enqueues its outbox item in its graph
+	// transaction, whether or not this engine holds the index (a command
+	// run beside the server that holds it has none), and the engine that
+	// holds the index drains the outbox. It cannot be set with Index.
+	VectorsOff bool
+	// Outbox tunes the retries of failed vector-index writes.
+	Outbox OutboxOptions
 }
 
 // Engine runs mnemo's use cases. It is safe for concurrent use and holds no
@@ -52,8 +61,10 @@ type Engine struct {
 	policy   *policy.Holder
 	log      *slog.Logger
 	now      func() time.Time
-	xc       extractors // write-path extractor cache, see ingest_extract.go
-	keys     keyLocks   // per-key write serialisation, see ingest_lock.go
+	enqueue  bool          // writes enqueue vector-index outbox items
+	outbox   OutboxOptions // retries of failed outbox deliveries
+	xc       extractors    // write-path extractor cache, see ingest_extract.go
+	keys     keyLocks      // per-key write serialisation, see ingest_lock.go
 }
 
 // New builds an Engine from its options.
@@ -67,6 +78,9 @@ func New(o Options) (*Engine, error) {
 	if (o.Index == nil) != (o.Embedder == nil) {
 		return nil, errors.New("engine: a vector index and an embedder go together")
 	}
+	if o.VectorsOff && o.Index != nil {
+		return nil, errors.New("engine: vectors are off, yet a vector index is given")
+	}
 	if o.Index != nil && o.Index.Dimensions() != o.Embedder.Dimensions() {
 		return nil, errors.New("engine: the vector index and the embedder disagree on dimensions")
 	}
@@ -78,7 +92,7 @@ func New(o Options) (*Engine, error) {
 	}
 	return &Engine{
 		store: o.Store, index: o.Index, embedder: o.Embedder, policy: o.Policy,
-		log: o.Logger, now: o.Now,
+		log: o.Logger, now: o.Now, enqueue: !o.VectorsOff, outbox: o.Outbox.withDefaults(),
 	}, nil
 }
 

@@ -39,11 +39,19 @@ type ingOpts struct {
 	policy  func(*policy.Policy) // edits the default policy before use
 	vectors bool
 	index   func(vector.Index) vector.Index // wraps the index, e.g. to inject faults
+	store   graph.Store                     // another client of this store (graphtest.OpenSecond) instead of a new one
+	now     func() time.Time
+	outbox  engine.OutboxOptions
+	// vectorsOff wires the engine as a deployment without vectors.
+	vectorsOff bool
 }
 
 func newIngFixture(t testing.TB, o ingOpts) *ingFixture {
 	t.Helper()
-	st := graphtest.Open(t)
+	st := o.store
+	if st == nil {
+		st = graphtest.Open(t)
+	}
 	pol, err := policy.Parse("default_policy.yaml", config.DefaultPolicy())
 	require.NoError(t, err)
 	if o.policy != nil {
@@ -52,7 +60,7 @@ func newIngFixture(t testing.TB, o ingOpts) *ingFixture {
 	holder, err := policy.NewHolder(pol)
 	require.NoError(t, err)
 	f := &ingFixture{store: st, scope: graph.Scope{TenantID: "t1"}}
-	opts := engine.Options{Store: st, Policy: holder}
+	opts := engine.Options{Store: st, Policy: holder, Now: o.now, Outbox: o.outbox, VectorsOff: o.vectorsOff}
 	if o.vectors {
 		idx, err := local.Open(t.TempDir(), local.Options{Dimensions: 16})
 		require.NoError(t, err)
@@ -153,18 +161,39 @@ func (e ingError) Error() string { return string(e) }
 
 const errEmbed = ingError("embedder down")
 
-// flakyIndex fails Upsert while down is set.
+// flakyIndex fails Upsert while down is set, and any Upsert of the
+// poisoned point id.
 type flakyIndex struct {
 	vector.Index
-	down atomic.Bool
+	down   atomic.Bool
+	poison atomic.Value // string: a point id whose upsert always fails
 }
 
 func (f *flakyIndex) Upsert(ctx context.Context, pts []vector.Point) error {
 	if f.down.Load() {
 		return ingError("index down")
 	}
+	if id, _ := f.poison.Load().(string); id != "" {
+		for _, p := range pts {
+			if p.ID == id {
+				return ingError("point " + id + " refused")
+			}
+		}
+	}
 	return f.Index.Upsert(ctx, pts)
 }
+
+// clock is a settable time source for engine tests.
+type clock struct{ ns atomic.Int64 }
+
+func newClock() *clock {
+	c := &clock{}
+	c.ns.Store(time.Now().UnixNano())
+	return c
+}
+
+func (c *clock) now() time.Time          { return time.Unix(0, c.ns.Load()).UTC() }
+func (c *clock) advance(d time.Duration) { c.ns.Add(int64(d)) }
 
 func ingCtx(t testing.TB) context.Context {
 	t.Helper()

@@ -66,7 +66,7 @@ func (e *Engine) writeMemories(ctx context.Context, plans []*plan, actor func(*p
 			pl.in.Supersedes = pl.targetID()
 		}
 		pl.in.Audit = []graph.AuditEvent{approveAudit(pl, AuditGateApprove, actor(pl), now)}
-		pl.in.Version.Index = e.index != nil
+		pl.in.Version.Index = e.enqueue
 		w := wave(pl)
 		for len(waves) <= w {
 			waves = append(waves, nil)
@@ -107,7 +107,7 @@ func (e *Engine) writeVersions(ctx context.Context, plans []*plan, actor func(*p
 		}
 		in := pl.in.Version
 		in.Audit = []graph.AuditEvent{approveAudit(pl, AuditGateApproveVersion, actor(pl), now)}
-		in.Index = e.index != nil
+		in.Index = e.enqueue
 		v, err := e.store.AddVersion(ctx, pl.in.Memory.Scope, pl.targetID(), in)
 		if err != nil {
 			return fmt.Errorf("new version of %s: %w", pl.targetID(), err)

@@ -14,6 +14,45 @@ import (
 // index: nothing can be delivered.
 var ErrVectorsOff = errors.New("vector index is off")
 
+// OutboxOptions tunes how failed vector-index writes are retried. Zero
+// fields take their defaults.
+type OutboxOptions struct {
+	// MaxAttempts is how many failed deliveries make an item a dead
+	// letter, which no drain retries until `mnemo outbox retry` requeues
+	// it (default 10).
+	MaxAttempts int
+	// Backoff is the wait after an item's first failed delivery, doubled
+	// after each further one (default 5s); MaxBackoff caps it (default
+	// 1h). With the defaults an item is given up on after about 1.5 hours.
+	Backoff    time.Duration
+	MaxBackoff time.Duration
+}
+
+func (o OutboxOptions) withDefaults() OutboxOptions {
+	if o.MaxAttempts <= 0 {
+		o.MaxAttempts = 10
+	}
+	if o.Backoff <= 0 {
+		o.Backoff = 5 * time.Second
+	}
+	if o.MaxBackoff <= 0 {
+		o.MaxBackoff = time.Hour
+	}
+	return o
+}
+
+// backoff is the wait after the n-th failed delivery (n >= 1).
+func (o OutboxOptions) backoff(n int) time.Duration {
+	d := o.Backoff
+	for i := 1; i < n && d < o.MaxBackoff; i++ {
+		d *= 2
+	}
+	return min(d, o.MaxBackoff)
+}
+
+// maxOutboxError caps the error text kept with a failed item.
+const maxOutboxError = 500
+
 // DrainStats counts what one drain pass did.
 type DrainStats struct {
 	// Seen is the number of outbox items read.
@@ -25,61 +64,107 @@ type DrainStats struct {
 	Current int `json:"current"`
 	// Gone is the number of items whose memory no longer exists.
 	Gone int `json:"gone"`
-	// Failed is the number of items left for a later pass.
+	// Failed is the number of items whose delivery failed: retried after
+	// a backoff, or dead-lettered.
 	Failed int `json:"failed"`
+	// Dead is the number of failed items given up on in this pass (dead
+	// letters).
+	Dead int `json:"dead"`
 }
 
-// DrainOutbox delivers up to limit pending vector-index writes. For each
-// memory it checks what the index holds: a point already at the memory's
-// current version is acknowledged without embedding; otherwise the current
-// version is embedded and upserted, then the items are acknowledged. An
-// older item never overwrites a newer version. Failed items are counted
-// (RetryOutbox) and stay. It is idempotent and safe when several replicas
-// drain at once.
+// delivery is a set of upserts delivered together: the memories of one
+// scope, with their outbox items.
+type delivery struct {
+	scope graph.Scope
+	byMem map[string][]graph.OutboxItem
+}
+
+// DrainOutbox delivers up to limit vector-index writes that are due. For
+// each memory it checks what the index holds: a point already at the
+// memory's current version is acknowledged without embedding; otherwise
+// the current version is embedded and upserted, then the items are
+// acknowledged. An older item never overwrites a newer version. New items
+// go in one delivery per scope; an item that failed before goes alone, so a
+// poisonous item cannot fail the others twice. A failed item is retried
+// after an exponential backoff and dead-lettered after
+// OutboxOptions.MaxAttempts failures. It is idempotent and safe when
+// several replicas drain at once.
 func (e *Engine) DrainOutbox(ctx context.Context, limit int) (DrainStats, error) {
 	if e.index == nil {
 		return DrainStats{}, ErrVectorsOff
 	}
-	items, err := e.store.PendingOutbox(ctx, limit)
+	items, err := e.store.DueOutbox(ctx, e.now().UTC(), limit)
 	if err != nil {
 		return DrainStats{}, fmt.Errorf("read outbox: %w", err)
 	}
 	st := DrainStats{Seen: len(items)}
-	groups := map[graph.Scope]map[string][]graph.OutboxItem{} // scope -> memory id -> items
-	var deletes []graph.OutboxItem
+	var (
+		ds      []delivery
+		byScope = map[graph.Scope]int{} // scope -> index in ds of its new items
+		deletes []graph.OutboxItem
+	)
 	for _, it := range items {
-		if it.Op == "delete" {
+		switch {
+		case it.Op == "delete":
 			deletes = append(deletes, it)
-			continue
+		case it.Attempts > 0:
+			ds = append(ds, delivery{scope: it.Scope, byMem: map[string][]graph.OutboxItem{it.MemoryID: {it}}})
+		default:
+			i, ok := byScope[it.Scope]
+			if !ok {
+				i = len(ds)
+				byScope[it.Scope] = i
+				ds = append(ds, delivery{scope: it.Scope, byMem: map[string][]graph.OutboxItem{}})
+			}
+			ds[i].byMem[it.MemoryID] = append(ds[i].byMem[it.MemoryID], it)
 		}
-		if groups[it.Scope] == nil {
-			groups[it.Scope] = map[string][]graph.OutboxItem{}
-		}
-		groups[it.Scope][it.MemoryID] = append(groups[it.Scope][it.MemoryID], it)
 	}
 	if len(deletes) > 0 {
-		e.drainDeletes(ctx, deletes, &st)
+		if err := e.drainDeletes(ctx, deletes, &st); err != nil {
+			return st, err
+		}
 	}
-	for s, byMem := range groups {
+	for _, d := range ds {
 		if err := ctx.Err(); err != nil {
 			return st, err
 		}
-		if err := e.drainScope(ctx, s, byMem, &st); err != nil {
-			e.log.Warn("outbox delivery failed; will retry", "tenant", s.TenantID, "memories", len(byMem), "err", err)
-			var ids []string
-			for _, its := range byMem {
-				ids = append(ids, itemIDs(its)...)
+		if err := e.drainScope(ctx, d.scope, d.byMem, &st); err != nil {
+			var failed []graph.OutboxItem
+			for _, its := range d.byMem {
+				failed = append(failed, its...)
 			}
-			st.Failed += len(ids)
-			if rerr := e.store.RetryOutbox(ctx, ids); rerr != nil {
-				return st, fmt.Errorf("count failed outbox attempts: %w", rerr)
+			e.log.Warn("outbox delivery failed; will retry", "tenant", d.scope.TenantID, "memories", len(d.byMem), "err", err)
+			if ferr := e.failOutbox(ctx, failed, err, &st); ferr != nil {
+				return st, ferr
 			}
 		}
 	}
 	return st, nil
 }
 
-func (e *Engine) drainDeletes(ctx context.Context, items []graph.OutboxItem, st *DrainStats) {
+// failOutbox records a failed delivery of items: each is due again after
+// its backoff, or dead-lettered once it has failed MaxAttempts times.
+func (e *Engine) failOutbox(ctx context.Context, items []graph.OutboxItem, cause error, st *DrainStats) error {
+	now := e.now().UTC()
+	msg := truncate(cause.Error(), maxOutboxError)
+	fails := make([]graph.OutboxFailure, len(items))
+	for i, it := range items {
+		n := it.Attempts + 1
+		fails[i] = graph.OutboxFailure{ID: it.ID, Error: msg, RetryAt: now.Add(e.outbox.backoff(n)), Dead: n >= e.outbox.MaxAttempts}
+		if fails[i].Dead {
+			st.Dead++
+			e.log.Error("outbox item dead-lettered; `mnemo outbox retry` requeues it", "item", it.ID,
+				"memory", it.MemoryID, "attempts", n, "err", msg)
+		}
+	}
+	st.Failed += len(items)
+	if err := e.store.FailOutbox(ctx, fails); err != nil {
+		return fmt.Errorf("count failed outbox attempts: %w", err)
+	}
+	return nil
+}
+
+func (e *Engine) drainDeletes(ctx context.Context, items []graph.OutboxItem, st *DrainStats) error {
 	ids := make([]string, len(items))
 	for i, it := range items {
 		ids[i] = it.MemoryID
@@ -90,9 +175,9 @@ func (e *Engine) drainDeletes(ctx context.Context, items []graph.OutboxItem, st 
 	}
 	if err != nil {
 		e.log.Warn("outbox delete failed; will retry", "count", len(items), "err", err)
-		st.Failed += len(items)
-		_ = e.store.RetryOutbox(ctx, itemIDs(items)) // counted next pass if this fails too
+		return e.failOutbox(ctx, items, err, st)
 	}
+	return nil
 }
 
 // drainScope delivers the items of one scope.
@@ -207,7 +292,8 @@ func itemIDs(items []graph.OutboxItem) []string {
 
 // RunOutbox drains the outbox every interval until ctx ends, and at once
 // on start. It returns nil when ctx ends, and at once (nil) when the vector
-// index is off. Errors of one pass are logged; the next pass retries.
+// index is off: the process that holds the index drains what every
+// process enqueued. Errors of one pass are logged; the next pass retries.
 func (e *Engine) RunOutbox(ctx context.Context, interval time.Duration, batch int) error {
 	if e.index == nil {
 		return nil
@@ -225,9 +311,12 @@ func (e *Engine) RunOutbox(ctx context.Context, interval time.Duration, batch in
 				break
 			}
 			if st.Seen > 0 {
-				e.log.Debug("outbox drained", "seen", st.Seen, "embedded", st.Embedded, "current", st.Current, "gone", st.Gone, "failed", st.Failed)
+				e.log.Debug("outbox drained", "seen", st.Seen, "embedded", st.Embedded, "current", st.Current,
+					"gone", st.Gone, "failed", st.Failed, "dead", st.Dead)
 			}
-			if st.Seen < batch || st.Failed > 0 {
+			// Failed items are not due again before their backoff, so
+			// the next pass reads the items behind them.
+			if st.Seen < batch {
 				break
 			}
 		}
@@ -237,4 +326,26 @@ func (e *Engine) RunOutbox(ctx context.Context, interval time.Duration, batch in
 		case <-t.C:
 		}
 	}
+}
+
+// OutboxStatus summarises the vector outbox now: live, due and dead
+// items, with up to deadLimit dead letters and their last errors. It is an
+// operator's view across tenants (`mnemo outbox status`).
+func (e *Engine) OutboxStatus(ctx context.Context, deadLimit int) (graph.OutboxStatus, error) {
+	st, err := e.store.OutboxStatus(ctx, e.now().UTC(), deadLimit)
+	if err != nil {
+		return st, fmt.Errorf("outbox status: %w", err)
+	}
+	return st, nil
+}
+
+// RequeueDeadLetters makes dead letters live and due now, with their
+// attempts counted from zero: those among ids, or all when ids is empty.
+// It returns how many it requeued (`mnemo outbox retry`).
+func (e *Engine) RequeueDeadLetters(ctx context.Context, ids []string) (int, error) {
+	n, err := e.store.RequeueOutbox(ctx, e.now().UTC(), ids)
+	if err != nil {
+		return 0, fmt.Errorf("requeue dead letters: %w", err)
+	}
+	return n, nil
 }

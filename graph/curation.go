@@ -170,15 +170,48 @@ type GateRequest struct {
 }
 
 // OutboxItem is a pending vector-index write, kept in the graph store so a
-// failed index write is retried and never lost.
+// failed index write is retried and never lost. An item is live until it is
+// delivered (acknowledged: removed) or dead-lettered after too many failed
+// attempts; a dead letter stays until it is requeued.
 type OutboxItem struct {
-	ID        string    `json:"id"`
-	Scope     Scope     `json:"scope"`
-	MemoryID  string    `json:"memory_id"`
-	VersionID string    `json:"version_id"`
-	Op        string    `json:"op"` // "upsert" or "delete"
-	Attempts  int       `json:"attempts"`
+	ID        string `json:"id"`
+	Scope     Scope  `json:"scope"`
+	MemoryID  string `json:"memory_id"`
+	VersionID string `json:"version_id"`
+	Op        string `json:"op"` // "upsert" or "delete"
+	// Attempts counts the failed deliveries.
+	Attempts int `json:"attempts"`
+	// NextAttemptAt is when the item is next due: zero (due at once, in
+	// any process's clock) until a delivery fails.
+	NextAttemptAt time.Time `json:"next_attempt_at"`
+	// LastError is why the last delivery failed.
+	LastError string `json:"last_error,omitempty"`
+	// Dead marks a dead letter: no drain picks it up until it is requeued.
+	Dead      bool      `json:"dead,omitempty"`
 	CreatedAt time.Time `json:"created_at"`
+}
+
+// OutboxFailure is one failed delivery of an outbox item, as the drain
+// records it: the item's attempts go up by one, and it is next due at
+// RetryAt, or dead-lettered.
+type OutboxFailure struct {
+	ID      string
+	Error   string
+	RetryAt time.Time
+	Dead    bool
+}
+
+// OutboxStatus summarises the outbox at one instant.
+type OutboxStatus struct {
+	// Pending is the number of live items; Due, those due at the instant
+	// asked; Dead, the dead letters.
+	Pending int `json:"pending"`
+	Due     int `json:"due"`
+	Dead    int `json:"dead"`
+	// Oldest is the creation time of the oldest live item (zero when none).
+	Oldest time.Time `json:"oldest,omitzero"`
+	// DeadLetters are the oldest dead letters, up to the number asked.
+	DeadLetters []OutboxItem `json:"dead_letters,omitempty"`
 }
 
 // Citation pins a piece of returned context to the exact version (and

@@ -131,13 +131,26 @@ type Store interface {
 	CreateContextReceipt(ctx context.Context, r ContextReceipt) (ContextReceipt, error)
 	GetContextReceipt(ctx context.Context, f Filter, id string) (ContextReceipt, error)
 
-	// PendingOutbox returns up to limit outbox items across all tenants,
-	// oldest first (a background job, not a principal, calls it).
-	PendingOutbox(ctx context.Context, limit int) ([]OutboxItem, error)
-	// AckOutbox removes delivered items; RetryOutbox counts a failed
-	// attempt. Both are idempotent.
+	// DueOutbox returns up to limit live outbox items due at at (their
+	// NextAttemptAt is not after it), across all tenants: items never
+	// tried first, oldest first, then retries, earliest due first (a
+	// background job, not a principal, calls it). Dead letters are never
+	// returned.
+	DueOutbox(ctx context.Context, at time.Time, limit int) ([]OutboxItem, error)
+	// AckOutbox removes delivered items. Idempotent; unknown ids are
+	// ignored.
 	AckOutbox(ctx context.Context, ids []string) error
-	RetryOutbox(ctx context.Context, ids []string) error
+	// FailOutbox records failed deliveries: each item's Attempts + 1, its
+	// LastError, and either its next due time or its death (dead letter).
+	// Unknown ids are ignored.
+	FailOutbox(ctx context.Context, fails []OutboxFailure) error
+	// RequeueOutbox makes dead letters live again, due at at with no
+	// attempts counted: those among ids, or every one when ids is empty.
+	// It returns how many it requeued.
+	RequeueOutbox(ctx context.Context, at time.Time, ids []string) (int, error)
+	// OutboxStatus counts live, due (at at) and dead items, and returns up
+	// to deadLimit dead letters, oldest first.
+	OutboxStatus(ctx context.Context, at time.Time, deadLimit int) (OutboxStatus, error)
 
 	// Health reports whether the store can serve.
 	Health(ctx context.Context) error

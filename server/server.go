@@ -7,7 +7,9 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"maps"
 	"net/http"
+	"time"
 
 	"github.com/gin-gonic/gin"
 
@@ -22,9 +24,11 @@ type HealthCheck func(ctx context.Context) error
 // Options configures a Server. Engine is required; a nil Logger discards;
 // MaxBodyBytes defaults to 4 MiB.
 type Options struct {
-	Engine       *engine.Engine
-	Keys         map[string]graph.Principal // API key -> principal
-	Health       map[string]HealthCheck     // name -> check, reported by /healthz
+	Engine *engine.Engine
+	Keys   map[string]graph.Principal // API key -> principal
+	// Health are checks reported by /healthz beside the engine's own
+	// probes (vector index, embedder): name -> check.
+	Health       map[string]HealthCheck
 	Logger       *slog.Logger
 	MaxBodyBytes int64
 	// PolicyLoader reloads the policy for POST /v1/admin/policy/reload;
@@ -59,7 +63,11 @@ func New(o Options) (*Server, error) {
 	if o.MaxBodyBytes <= 0 {
 		o.MaxBodyBytes = 4 << 20
 	}
-	s := &Server{engine: o.Engine, health: o.Health, log: o.Logger, maxBody: o.MaxBodyBytes, loadPolicy: o.PolicyLoader}
+	s := &Server{engine: o.Engine, health: map[string]HealthCheck{}, log: o.Logger, maxBody: o.MaxBodyBytes, loadPolicy: o.PolicyLoader}
+	for name, probe := range o.Engine.Probes() {
+		s.health[name] = probe
+	}
+	maps.Copy(s.health, o.Health)
 	for k, p := range o.Keys {
 		s.keys = append(s.keys, keyEntry{hash: sha256.Sum256([]byte(k)), principal: p})
 	}
@@ -125,14 +133,40 @@ func (s *Server) logRequests(c *gin.Context) {
 	s.log.Debug("request", "method", c.Request.Method, "path", c.Request.URL.Path, "status", c.Writer.Status())
 }
 
+// healthCheckTimeout bounds each /healthz check.
+const healthCheckTimeout = 3 * time.Second
+
+// healthz runs every check at once, each within healthCheckTimeout, and
+// reports each: "ok" or "down: why". Any check down answers 503.
 func (s *Server) healthz(c *gin.Context) {
-	status, overall := map[string]string{}, http.StatusOK
+	ctx, cancel := context.WithTimeout(c.Request.Context(), healthCheckTimeout)
+	defer cancel()
+	type result struct {
+		name string
+		err  error
+	}
+	results := make(chan result, len(s.health))
 	for name, check := range s.health {
-		if err := check(c.Request.Context()); err != nil {
-			status[name] = "down: " + err.Error()
-			overall = http.StatusServiceUnavailable
-		} else {
-			status[name] = "ok"
+		go func() { results <- result{name, check(ctx)} }()
+	}
+	status, overall := map[string]string{}, http.StatusOK
+wait:
+	for range s.health {
+		select {
+		case r := <-results:
+			status[r.name] = "ok"
+			if r.err != nil {
+				status[r.name], overall = "down: "+r.err.Error(), http.StatusServiceUnavailable
+			}
+		case <-ctx.Done():
+			// A check that ignores its context is reported as silent; its
+			// goroutine ends when the check returns (results is buffered).
+			for name := range s.health {
+				if _, ok := status[name]; !ok {
+					status[name], overall = "down: no answer within "+healthCheckTimeout.String(), http.StatusServiceUnavailable
+				}
+			}
+			break wait
 		}
 	}
 	state := "ok"

@@ -28,7 +28,7 @@ func commands() map[string]command {
 		"policy":    {"policy check FILE: validate a policy file", runPolicy},
 		"ingest":    {"ingest [TEXT|-]: write one note; ingest backlog DIR: mirror **/*.md", runIngest},
 		"librarian": {"librarian list|show|approve|reject: review queued writes", runLibrarian},
-		"outbox":    {"outbox status|drain: pending vector-index writes", runOutbox},
+		"outbox":    {"outbox status|drain|retry: pending and dead vector-index writes", runOutbox},
 		"reindex":   {"rebuild the vector index of a scope from the graph", runReindex},
 		"doctor":    {"compare the graph with the vector index of a scope", runDoctor},
 		"version": {"print the version", func(_ context.Context, _ []string, out, _ io.Writer) error {

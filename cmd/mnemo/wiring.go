@@ -107,7 +107,8 @@ func openApp(ctx context.Context, name string, args []string, stderr io.Writer) 
 		a.Close()
 		return nil, nil, err
 	}
-	opts := engine.Options{Store: store, Policy: holder, Logger: log}
+	opts := engine.Options{Store: store, Policy: holder, Logger: log,
+		VectorsOff: cfg.Vector.Backend == "off", Outbox: engine.OutboxOptions{MaxAttempts: int(cfg.OutboxMaxAttempts)}}
 	if a.index != nil {
 		opts.Index, opts.Embedder = a.index, a.embedder
 	}
@@ -123,8 +124,9 @@ func openApp(ctx context.Context, name string, args []string, stderr io.Writer) 
 // one line, how to turn vectors on. This switch is the one place a vector
 // backend is chosen.
 // Only the server insists on its index: a command run beside a running
-// server (whose embedded index is locked to it) goes on without vectors,
-// and its vector writes wait in the outbox for the server to drain.
+// server (whose embedded index is locked to it) goes on without vectors;
+// its writes enqueue their vector-index items all the same (only `vector:
+// off` stops that), and the server drains them.
 // An embedded index written by another model than the embedder's is refused
 // (checkVectorModel), except by `mnemo reindex`, which rebuilds it.
 func (a *app) openVectors(ctx context.Context, required, reindexing bool) error {

@@ -45,8 +45,13 @@ func schema() []string {
 		"CREATE INDEX baseline_tenant_created IF NOT EXISTS FOR (n:Baseline) ON (n.tenant_id, n.created_at)",
 		// edit_tenant: ListEdits and the edit lookups within a tenant.
 		"CREATE INDEX edit_tenant IF NOT EXISTS FOR (n:Edit) ON (n.tenant_id)",
-		// outbox_created: PendingOutbox, oldest first.
-		"CREATE INDEX outbox_created IF NOT EXISTS FOR (n:OutboxItem) ON (n.created_at)",
+		// outbox_due: DueOutbox (live items, earliest due first) and the
+		// dead letters. It replaces outbox_created.
+		"DROP INDEX outbox_created IF EXISTS",
+		"CREATE INDEX outbox_due IF NOT EXISTS FOR (n:OutboxItem) ON (n.dead, n.next_attempt_at)",
+		// Items written before retries had a schedule are due now and live.
+		"MATCH (o:OutboxItem) WHERE o.next_attempt_at IS NULL " +
+			"SET o.next_attempt_at = datetime({epochSeconds: 0}), o.dead = false, o.last_error = ''",
 		// memory_search_en: KeywordSearch over the title and the current
 		// version's text (Memory.search_text, kept in step by the write
 		// methods), with Lucene's English analyzer (stop words, Porter

@@ -132,7 +132,8 @@ func (b *batch) addVersionParts(s graph.Scope, memoryID string, v graph.VersionI
 	if v.Index {
 		b.outbox = append(b.outbox, scopeProps(s, map[string]any{
 			"id": graph.NewID(), "memory_id": memoryID, "version_id": v.ID, "op": "upsert",
-			"attempts": int64(0), "created_at": now, "name": "upsert " + v.ID,
+			"attempts": int64(0), "created_at": now, "next_attempt_at": neverTried, "dead": false, "last_error": "",
+			"name": "upsert " + v.ID,
 		}))
 	}
 }

@@ -20,7 +20,7 @@ func TestQueryPlans(t *testing.T) {
 	// The tables that grow with the data, by the names and aliases the
 	// statements use.
 	bigTables := map[string]bool{"memories": true, "m": true, "versions": true, "v": true, "cv": true,
-		"mentions": true, "x": true, "y": true, "entities": true, "e": true}
+		"mentions": true, "x": true, "y": true, "entities": true, "e": true, "outbox": true}
 	s, err := Open(t.Context(), t.TempDir(), Options{})
 	require.NoError(t, err)
 	defer s.Close()
@@ -46,6 +46,8 @@ func TestQueryPlans(t *testing.T) {
 		{"entityWalk", fmt.Sprintf(entityWalk, w.sql()), append(append([]any{1, `[1]`}, w.args...), 32)},
 		{"resolveNames", resolveNames, []any{"t", ids, "t", ids}},
 		{"keywordDelta", keywordDelta, []any{0, 10}},
+		{"dueOutbox", dueOutbox, []any{1, 10}},
+		{"deadOutbox", deadOutbox, []any{10}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			rows, err := s.r.QueryContext(t.Context(), "EXPLAIN QUERY PLAN "+tc.query, tc.args...)

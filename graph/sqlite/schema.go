@@ -238,6 +238,15 @@ ALTER TABLE memories ADD COLUMN exclusive_key INTEGER NOT NULL DEFAULT 0;
 CREATE INDEX memories_exclusive_key ON memories(tenant_id, canonical_key, org_id, repo_id, user_id, type)
 	WHERE status = 'active' AND exclusive_key = 1;
 `,
+	// 7: outbox retries with backoff and dead letters: when an item is next
+	// due (0: at once, never tried), why it last failed, and whether it was
+	// given up on.
+	`
+ALTER TABLE outbox ADD COLUMN next_attempt_at INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE outbox ADD COLUMN last_error TEXT NOT NULL DEFAULT '';
+ALTER TABLE outbox ADD COLUMN dead INTEGER NOT NULL DEFAULT 0;
+CREATE INDEX outbox_due ON outbox(dead, next_attempt_at, rid);
+`,
 }
 
 const createMigrationsTable = `CREATE TABLE IF NOT EXISTS schema_migrations (

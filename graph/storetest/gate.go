@@ -3,6 +3,7 @@ package storetest
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -147,18 +148,36 @@ func testAudit(t *testing.T, x *suite) {
 	})
 }
 
-// outboxFor returns the pending outbox items of one memory (the outbox is
-// global, so other cases' items are skipped).
+// outboxFor returns the live outbox items of the given memories, due or
+// not (the outbox is global, so other cases' items are skipped).
 func (x *suite) outboxFor(t *testing.T, memoryIDs ...string) []graph.OutboxItem {
 	t.Helper()
-	items, err := x.s.PendingOutbox(ctx(t), 1000)
+	return x.dueFor(t, time.Now().Add(1000*time.Hour), memoryIDs...)
+}
+
+// dueFor returns the outbox items of the given memories due at at.
+func (x *suite) dueFor(t *testing.T, at time.Time, memoryIDs ...string) []graph.OutboxItem {
+	t.Helper()
+	items, err := x.s.DueOutbox(ctx(t), at, 10000)
 	require.NoError(t, err)
 	var out []graph.OutboxItem
 	for _, it := range items {
-		for _, id := range memoryIDs {
-			if it.MemoryID == id {
-				out = append(out, it)
-			}
+		if slices.Contains(memoryIDs, it.MemoryID) {
+			out = append(out, it)
+		}
+	}
+	return out
+}
+
+// deadFor returns the dead letters of the given memories.
+func (x *suite) deadFor(t *testing.T, memoryIDs ...string) []graph.OutboxItem {
+	t.Helper()
+	st, err := x.s.OutboxStatus(ctx(t), time.Now(), 10000)
+	require.NoError(t, err)
+	var out []graph.OutboxItem
+	for _, it := range st.DeadLetters {
+		if slices.Contains(memoryIDs, it.MemoryID) {
+			out = append(out, it)
 		}
 	}
 	return out
@@ -178,13 +197,9 @@ func testOutbox(t *testing.T, x *suite) {
 	assert.Equal(t, a.Version.ID, items[0].VersionID)
 	assert.Equal(t, "upsert", items[0].Op)
 	assert.Equal(t, 0, items[0].Attempts)
+	assert.False(t, items[0].Dead)
 	assert.NotEmpty(t, items[0].ID)
-
-	require.NoError(t, x.s.RetryOutbox(ctx(t), []string{items[0].ID}))
-	require.NoError(t, x.s.RetryOutbox(ctx(t), []string{items[0].ID, "missing"}))
-	again := x.outboxFor(t, a.Memory.ID)
-	require.Len(t, again, 1)
-	assert.Equal(t, 2, again[0].Attempts)
+	assert.True(t, items[0].NextAttemptAt.IsZero(), "a new item is due at once, whatever the clock")
 
 	require.NoError(t, x.s.AckOutbox(ctx(t), []string{items[0].ID}))
 	require.NoError(t, x.s.AckOutbox(ctx(t), []string{items[0].ID}), "ack is idempotent")
@@ -197,6 +212,83 @@ func testOutbox(t *testing.T, x *suite) {
 	items = x.outboxFor(t, a.Memory.ID)
 	require.Len(t, items, 1, "AddVersion with Index enqueues too")
 	assert.Equal(t, v.ID, items[0].VersionID)
+}
+
+// testOutboxRetry: a failed delivery counts an attempt, keeps its error and
+// is not due again before its retry time; items behind it stay due; a dead
+// letter is never due, is listed with its error, and comes back live when
+// requeued.
+func testOutboxRetry(t *testing.T, x *suite) {
+	s := newScope(t)
+	a := x.create(t, indexed2(s)).Memory.ID
+	b := x.create(t, indexed2(s)).Memory.ID
+	c := x.create(t, indexed2(s)).Memory.ID
+	now := time.Now().UTC()
+	due := x.dueFor(t, now.Add(time.Second), a, b, c)
+	require.Len(t, due, 3)
+	require.Equal(t, a, due[0].MemoryID, "oldest first")
+	ia, ib := due[0].ID, due[1].ID
+
+	retryAt := now.Add(time.Hour)
+	require.NoError(t, x.s.FailOutbox(ctx(t), []graph.OutboxFailure{
+		{ID: ia, Error: "index down", RetryAt: retryAt},
+		{ID: "missing", Error: "ignored", RetryAt: retryAt},
+	}))
+	t.Run("BackedOff", func(t *testing.T) {
+		due := x.dueFor(t, now.Add(time.Minute), a, b, c)
+		require.Len(t, due, 2, "the failed item waits; the ones behind it do not")
+		assert.Equal(t, []string{b, c}, []string{due[0].MemoryID, due[1].MemoryID})
+		later := x.dueFor(t, retryAt.Add(time.Second), a, b, c)
+		require.Len(t, later, 3)
+		got := later[2]
+		assert.Equal(t, a, got.MemoryID, "earliest due first")
+		assert.Equal(t, 1, got.Attempts)
+		assert.Equal(t, "index down", got.LastError)
+		x.sameTime(t, retryAt, got.NextAttemptAt, "next_attempt_at")
+	})
+
+	require.NoError(t, x.s.FailOutbox(ctx(t), []graph.OutboxFailure{{ID: ia, Error: "still down", RetryAt: retryAt, Dead: true}}))
+	t.Run("DeadLetter", func(t *testing.T) {
+		assert.Empty(t, x.dueFor(t, now.Add(1000*time.Hour), a), "a dead letter is never due")
+		dead := x.deadFor(t, a, b, c)
+		require.Len(t, dead, 1)
+		assert.Equal(t, ia, dead[0].ID)
+		assert.True(t, dead[0].Dead)
+		assert.Equal(t, 2, dead[0].Attempts)
+		assert.Equal(t, "still down", dead[0].LastError)
+		st, err := x.s.OutboxStatus(ctx(t), now.Add(time.Minute), 0)
+		require.NoError(t, err)
+		assert.GreaterOrEqual(t, st.Dead, 1)
+		assert.GreaterOrEqual(t, st.Pending, 2)
+		assert.GreaterOrEqual(t, st.Due, 2)
+		assert.Empty(t, st.DeadLetters, "none asked for")
+		assert.False(t, st.Oldest.IsZero())
+	})
+	t.Run("Requeue", func(t *testing.T) {
+		n, err := x.s.RequeueOutbox(ctx(t), now, []string{ib})
+		require.NoError(t, err)
+		assert.Zero(t, n, "a live item is not a dead letter")
+		n, err = x.s.RequeueOutbox(ctx(t), now, []string{ia, "missing"})
+		require.NoError(t, err)
+		assert.Equal(t, 1, n)
+		assert.Empty(t, x.deadFor(t, a))
+		due := x.dueFor(t, now, a)
+		require.Len(t, due, 1, "due again at once")
+		assert.Equal(t, 0, due[0].Attempts, "attempts start over")
+		assert.False(t, due[0].Dead)
+	})
+	t.Run("RequeueAll", func(t *testing.T) {
+		require.NoError(t, x.s.FailOutbox(ctx(t), []graph.OutboxFailure{
+			{ID: ia, Error: "x", RetryAt: now, Dead: true}, {ID: ib, Error: "y", RetryAt: now, Dead: true},
+		}))
+		require.Len(t, x.deadFor(t, a, b), 2)
+		n, err := x.s.RequeueOutbox(ctx(t), now, nil)
+		require.NoError(t, err)
+		assert.GreaterOrEqual(t, n, 2)
+		assert.Empty(t, x.deadFor(t, a, b))
+		require.NoError(t, x.s.AckOutbox(ctx(t), []string{ia, ib}))
+		assert.Len(t, x.outboxFor(t, a, b, c), 1)
+	})
 }
 
 func indexed2(s graph.Scope) graph.MemoryInput {

@@ -5,7 +5,7 @@
 //
 // The suite is backend-neutral: it talks to graph.Store only. Every case
 // works in tenants of its own (fresh random ids), so a backend may hand the
-// same store to several cases; the only global reads (PendingOutbox) are
+// same store to several cases; the only global reads (DueOutbox, OutboxStatus) are
 // checked for the case's own items.
 //
 // Corpus builds a deterministic synthetic corpus for benchmarks.
@@ -69,6 +69,7 @@ func Run(t *testing.T, open func(t *testing.T) graph.Store, cfg Config) {
 		{"GateRequests", testGateRequests},
 		{"Audit", testAudit},
 		{"Outbox", testOutbox},
+		{"OutboxRetry", testOutboxRetry},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
