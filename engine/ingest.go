@@ -155,6 +155,9 @@ type ingestOpts struct {
 	approvedBy string
 	rule       string
 	note       string
+	// settle, when set, is the gate request the replay carries out: it is
+	// settled in the transaction of the write.
+	settle *settlement
 }
 
 // conflictRetries bounds how often a batch is re-planned when a concurrent
@@ -176,6 +179,9 @@ func (e *Engine) planAndWrite(ctx context.Context, plans []*plan, o ingestOpts) 
 		err := e.write(ctx, plans, o)
 		if err == nil || !errors.Is(err, graph.ErrConflict) || attempt == conflictRetries {
 			return err
+		}
+		if err := o.settle.stillPending(ctx, e.store); err != nil {
+			return err // another librarian settled it: re-planning cannot help
 		}
 		e.log.Info("ingest conflict, re-planning", "attempt", attempt, "err", err)
 		backoff := time.Duration(rand.Int64N(int64(attempt) * int64(5*time.Millisecond)))

@@ -40,6 +40,7 @@ type ingOpts struct {
 	vectors bool
 	index   func(vector.Index) vector.Index // wraps the index, e.g. to inject faults
 	store   graph.Store                     // another client of this store (graphtest.OpenSecond) instead of a new one
+	wrap    func(graph.Store) graph.Store   // wraps the store the engine uses, e.g. to inject faults
 	now     func() time.Time
 	outbox  engine.OutboxOptions
 	// vectorsOff wires the engine as a deployment without vectors.
@@ -61,6 +62,9 @@ func newIngFixture(t testing.TB, o ingOpts) *ingFixture {
 	require.NoError(t, err)
 	f := &ingFixture{store: st, scope: graph.Scope{TenantID: "t1"}}
 	opts := engine.Options{Store: st, Policy: holder, Now: o.now, Outbox: o.outbox, VectorsOff: o.vectorsOff}
+	if o.wrap != nil {
+		opts.Store = o.wrap(st)
+	}
 	if o.vectors {
 		idx, err := local.Open(t.TempDir(), local.Options{Dimensions: 16})
 		require.NoError(t, err)

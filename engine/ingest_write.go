@@ -22,10 +22,13 @@ func (e *Engine) write(ctx context.Context, plans []*plan, o ingestOpts) error {
 		}
 		return pl.principal.ID
 	}
-	if err := e.writeMemories(ctx, plans, actor, now); err != nil {
+	if err := e.writeMemories(ctx, plans, actor, now, o); err != nil {
 		return err
 	}
-	if err := e.writeVersions(ctx, plans, actor, now); err != nil {
+	if err := e.writeVersions(ctx, plans, actor, now, o); err != nil {
+		return err
+	}
+	if err := e.settleReinforced(ctx, plans, o); err != nil {
 		return err
 	}
 	if err := e.reinforce(ctx, plans, now); err != nil {
@@ -56,7 +59,7 @@ func (e *Engine) write(ctx context.Context, plans []*plan, o ingestOpts) error {
 }
 
 // writeMemories creates the new memories, wave by wave.
-func (e *Engine) writeMemories(ctx context.Context, plans []*plan, actor func(*plan) string, now time.Time) error {
+func (e *Engine) writeMemories(ctx context.Context, plans []*plan, actor func(*plan) string, now time.Time, o ingestOpts) error {
 	var waves [][]*plan
 	for _, pl := range plans {
 		if pl.act != actNew && pl.act != actSupersede {
@@ -66,6 +69,7 @@ func (e *Engine) writeMemories(ctx context.Context, plans []*plan, actor func(*p
 			pl.in.Supersedes = pl.targetID()
 		}
 		pl.in.Audit = []graph.AuditEvent{approveAudit(pl, AuditGateApprove, actor(pl), now)}
+		pl.in.Settles = o.settle.of(pl)
 		pl.in.Version.Index = e.enqueue
 		w := wave(pl)
 		for len(waves) <= w {
@@ -89,6 +93,25 @@ func (e *Engine) writeMemories(ctx context.Context, plans []*plan, actor func(*p
 	return nil
 }
 
+// settleReinforced settles the request of an approved replay that turned
+// out to reinforce a stored memory, before the reinforcement: it writes
+// nothing else, and a request settled meanwhile by another librarian stops
+// it. (A failed reinforcement afterwards leaves an access count one short,
+// never a memory without its decision.)
+func (e *Engine) settleReinforced(ctx context.Context, plans []*plan, o ingestOpts) error {
+	for _, pl := range plans {
+		if pl.act != actReinforce {
+			continue
+		}
+		if g := o.settle.of(pl); g != nil {
+			if _, err := e.store.DecideGateRequest(ctx, g.Scope, g.RequestID, g.Decision, g.Audit); err != nil {
+				return fmt.Errorf("settle gate request %s: %w", g.RequestID, err)
+			}
+		}
+	}
+	return nil
+}
+
 // wave is how many in-batch supersessions pl sits on.
 func wave(pl *plan) int {
 	t := pl.targetPlan
@@ -100,7 +123,7 @@ func wave(pl *plan) int {
 
 // writeVersions appends the new versions of changed documents, each with
 // its approval's audit event in the same transaction.
-func (e *Engine) writeVersions(ctx context.Context, plans []*plan, actor func(*plan) string, now time.Time) error {
+func (e *Engine) writeVersions(ctx context.Context, plans []*plan, actor func(*plan) string, now time.Time, o ingestOpts) error {
 	for _, pl := range plans {
 		if pl.act != actVersion {
 			continue
@@ -108,6 +131,7 @@ func (e *Engine) writeVersions(ctx context.Context, plans []*plan, actor func(*p
 		in := pl.in.Version
 		in.Audit = []graph.AuditEvent{approveAudit(pl, AuditGateApproveVersion, actor(pl), now)}
 		in.Index = e.enqueue
+		in.Settles = o.settle.of(pl)
 		v, err := e.store.AddVersion(ctx, pl.in.Memory.Scope, pl.targetID(), in)
 		if err != nil {
 			return fmt.Errorf("new version of %s: %w", pl.targetID(), err)

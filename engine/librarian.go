@@ -3,8 +3,8 @@ package engine
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
+	"time"
 
 	"github.com/mnemo-dev/mnemo/graph"
 )
@@ -82,11 +82,13 @@ func view(g graph.GateRequest) (GateRequestView, *queuedWrite) {
 }
 
 // ApproveGateRequest replays a queued write through the write path minus
-// the gate, as its author, and settles the request. The new memory's
-// approval audit (with the rule that queued it and the librarian as actor)
-// is written in the memory's own transaction. If integrity now finds an
-// identical memory, the approval reinforces it. It needs the approve
-// permission; a request that is not pending is ErrConflict.
+// the gate, as its author, and settles the request in the same
+// transaction as the write (graph.GateSettlement): both happen or neither.
+// The new memory's approval audit (with the rule that queued it and the
+// librarian as actor) is written in that transaction too. If integrity now
+// finds an identical memory, the approval reinforces it. It needs the
+// approve permission; a request that is not pending, or that another
+// librarian settles meanwhile, is ErrConflict and nothing is written.
 func (e *Engine) ApproveGateRequest(ctx context.Context, p graph.Principal, id, note string) (Decision, error) {
 	g, q, err := e.pendingRequest(ctx, p, id)
 	if err != nil {
@@ -96,9 +98,10 @@ func (e *Engine) ApproveGateRequest(ctx context.Context, p graph.Principal, id, 
 	if note != "" {
 		reason += ": " + note
 	}
-	res, err := e.ingest(ctx, q.Principal, []IngestRequest{q.Request}, ingestOpts{approvedBy: p.ID, rule: g.Rule, note: reason})
+	s := &settlement{request: g, scope: p.Scope, by: p.ID, reason: reason, at: e.now().UTC()}
+	res, err := e.ingest(ctx, q.Principal, []IngestRequest{q.Request}, ingestOpts{approvedBy: p.ID, rule: g.Rule, note: reason, settle: s})
 	if err != nil {
-		return Decision{}, fmt.Errorf("replay gate request %s: %w", id, err)
+		return Decision{}, fmt.Errorf("approve gate request %s: %w", id, err)
 	}
 	r := res[0]
 	if r.Status == StatusRejected {
@@ -108,22 +111,9 @@ func (e *Engine) ApproveGateRequest(ctx context.Context, p graph.Principal, id, 
 		return Decision{Request: v, Result: &r, Reason: r.Reason, Fix: r.Fix},
 			fmt.Errorf("%w: gate request %s cannot be applied: %s (%s)", graph.ErrConflict, id, r.Reason, r.Fix)
 	}
-	now := e.now().UTC()
-	decided, err := e.store.DecideGateRequest(ctx, g.Scope, id,
-		graph.GateDecision{Status: graph.GateApproved, DecidedBy: p.ID, Reason: truncate(reason, graph.MaxTitleLen), MemoryID: r.ID, At: now},
-		graph.AuditEvent{
-			ID: graph.NewID(), Scope: g.Scope, Action: AuditLibrarianApprove, SubjectKind: subjectGateRequest, SubjectID: id,
-			ActorID: p.ID, Rule: g.Rule, Outcome: string(r.Status) + " " + r.ID, Reason: truncate(reason, graph.MaxTitleLen), CreatedAt: now,
-		})
-	if err != nil {
-		if errors.Is(err, graph.ErrConflict) && (r.Status == StatusApproved || r.Status == StatusSuperseded) {
-			// Another librarian settled it first: take back our copy.
-			if aerr := e.store.Archive(ctx, g.Scope, r.ID); aerr != nil {
-				e.log.Error("archive duplicate of a concurrently settled gate request", "request", id, "memory", r.ID, "err", aerr)
-			}
-		}
-		return Decision{}, fmt.Errorf("settle gate request %s: %w", id, err)
-	}
+	decided := g
+	decided.Status, decided.DecidedBy, decided.MemoryID, decided.DecidedAt = graph.GateApproved, p.ID, r.ID, s.at
+	decided.Reason = truncate(reason, graph.MaxTitleLen)
 	v, _ := view(decided)
 	return Decision{Request: v, Result: &r}, nil
 }
@@ -190,4 +180,66 @@ func (e *Engine) suggestFix(ctx context.Context, q *queuedWrite, g graph.GateReq
 		return fmt.Sprintf("%s; it was queued by gate rule %q (%s)", generic, g.Rule, g.Reason)
 	}
 	return generic
+}
+
+// settlement is the gate request a librarian's approval carries out. The
+// replayed write settles it in its own transaction (graph.GateSettlement),
+// so an approval never leaves the memory written and the request pending,
+// nor the request approved and the memory missing.
+type settlement struct {
+	request graph.GateRequest
+	scope   graph.Scope // the librarian's
+	by      string
+	reason  string
+	at      time.Time
+}
+
+// of is the store's settlement for the write pl makes; nil when s is nil
+// (an ordinary write).
+func (s *settlement) of(pl *plan) *graph.GateSettlement {
+	if s == nil {
+		return nil
+	}
+	var (
+		status IngestStatus
+		id     string
+	)
+	switch pl.act {
+	case actNew:
+		status, id = StatusApproved, pl.in.Memory.ID
+	case actSupersede:
+		status, id = StatusSuperseded, pl.in.Memory.ID
+	case actVersion:
+		status, id = StatusUpdated, pl.targetID()
+	case actReinforce:
+		status, id = StatusReinforced, pl.targetID()
+	default:
+		return nil
+	}
+	reason := truncate(s.reason, graph.MaxTitleLen)
+	return &graph.GateSettlement{
+		RequestID: s.request.ID, Scope: s.scope,
+		Decision: graph.GateDecision{Status: graph.GateApproved, DecidedBy: s.by, Reason: reason, MemoryID: id, At: s.at},
+		Audit: graph.AuditEvent{
+			ID: graph.NewID(), Scope: s.request.Scope, Action: AuditLibrarianApprove, SubjectKind: subjectGateRequest,
+			SubjectID: s.request.ID, ActorID: s.by, Rule: s.request.Rule, Outcome: string(status) + " " + id,
+			Reason: reason, CreatedAt: s.at,
+		},
+	}
+}
+
+// stillPending returns ErrConflict when the request was settled by someone
+// else; nil when it is still pending (or s is nil).
+func (s *settlement) stillPending(ctx context.Context, st graph.Store) error {
+	if s == nil {
+		return nil
+	}
+	g, err := st.GetGateRequest(ctx, graph.Filter{Scope: s.scope}, s.request.ID)
+	if err != nil {
+		return fmt.Errorf("gate request %s: %w", s.request.ID, err)
+	}
+	if g.Status != graph.GatePending {
+		return fmt.Errorf("%w: gate request %s is already %s", graph.ErrConflict, g.ID, g.Status)
+	}
+	return nil
 }

@@ -253,6 +253,21 @@ type GateDecision struct {
 	At        time.Time
 }
 
+// GateSettlement approves a pending gate request in the transaction of the
+// write that carries it out, so a librarian's approval never leaves the
+// memory written and the request pending, or the reverse. The store settles
+// it exactly as DecideGateRequest would (a request outside Scope is
+// ErrNotFound, one no longer pending is ErrConflict), and then writes
+// nothing at all. Decision.MemoryID defaults to the memory written; the
+// audit event's subject defaults to the request.
+type GateSettlement struct {
+	RequestID string
+	// Scope is the deciding librarian's scope.
+	Scope    Scope
+	Decision GateDecision
+	Audit    AuditEvent
+}
+
 func (s Status) valid() bool {
 	switch s {
 	case StatusActive, StatusSuperseded, StatusArchived, StatusRetracted:

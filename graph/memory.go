@@ -167,6 +167,10 @@ type VersionInput struct {
 	// Index asks the store to enqueue a vector-index outbox entry for this
 	// version in the same transaction.
 	Index bool `json:"-"`
+	// Settles, when set, is the gate request AddVersion approves in the
+	// same transaction (the version is a librarian-approved queued write).
+	// CreateMemory takes it in MemoryInput.Settles and refuses it here.
+	Settles *GateSettlement `json:"-"`
 	// Audit events AddVersion writes in the same transaction, each about the
 	// memory unless its SubjectID names another record. CreateMemory takes
 	// its events in MemoryInput.Audit and refuses them here.
@@ -193,6 +197,9 @@ type MemoryInput struct {
 	// Audit events are written in the same transaction, each DECIDED the
 	// new memory unless its SubjectID names another record.
 	Audit []AuditEvent `json:"audit,omitempty"`
+	// Settles, when set, is the gate request this write approves, in the
+	// same transaction (the memory is a librarian-approved queued write).
+	Settles *GateSettlement `json:"-"`
 }
 
 // ClaimsKey reports whether the memory holds its canonical key exclusively

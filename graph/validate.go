@@ -143,6 +143,11 @@ func (v VersionInput) Validate() error {
 	if strings.TrimSpace(v.Content) == "" {
 		return invalid("content", "required")
 	}
+	if v.Settles != nil {
+		if err := v.Settles.Validate(); err != nil {
+			return err
+		}
+	}
 	for _, a := range v.Audit {
 		if err := a.Validate(); err != nil {
 			return err
@@ -267,6 +272,14 @@ func (in MemoryInput) Validate() error {
 	}
 	if len(in.Version.Audit) > 0 {
 		return invalid("version.audit", "a new memory's audit events go in audit")
+	}
+	if in.Version.Settles != nil {
+		return invalid("version.settles", "a new memory's settlement goes in settles")
+	}
+	if in.Settles != nil {
+		if err := in.Settles.Validate(); err != nil {
+			return err
+		}
 	}
 	return in.Version.Validate()
 }

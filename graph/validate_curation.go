@@ -154,6 +154,24 @@ func (d GateDecision) Validate() error {
 	return checkText("reason", d.Reason, MaxTitleLen)
 }
 
+// Validate checks a settlement: an approval of a named request, in a valid
+// scope, with a valid audit event (its subject may be left to default).
+func (g GateSettlement) Validate() error {
+	if err := checkID("settles.request_id", g.RequestID, false); err != nil {
+		return err
+	}
+	if err := g.Scope.Validate(); err != nil {
+		return err
+	}
+	if g.Decision.Status != GateApproved {
+		return invalid("settles.status", "a write settles its request by approving it, got %q", g.Decision.Status)
+	}
+	if err := g.Decision.Validate(); err != nil {
+		return err
+	}
+	return g.Audit.Validate()
+}
+
 // ValidateEditStatus checks the status an edit is decided with.
 func ValidateEditStatus(s EditStatus) error {
 	if s != EditApproved && s != EditRejected {

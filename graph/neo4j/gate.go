@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"time"
 
 	neo4jdrv "github.com/neo4j/neo4j-go-driver/v5/neo4j"
 
@@ -101,10 +102,12 @@ func (s *Store) ListGateRequests(ctx context.Context, f graph.Filter, status gra
 }
 
 // decideGateRequestCypher settles a pending gate request in the writer's
-// scope; was is its status before. Uses gate_request_id.
+// scope; was is its status before, read under the node's write lock so two
+// concurrent decisions cannot both see it pending. Uses gate_request_id.
 const decideGateRequestCypher = `
 MATCH (n:GateRequest {id: $id})
 WHERE ` + inScope + `
+SET n._lock = true REMOVE n._lock
 WITH n, n.status AS was
 FOREACH (x IN CASE WHEN was = 'pending' THEN [n] ELSE [] END |
   SET x.status = $status, x.decided_by = $by, x.reason = CASE WHEN $reason = '' THEN x.reason ELSE $reason END,
@@ -130,33 +133,57 @@ func (s *Store) DecideGateRequest(ctx context.Context, sc graph.Scope, id string
 		return graph.GateRequest{}, fmt.Errorf("neo4j: decide gate request: %w", err)
 	}
 	now := s.now().UTC()
-	at := d.At
-	if at.IsZero() {
-		at = now
-	}
 	g, err := write(ctx, s, func(tx neo4jdrv.ManagedTransaction) (graph.GateRequest, error) {
-		recs, err := collect(ctx, tx, decideGateRequestCypher, scopeParams(sc, map[string]any{
-			"id": id, "status": string(d.Status), "by": d.DecidedBy, "reason": d.Reason,
-			"memory_id": d.MemoryID, "at": at.UTC(),
-		}))
-		if err != nil {
-			return graph.GateRequest{}, err
-		}
-		if len(recs) == 0 {
-			return graph.GateRequest{}, notFound("gate request", id)
-		}
-		if was, _ := recs[0].Get("was"); was != string(graph.GatePending) {
-			return graph.GateRequest{}, fmt.Errorf("gate request %q is already %v: %w", id, was, graph.ErrConflict)
-		}
-		if err := appendAudit(ctx, tx, now, []graph.AuditEvent{audit}); err != nil {
-			return graph.GateRequest{}, err
-		}
-		return toGateRequest(nodeOf(recs[0], "n")), nil
+		return decideGate(ctx, tx, now, sc, id, d, audit)
 	})
 	if err != nil {
 		return graph.GateRequest{}, fmt.Errorf("neo4j: decide gate request %s: %w", id, err)
 	}
 	return g, nil
+}
+
+// decideGate settles a pending gate request in sc and writes its audit
+// event (subject defaulting to the request), in tx.
+func decideGate(ctx context.Context, tx neo4jdrv.ManagedTransaction, now time.Time, sc graph.Scope, id string, d graph.GateDecision, audit graph.AuditEvent) (graph.GateRequest, error) {
+	at := d.At
+	if at.IsZero() {
+		at = now
+	}
+	if audit.SubjectID == "" {
+		audit.SubjectID, audit.SubjectKind = id, "GateRequest"
+	}
+	recs, err := collect(ctx, tx, decideGateRequestCypher, scopeParams(sc, map[string]any{
+		"id": id, "status": string(d.Status), "by": d.DecidedBy, "reason": d.Reason,
+		"memory_id": d.MemoryID, "at": at.UTC(),
+	}))
+	if err != nil {
+		return graph.GateRequest{}, err
+	}
+	if len(recs) == 0 {
+		return graph.GateRequest{}, notFound("gate request", id)
+	}
+	if was, _ := recs[0].Get("was"); was != string(graph.GatePending) {
+		return graph.GateRequest{}, fmt.Errorf("gate request %q is already %v: %w", id, was, graph.ErrConflict)
+	}
+	if err := appendAudit(ctx, tx, now, []graph.AuditEvent{audit}); err != nil {
+		return graph.GateRequest{}, err
+	}
+	return toGateRequest(nodeOf(recs[0], "n")), nil
+}
+
+// settle approves the request a write carries out, first in the write's
+// transaction (so a conflict stops it before anything is written), with
+// memoryID as the memory written unless the decision names one.
+func settle(ctx context.Context, tx neo4jdrv.ManagedTransaction, now time.Time, g *graph.GateSettlement, memoryID string) error {
+	if g == nil {
+		return nil
+	}
+	d := g.Decision
+	if d.MemoryID == "" {
+		d.MemoryID = memoryID
+	}
+	_, err := decideGate(ctx, tx, now, g.Scope, g.RequestID, d, g.Audit)
+	return err
 }
 
 func toGateRequest(p map[string]any) graph.GateRequest {

@@ -227,6 +227,11 @@ func (s *Store) CreateMemories(ctx context.Context, ins []graph.MemoryInput) ([]
 		}
 	}
 	_, err := write(ctx, s, func(tx neo4jdrv.ManagedTransaction) (struct{}, error) {
+		for _, in := range ins {
+			if err := settle(ctx, tx, now, in.Settles, in.Memory.ID); err != nil {
+				return struct{}{}, err
+			}
+		}
 		if err := b.run(ctx, tx); err != nil {
 			return struct{}{}, err
 		}
@@ -297,6 +302,9 @@ func (s *Store) AddVersion(ctx context.Context, sc graph.Scope, memoryID string,
 		p := recs[0].AsMap()
 		if graph.Status(str(p, "status")) != graph.StatusActive {
 			return graph.Version{}, fmt.Errorf("memory %q is %s: %w", memoryID, str(p, "status"), graph.ErrConflict)
+		}
+		if err := settle(ctx, tx, now, in.Settles, memoryID); err != nil {
+			return graph.Version{}, err
 		}
 		number := int(i64(p, "version_count")) + 1
 		_, err = collect(ctx, tx, addVersionCypher, map[string]any{

@@ -227,30 +227,51 @@ func (s *Store) DecideGateRequest(ctx context.Context, sc graph.Scope, id string
 	var g graph.GateRequest
 	err := s.write(ctx, func(t *tx) error {
 		var err error
-		g, _, err = scanGate(t.queryRow(`SELECT `+gateCols+` FROM gate_requests g WHERE g.id = ?`, id))
-		if errors.Is(err, sql.ErrNoRows) || (err == nil && !sc.Contains(g.Scope)) {
-			return fmt.Errorf("gate request %s: %w", id, graph.ErrNotFound)
-		}
-		if err != nil {
-			return err
-		}
-		if g.Status != graph.GatePending {
-			return fmt.Errorf("gate request %s is %s: %w", id, g.Status, graph.ErrConflict)
-		}
-		g.Status, g.DecidedBy, g.MemoryID, g.DecidedAt = d.Status, d.DecidedBy, d.MemoryID, orNow(d.At, t.now)
-		if d.Reason != "" {
-			g.Reason = d.Reason
-		}
-		if _, err := t.exec(decideGate, string(d.Status), d.DecidedBy, d.Reason, d.Reason, d.MemoryID, nanos(g.DecidedAt), id); err != nil {
-			return err
-		}
-		if audit.SubjectID == "" {
-			audit.SubjectID, audit.SubjectKind = g.ID, "GateRequest"
-		}
-		return t.appendAudit(audit)
+		g, err = t.decideGate(sc, id, d, audit)
+		return err
 	})
 	if err != nil {
 		return graph.GateRequest{}, fmt.Errorf("decide gate request: %w", err)
 	}
 	return g, nil
+}
+
+// decideGate settles a pending gate request in sc and writes its audit
+// event, in the caller's transaction.
+func (t *tx) decideGate(sc graph.Scope, id string, d graph.GateDecision, audit graph.AuditEvent) (graph.GateRequest, error) {
+	g, _, err := scanGate(t.queryRow(`SELECT `+gateCols+` FROM gate_requests g WHERE g.id = ?`, id))
+	if errors.Is(err, sql.ErrNoRows) || (err == nil && !sc.Contains(g.Scope)) {
+		return g, fmt.Errorf("gate request %s: %w", id, graph.ErrNotFound)
+	}
+	if err != nil {
+		return g, err
+	}
+	if g.Status != graph.GatePending {
+		return g, fmt.Errorf("gate request %s is %s: %w", id, g.Status, graph.ErrConflict)
+	}
+	g.Status, g.DecidedBy, g.MemoryID, g.DecidedAt = d.Status, d.DecidedBy, d.MemoryID, orNow(d.At, t.now)
+	if d.Reason != "" {
+		g.Reason = d.Reason
+	}
+	if _, err := t.exec(decideGate, string(d.Status), d.DecidedBy, d.Reason, d.Reason, d.MemoryID, nanos(g.DecidedAt), id); err != nil {
+		return g, err
+	}
+	if audit.SubjectID == "" {
+		audit.SubjectID, audit.SubjectKind = g.ID, "GateRequest"
+	}
+	return g, t.appendAudit(audit)
+}
+
+// settle approves the request a write carries out, with memoryID as the
+// memory written unless the decision names one.
+func (t *tx) settle(g *graph.GateSettlement, memoryID string) error {
+	if g == nil {
+		return nil
+	}
+	d := g.Decision
+	if d.MemoryID == "" {
+		d.MemoryID = memoryID
+	}
+	_, err := t.decideGate(g.Scope, g.RequestID, d, g.Audit)
+	return err
 }

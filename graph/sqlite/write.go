@@ -46,6 +46,9 @@ func (s *Store) CreateMemories(ctx context.Context, in []graph.MemoryInput) ([]g
 			if err != nil {
 				return fmt.Errorf("create memory %s: %w", ins[i].Memory.ID, err)
 			}
+			if err := t.settle(ins[i].Settles, c.Memory.ID); err != nil {
+				return fmt.Errorf("create memory %s: %w", ins[i].Memory.ID, err)
+			}
 			out[i] = c
 		}
 		return nil
@@ -209,7 +212,7 @@ func (s *Store) AddVersion(ctx context.Context, sc graph.Scope, memoryID string,
 				return err
 			}
 		}
-		return nil
+		return t.settle(in.Settles, memoryID)
 	})
 	if err != nil {
 		return graph.Version{}, fmt.Errorf("add version to %s: %w", memoryID, err)

@@ -67,6 +67,7 @@ func Run(t *testing.T, open func(t *testing.T) graph.Store, cfg Config) {
 		{"Reopen", testReopen},
 		{"InvalidInput", testInvalidInput},
 		{"GateRequests", testGateRequests},
+		{"GateSettlement", testGateSettlement},
 		{"Audit", testAudit},
 		{"Outbox", testOutbox},
 		{"OutboxRetry", testOutboxRetry},
