@@ -4,14 +4,16 @@ import (
 	"fmt"
 
 	"github.com/mnemo-dev/mnemo/graph"
+	"github.com/mnemo-dev/mnemo/policy"
 )
 
-// authorize checks that p holds perm.
-func (e *Engine) authorize(p graph.Principal, perm string) error {
+// authorize checks that p holds perm under pol, the policy snapshot of
+// the request (one per request: a reload never mixes two policies in one).
+func authorize(pol *policy.Policy, p graph.Principal, perm string) error {
 	if err := p.Scope.Validate(); err != nil {
 		return fmt.Errorf("%w: principal %q has no valid scope", graph.ErrForbidden, p.ID)
 	}
-	if !e.policy.Current().Allows(p.Roles, perm) {
+	if !pol.Allows(p.Roles, perm) {
 		return fmt.Errorf("%w: principal %q lacks permission %q", graph.ErrForbidden, p.ID, perm)
 	}
 	return nil
@@ -47,9 +49,9 @@ func scopeFor(p graph.Principal, want *graph.Scope) (graph.Scope, error) {
 }
 
 // readFilter builds the store filter for a read by p in scope want, with
-// the principal's permissions deciding what may be widened.
-func (e *Engine) readFilter(p graph.Principal, want *graph.Scope, f graph.Filter) (graph.Filter, error) {
-	if err := e.authorize(p, PermRead); err != nil {
+// the principal's permissions under pol deciding what may be widened.
+func readFilter(pol *policy.Policy, p graph.Principal, want *graph.Scope, f graph.Filter) (graph.Filter, error) {
+	if err := authorize(pol, p, PermRead); err != nil {
 		return graph.Filter{}, err
 	}
 	s, err := scopeFor(p, want)
@@ -57,7 +59,7 @@ func (e *Engine) readFilter(p graph.Principal, want *graph.Scope, f graph.Filter
 		return graph.Filter{}, err
 	}
 	f.Scope = s
-	if f.IncludeQuarantined && !e.policy.Current().Allows(p.Roles, PermReadQuarantined) {
+	if f.IncludeQuarantined && !pol.Allows(p.Roles, PermReadQuarantined) {
 		return graph.Filter{}, fmt.Errorf("%w: principal %q may not read quarantined memories", graph.ErrForbidden, p.ID)
 	}
 	return f, f.Validate()

@@ -96,7 +96,7 @@ func (e *Engine) IngestBacklog(ctx context.Context, p graph.Principal, r Backlog
 	if strings.TrimSpace(r.SourceRepo) == "" {
 		return BacklogSummary{}, &graph.FieldError{Field: "source_repo", Message: "required"}
 	}
-	if err := e.authorize(p, PermWrite); err != nil {
+	if err := authorize(e.policy.Current(), p, PermWrite); err != nil {
 		return BacklogSummary{}, err
 	}
 	scope, err := scopeFor(p, r.Scope)

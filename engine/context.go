@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/mnemo-dev/mnemo/graph"
+	"github.com/mnemo-dev/mnemo/policy"
 )
 
 // Baseline selector kinds of read_context.
@@ -106,7 +107,8 @@ func (e *Engine) ReadContext(ctx context.Context, p graph.Principal, r ContextRe
 	case sel.Kind == SelectorPublished && sel.BaselineID != "":
 		return ContextResponse{}, &graph.FieldError{Field: "selector.baseline_id", Message: "not allowed with the published selector"}
 	}
-	f, err := e.readFilter(p, r.Scope, graph.Filter{ValidAt: e.now().UTC()})
+	pol := e.policy.Current()
+	f, err := readFilter(pol, p, r.Scope, graph.Filter{ValidAt: e.now().UTC()})
 	if err != nil {
 		return ContextResponse{}, err
 	}
@@ -118,12 +120,12 @@ func (e *Engine) ReadContext(ctx context.Context, p graph.Principal, r ContextRe
 	if r.ElementID != "" {
 		hits, err = e.fetchElement(ctx, f, r.ElementID, pinned)
 	} else {
-		hits, err = e.contextSearch(ctx, p, r, pinned)
+		hits, err = e.contextSearch(ctx, pol, p, r, pinned)
 	}
 	if err != nil {
 		return ContextResponse{}, err
 	}
-	items, err := e.contextItems(ctx, f, hits, pinned, r.Limits)
+	items, err := e.contextItems(ctx, f, hits, pinned, r.Limits, pol.Retrieval.TokenBudget)
 	if err != nil {
 		return ContextResponse{}, err
 	}
@@ -209,13 +211,13 @@ func (e *Engine) fetchElement(ctx context.Context, f graph.Filter, id string, pi
 
 // contextSearch ranks memories for the query with the policy's search,
 // keeping those the baseline pins (when one is selected).
-func (e *Engine) contextSearch(ctx context.Context, p graph.Principal, r ContextRequest, pinned map[string]graph.Version) ([]*hit, error) {
+func (e *Engine) contextSearch(ctx context.Context, pol *policy.Policy, p graph.Principal, r ContextRequest, pinned map[string]graph.Version) ([]*hit, error) {
 	sr := SearchRequest{Scope: r.Scope, Query: r.Query, Limit: r.Limits.MaxItems}
 	if pinned != nil {
 		// A baseline may pin versions of memories superseded since.
 		sr.IncludeSuperseded, sr.IncludeArchived, sr.Limit = true, true, MaxSearchLimit
 	}
-	q, err := e.planSearch(p, sr, e.policy.Current().Retrieval)
+	q, err := e.planSearch(pol, p, sr)
 	if err != nil {
 		return nil, err
 	}
@@ -243,8 +245,8 @@ func (e *Engine) contextSearch(ctx context.Context, p graph.Principal, r Context
 
 // contextItems pins each hit to its version (the baseline's, or the current
 // one), cites the whole version and each of its chunks, and keeps the items
-// that fit the token budget.
-func (e *Engine) contextItems(ctx context.Context, f graph.Filter, hs []*hit, pinned map[string]graph.Version, lim ContextLimits) ([]ContextItem, error) {
+// that fit the token budget (lim's, else defaultBudget, the policy's).
+func (e *Engine) contextItems(ctx context.Context, f graph.Filter, hs []*hit, pinned map[string]graph.Version, lim ContextLimits, defaultBudget int) ([]ContextItem, error) {
 	for _, h := range hs {
 		if v, ok := pinned[h.mem.ID]; ok {
 			h.version, h.hasVersion = v, true
@@ -260,7 +262,7 @@ func (e *Engine) contextItems(ctx context.Context, f graph.Filter, hs []*hit, pi
 	}
 	budget := lim.TokenBudget
 	if budget == 0 {
-		budget = e.policy.Current().Retrieval.TokenBudget
+		budget = defaultBudget
 	}
 	used := 0
 	items := make([]ContextItem, 0, len(hs))

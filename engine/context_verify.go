@@ -45,7 +45,7 @@ func (e *Engine) VerifyCitations(ctx context.Context, p graph.Principal, r Verif
 	case len(r.Citations) > MaxVerifyCitations:
 		return VerifyResponse{}, &graph.FieldError{Field: "citations", Message: fmt.Sprintf("more than %d citations", MaxVerifyCitations)}
 	}
-	f, err := e.readFilter(p, r.Scope, graph.Filter{})
+	f, err := readFilter(e.policy.Current(), p, r.Scope, graph.Filter{})
 	if err != nil {
 		return VerifyResponse{}, err
 	}

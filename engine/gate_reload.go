@@ -14,10 +14,11 @@ import (
 // file:line for a bad file) is returned. It needs the policy_reload
 // permission and is audited in p's scope.
 func (e *Engine) ReloadPolicy(ctx context.Context, p graph.Principal, load func() (*policy.Policy, error)) (string, error) {
-	if err := e.authorize(p, policy.PermPolicyReload); err != nil {
+	pol := e.policy.Current()
+	if err := authorize(pol, p, policy.PermPolicyReload); err != nil {
 		return "", err
 	}
-	old := e.policy.Current().Name()
+	old := pol.Name()
 	if err := e.policy.Reload(load); err != nil {
 		return "", fmt.Errorf("%w: %w", graph.ErrInvalid, err)
 	}

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/mnemo-dev/mnemo/graph"
+	"github.com/mnemo-dev/mnemo/policy"
 )
 
 // Formats an IngestRequest's content may be in.
@@ -122,7 +123,7 @@ type IngestResult struct {
 // nothing is written; a gate or integrity refusal is a result with status
 // rejected, not an error.
 func (e *Engine) Ingest(ctx context.Context, p graph.Principal, r IngestRequest) (IngestResult, error) {
-	res, err := e.ingest(ctx, p, []IngestRequest{r}, ingestOpts{})
+	res, err := e.ingest(ctx, e.policy.Current(), p, []IngestRequest{r}, ingestOpts{})
 	if err != nil {
 		var fe *graph.FieldError
 		if errors.As(err, &fe) {
@@ -145,7 +146,7 @@ func (e *Engine) IngestBatch(ctx context.Context, p graph.Principal, rs []Ingest
 	case len(rs) > MaxBatch:
 		return nil, &graph.FieldError{Field: "items", Message: fmt.Sprintf("more than %d items", MaxBatch)}
 	}
-	return e.ingest(ctx, p, rs, ingestOpts{})
+	return e.ingest(ctx, e.policy.Current(), p, rs, ingestOpts{})
 }
 
 // ingestOpts changes how the pipeline runs for a librarian's replay.
@@ -196,11 +197,11 @@ func (e *Engine) planAndWrite(ctx context.Context, plans []*plan, o ingestOpts) 
 	}
 }
 
-func (e *Engine) ingest(ctx context.Context, p graph.Principal, rs []IngestRequest, o ingestOpts) ([]IngestResult, error) {
-	if err := e.authorize(p, PermWrite); err != nil {
+// ingest runs the write path under pol, the request's policy snapshot.
+func (e *Engine) ingest(ctx context.Context, pol *policy.Policy, p graph.Principal, rs []IngestRequest, o ingestOpts) ([]IngestResult, error) {
+	if err := authorize(pol, p, PermWrite); err != nil {
 		return nil, err
 	}
-	pol := e.policy.Current()
 	now := e.now().UTC()
 	plans, err := e.prepare(pol, p, rs, now)
 	if err != nil {

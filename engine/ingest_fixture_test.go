@@ -23,11 +23,12 @@ import (
 // ingFixture is an engine on a real SQLite store in a temporary directory,
 // with the shipped default policy.
 type ingFixture struct {
-	eng   *engine.Engine
-	store graph.Store
-	index vector.Index
-	emb   *hashEmbedder
-	scope graph.Scope
+	eng    *engine.Engine
+	policy *policy.Holder
+	store  graph.Store
+	index  vector.Index
+	emb    *hashEmbedder
+	scope  graph.Scope
 }
 
 // principals of the fixture's tenant, one per default role.
@@ -60,7 +61,7 @@ func newIngFixture(t testing.TB, o ingOpts) *ingFixture {
 	}
 	holder, err := policy.NewHolder(pol)
 	require.NoError(t, err)
-	f := &ingFixture{store: st, scope: graph.Scope{TenantID: "t1"}}
+	f := &ingFixture{store: st, policy: holder, scope: graph.Scope{TenantID: "t1"}}
 	opts := engine.Options{Store: st, Policy: holder, Now: o.now, Outbox: o.outbox, VectorsOff: o.vectorsOff}
 	if o.wrap != nil {
 		opts.Store = o.wrap(st)

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/mnemo-dev/mnemo/graph"
+	"github.com/mnemo-dev/mnemo/policy"
 )
 
 // GateRequestView is a queued write as a librarian reviews it: the stored
@@ -35,7 +36,7 @@ type Decision struct {
 // when empty), oldest first, one page at a time. It needs the approve
 // permission.
 func (e *Engine) ListGateRequests(ctx context.Context, p graph.Principal, status graph.GateStatus, page graph.Page) ([]graph.GateRequest, string, error) {
-	if err := e.authorize(p, PermApprove); err != nil {
+	if err := authorize(e.policy.Current(), p, PermApprove); err != nil {
 		return nil, "", err
 	}
 	if status == "" {
@@ -56,7 +57,8 @@ func (e *Engine) ListGateRequests(ctx context.Context, p graph.Principal, status
 // GetGateRequest returns one queued write. A librarian (approve
 // permission) sees any in scope; its author sees their own.
 func (e *Engine) GetGateRequest(ctx context.Context, p graph.Principal, id string) (GateRequestView, error) {
-	if err := e.authorize(p, PermRead); err != nil {
+	pol := e.policy.Current()
+	if err := authorize(pol, p, PermRead); err != nil {
 		return GateRequestView{}, err
 	}
 	g, err := e.store.GetGateRequest(ctx, graph.Filter{Scope: p.Scope}, id)
@@ -64,7 +66,7 @@ func (e *Engine) GetGateRequest(ctx context.Context, p graph.Principal, id strin
 		return GateRequestView{}, fmt.Errorf("gate request %s: %w", id, err)
 	}
 	if g.RequestedBy != p.ID {
-		if err := e.authorize(p, PermApprove); err != nil {
+		if err := authorize(pol, p, PermApprove); err != nil {
 			return GateRequestView{}, err
 		}
 	}
@@ -90,7 +92,8 @@ func view(g graph.GateRequest) (GateRequestView, *queuedWrite) {
 // approve permission; a request that is not pending, or that another
 // librarian settles meanwhile, is ErrConflict and nothing is written.
 func (e *Engine) ApproveGateRequest(ctx context.Context, p graph.Principal, id, note string) (Decision, error) {
-	g, q, err := e.pendingRequest(ctx, p, id)
+	pol := e.policy.Current()
+	g, q, err := e.pendingRequest(ctx, pol, p, id)
 	if err != nil {
 		return Decision{}, err
 	}
@@ -99,7 +102,7 @@ func (e *Engine) ApproveGateRequest(ctx context.Context, p graph.Principal, id, 
 		reason += ": " + note
 	}
 	s := &settlement{request: g, scope: p.Scope, by: p.ID, reason: reason, at: e.now().UTC()}
-	res, err := e.ingest(ctx, q.Principal, []IngestRequest{q.Request}, ingestOpts{approvedBy: p.ID, rule: g.Rule, note: reason, settle: s})
+	res, err := e.ingest(ctx, pol, q.Principal, []IngestRequest{q.Request}, ingestOpts{approvedBy: p.ID, rule: g.Rule, note: reason, settle: s})
 	if err != nil {
 		return Decision{}, fmt.Errorf("approve gate request %s: %w", id, err)
 	}
@@ -122,14 +125,15 @@ func (e *Engine) ApproveGateRequest(ctx context.Context, p graph.Principal, id, 
 // author how to get it through: when an active memory with the same key
 // exists, the fix is to update it instead. It needs the approve permission.
 func (e *Engine) RejectGateRequest(ctx context.Context, p graph.Principal, id, reason string) (Decision, error) {
-	g, q, err := e.pendingRequest(ctx, p, id)
+	pol := e.policy.Current()
+	g, q, err := e.pendingRequest(ctx, pol, p, id)
 	if err != nil {
 		return Decision{}, err
 	}
 	if reason == "" {
 		reason = "rejected by librarian " + p.ID
 	}
-	fix := e.suggestFix(ctx, q, g)
+	fix := e.suggestFix(ctx, pol, q, g)
 	now := e.now().UTC()
 	decided, err := e.store.DecideGateRequest(ctx, g.Scope, id,
 		graph.GateDecision{Status: graph.GateRejected, DecidedBy: p.ID, Reason: truncate(reason, graph.MaxTitleLen), At: now},
@@ -145,8 +149,8 @@ func (e *Engine) RejectGateRequest(ctx context.Context, p graph.Principal, id, r
 }
 
 // pendingRequest loads a pending request for a librarian.
-func (e *Engine) pendingRequest(ctx context.Context, p graph.Principal, id string) (graph.GateRequest, *queuedWrite, error) {
-	if err := e.authorize(p, PermApprove); err != nil {
+func (e *Engine) pendingRequest(ctx context.Context, pol *policy.Policy, p graph.Principal, id string) (graph.GateRequest, *queuedWrite, error) {
+	if err := authorize(pol, p, PermApprove); err != nil {
 		return graph.GateRequest{}, nil, err
 	}
 	g, err := e.store.GetGateRequest(ctx, graph.Filter{Scope: p.Scope}, id)
@@ -164,9 +168,9 @@ func (e *Engine) pendingRequest(ctx context.Context, p graph.Principal, id strin
 }
 
 // suggestFix tells the author of a rejected write what to do instead.
-func (e *Engine) suggestFix(ctx context.Context, q *queuedWrite, g graph.GateRequest) string {
+func (e *Engine) suggestFix(ctx context.Context, pol *policy.Policy, q *queuedWrite, g graph.GateRequest) string {
 	const generic = "revise the write and submit it again"
-	plans, err := e.prepare(e.policy.Current(), q.Principal, []IngestRequest{q.Request}, e.now().UTC())
+	plans, err := e.prepare(pol, q.Principal, []IngestRequest{q.Request}, e.now().UTC())
 	if err != nil {
 		return generic
 	}

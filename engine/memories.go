@@ -18,7 +18,7 @@ type MemoryView struct {
 // Get fetches one memory in p's scope with its current version and
 // reinforces it (access_count + 1, last_accessed = now).
 func (e *Engine) Get(ctx context.Context, p graph.Principal, id string) (MemoryView, error) {
-	f, err := e.readFilter(p, nil, graph.Filter{})
+	f, err := readFilter(e.policy.Current(), p, nil, graph.Filter{})
 	if err != nil {
 		return MemoryView{}, err
 	}
@@ -56,7 +56,7 @@ type ListRequest struct {
 
 // List lists memories in p's scope, newest first, one page at a time.
 func (e *Engine) List(ctx context.Context, p graph.Principal, r ListRequest) (graph.Listing, error) {
-	f, err := e.readFilter(p, r.Scope, graph.Filter{
+	f, err := readFilter(e.policy.Current(), p, r.Scope, graph.Filter{
 		Types: r.Types, UserID: r.UserID, Tags: r.Tags,
 		CreatedAfter: r.CreatedAfter, CreatedBefore: r.CreatedBefore, Statuses: r.Statuses,
 	})

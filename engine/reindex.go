@@ -27,7 +27,7 @@ func (e *Engine) Reindex(ctx context.Context, p graph.Principal, progress func(R
 	if !e.vectorsOn() {
 		return st, ErrVectorsOff
 	}
-	if err := e.authorize(p, PermAdmin); err != nil {
+	if err := authorize(e.policy.Current(), p, PermAdmin); err != nil {
 		return st, err
 	}
 	f := graph.Filter{Scope: p.Scope}
@@ -86,7 +86,7 @@ func (e *Engine) Doctor(ctx context.Context, p graph.Principal, examples int) (D
 	if !e.vectorsOn() {
 		return DoctorReport{}, ErrVectorsOff
 	}
-	if err := e.authorize(p, PermAdmin); err != nil {
+	if err := authorize(e.policy.Current(), p, PermAdmin); err != nil {
 		return DoctorReport{}, err
 	}
 	rep, err := e.doctor(ctx, graph.Filter{Scope: p.Scope}, examples)

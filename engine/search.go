@@ -125,8 +125,7 @@ type SearchResult struct {
 // apply the effective view (edits, validity, supersession), validate and
 // shape the results per the display policy within the token budget.
 func (e *Engine) Search(ctx context.Context, p graph.Principal, r SearchRequest) (SearchResponse, error) {
-	rt := e.policy.Current().Retrieval
-	q, err := e.planSearch(p, r, rt)
+	q, err := e.planSearch(e.policy.Current(), p, r)
 	if err != nil {
 		return SearchResponse{}, err
 	}
@@ -186,10 +185,13 @@ type searchPlan struct {
 	withVectors bool
 }
 
-// planSearch validates r and builds the filter from the principal.
-func (e *Engine) planSearch(p graph.Principal, r SearchRequest, rt policy.Retrieval) (searchPlan, error) {
+// planSearch validates r and builds the filter from the principal, under
+// pol, the request's policy snapshot (its retrieval knobs, types and
+// roles all come from it).
+func (e *Engine) planSearch(pol *policy.Policy, p graph.Principal, r SearchRequest) (searchPlan, error) {
+	rt := pol.Retrieval
 	q := searchPlan{text: strings.TrimSpace(r.Query), mode: r.Mode, reranker: r.Reranker, center: r.Center,
-		limit: r.Limit, budget: rt.TokenBudget, rt: rt, pol: e.policy.Current(), now: e.now().UTC(),
+		limit: r.Limit, budget: rt.TokenBudget, rt: rt, pol: pol, now: e.now().UTC(),
 		withVectors: e.vectorsOn()}
 	switch {
 	case q.text == "":
@@ -248,7 +250,7 @@ func (e *Engine) planSearch(p graph.Principal, r SearchRequest, rt policy.Retrie
 	if !r.IncludeExpired {
 		f.ValidAt = q.now
 	}
-	f, err := e.readFilter(p, r.Scope, f)
+	f, err := readFilter(pol, p, r.Scope, f)
 	if err != nil {
 		return q, err
 	}

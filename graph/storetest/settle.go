@@ -136,4 +136,3 @@ func testGateSettlement(t *testing.T, x *suite) {
 		assert.Equal(t, graph.GatePending, status(t, req).Status)
 	})
 }
-
