@@ -124,12 +124,12 @@ func TestCrash(t *testing.T) {
 }
 
 // requireModel skips (or fails, with MNEMO_REQUIRE_MODEL=1) without the
-// embedding model: the harness checks the vector index too.
+// embedding model (MNEMO_ORT_LIB and MNEMO_MODEL_DIR).
 func requireModel(t *testing.T) {
 	t.Helper()
 	for _, env := range []string{"MNEMO_ORT_LIB", "MNEMO_MODEL_DIR"} {
 		if p := os.Getenv(env); p == "" || !exists(p) {
-			msg := fmt.Sprintf("the kill -9 harness needs the embedding model: %s=%q (make model)", env, p)
+			msg := fmt.Sprintf("this test needs the embedding model: %s=%q (make model)", env, p)
 			if os.Getenv("MNEMO_REQUIRE_MODEL") == "1" {
 				t.Fatal(msg)
 			}
