@@ -42,7 +42,7 @@ func runOutbox(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	for {
 		st, err := a.engine.DrainOutbox(ctx, *batch)
 		if err != nil {
-			return err
+			return vectorsHint(err)
 		}
 		total, embedded, failed, died = total+st.Seen, embedded+st.Embedded, failed+st.Failed, died+st.Dead
 		if st.Seen < *batch {
