@@ -129,6 +129,9 @@ func (e *Engine) DrainOutbox(ctx context.Context, limit int) (DrainStats, error)
 			return st, err
 		}
 		if err := e.drainScope(ctx, d.scope, d.byMem, &st); err != nil {
+			if ctx.Err() != nil {
+				return st, ctx.Err() // stopped, not failed: no attempt counted
+			}
 			var failed []graph.OutboxItem
 			for _, its := range d.byMem {
 				failed = append(failed, its...)
