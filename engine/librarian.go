@@ -238,7 +238,7 @@ func (s *settlement) stillPending(ctx context.Context, st graph.Store) error {
 	if s == nil {
 		return nil
 	}
-	g, err := st.GetGateRequest(ctx, graph.Filter{Scope: s.scope}, s.request.ID)
+	g, err := st.GetGateRequest(ctx, graph.Filter{Scope: s.scope, Reader: graph.System}, s.request.ID)
 	if err != nil {
 		return fmt.Errorf("gate request %s: %w", s.request.ID, err)
 	}

@@ -107,7 +107,7 @@ func TestApproveAtomic(t *testing.T) {
 	}
 	request := func(t *testing.T, f fixture, id string) graph.GateRequest {
 		t.Helper()
-		g, err := f.store.GetGateRequest(ctx, graph.Filter{Scope: f.scope}, id)
+		g, err := f.store.GetGateRequest(ctx, graph.Filter{Scope: f.scope, Reader: graph.System}, id)
 		require.NoError(t, err)
 		return g
 	}
@@ -115,7 +115,7 @@ func TestApproveAtomic(t *testing.T) {
 		t.Helper()
 		var out []graph.Memory
 		for _, m := range f.memories(t) {
-			v, err := f.store.GetVersion(ctx, graph.Filter{Scope: f.scope, Statuses: []graph.Status{graph.StatusActive, graph.StatusSuperseded, graph.StatusArchived, graph.StatusRetracted}}, m.CurrentVersionID)
+			v, err := f.store.GetVersion(ctx, graph.Filter{Scope: f.scope, Reader: graph.System, Statuses: []graph.Status{graph.StatusActive, graph.StatusSuperseded, graph.StatusArchived, graph.StatusRetracted}}, m.CurrentVersionID)
 			require.NoError(t, err)
 			if v.Content == content {
 				out = append(out, m)
