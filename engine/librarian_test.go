@@ -32,7 +32,7 @@ func TestLibrarian(t *testing.T) {
 		_, err = f.eng.GetGateRequest(ctx, w, queued.RequestID)
 		require.NoError(t, err, "the author sees their own request")
 		_, err = f.eng.GetGateRequest(ctx, f.as("reader"), queued.RequestID)
-		require.ErrorIs(t, err, graph.ErrForbidden)
+		require.ErrorIs(t, err, graph.ErrNotFound, "neither author nor librarian: not found")
 		_, _, err = f.eng.ListGateRequests(ctx, w, "", graph.Page{})
 		require.ErrorIs(t, err, graph.ErrForbidden)
 		_, _, err = f.eng.ListGateRequests(ctx, lib, "maybe", graph.Page{})
