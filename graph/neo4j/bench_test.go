@@ -53,7 +53,7 @@ func BenchmarkStore(b *testing.B) {
 	if loaded := n - reused; loaded > 0 {
 		b.Logf("loaded %d memories in %s (%.0f memories/s, batches of %d)", loaded, load.Round(time.Millisecond), float64(loaded)/load.Seconds(), batch)
 	}
-	f := graph.Filter{Scope: scope}
+	f := graph.Filter{Scope: scope, Reader: graph.System}
 
 	b.Run("CreateMemories/batch=500", func(b *testing.B) {
 		extra := storetest.Corpus(graph.Scope{TenantID: "bench-ingest"}, 7, batch*b.N)
@@ -142,7 +142,7 @@ func reuseCorpus(b *testing.B, cfg neo4j.Config, scope graph.Scope, n int) (*neo
 	var ids []string
 	p := graph.Page{Limit: 1000}
 	for {
-		l, err := s.ListMemories(b.Context(), graph.Filter{Scope: scope}, p)
+		l, err := s.ListMemories(b.Context(), graph.Filter{Scope: scope, Reader: graph.System}, p)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -49,7 +49,7 @@ func TestKeywordScoresEqualFTS5(t *testing.T) {
 	}
 	compared := 0
 	for _, q := range c.KeywordQueries(40) {
-		got, err := s.KeywordSearch(t.Context(), graph.Filter{Scope: scope}, q, 20)
+		got, err := s.KeywordSearch(t.Context(), graph.Filter{Scope: scope, Reader: graph.System}, q, 20)
 		require.NoError(t, err)
 		match := `"` + strings.Join(sqlite.KeywordTerms(q), `" OR "`) + `"`
 		rows, err := ref.Query(`SELECT rowid, -rank FROM f WHERE f MATCH ? ORDER BY rank LIMIT 20`, match)
@@ -86,7 +86,7 @@ func TestKeywordIndexFollowsWrites(t *testing.T) {
 	dir := t.TempDir()
 	a, b := open(t, dir), open(t, dir)
 	scope := graph.Scope{TenantID: "t"}
-	f := graph.Filter{Scope: scope}
+	f := graph.Filter{Scope: scope, Reader: graph.System}
 	ids := func(s graph.Store, q string) []string {
 		t.Helper()
 		got, err := s.KeywordSearch(t.Context(), f, q, 10)
@@ -147,7 +147,7 @@ func TestKeywordStatisticsPerTenant(t *testing.T) {
 		s := open(t, t.TempDir())
 		_, err := s.CreateMemories(t.Context(), append(slices.Clone(own), extra...))
 		require.NoError(t, err)
-		got, err := s.KeywordSearch(t.Context(), graph.Filter{Scope: mine}, "rare common", 10)
+		got, err := s.KeywordSearch(t.Context(), graph.Filter{Scope: mine, Reader: graph.System}, "rare common", 10)
 		require.NoError(t, err)
 		out := make([]float64, len(got))
 		for i, g := range got {
@@ -185,7 +185,7 @@ func TestWarmKeywordIndex(t *testing.T) {
 	cancel()
 	require.ErrorIs(t, s.WarmKeywordIndex(cancelled), context.Canceled)
 	require.NoError(t, s.WarmKeywordIndex(t.Context()))
-	got, err := s.KeywordSearch(t.Context(), graph.Filter{Scope: scope}, storetest.Corpus(scope, 3, 200).KeywordQueries(1)[0], 5)
+	got, err := s.KeywordSearch(t.Context(), graph.Filter{Scope: scope, Reader: graph.System}, storetest.Corpus(scope, 3, 200).KeywordQueries(1)[0], 5)
 	require.NoError(t, err)
 	assert.NotEmpty(t, got)
 }
@@ -204,7 +204,7 @@ func TestReadsNeverWaitOnASecondConnection(t *testing.T) {
 	require.NoError(t, err)
 	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 	defer cancel()
-	f := graph.Filter{Scope: scope}
+	f := graph.Filter{Scope: scope, Reader: graph.System}
 	var wg sync.WaitGroup
 	for i := range 16 {
 		wg.Go(func() {
