@@ -53,7 +53,7 @@ func TestLibrarian(t *testing.T) {
 		m := f.memory(t, d.Result.ID)
 		assert.Equal(t, w.ID, m.UserID, "written as its author")
 		assert.Equal(t, "Decision", m.Sublayer)
-		evs, _, err := f.store.ListAudit(ctx, graph.Filter{Scope: f.scope}, graph.AuditQuery{SubjectID: m.ID, Action: engine.AuditGateApprove}, graph.Page{})
+		evs, _, err := f.store.ListAudit(ctx, graph.Filter{Scope: f.scope, Reader: graph.System}, graph.AuditQuery{SubjectID: m.ID, Action: engine.AuditGateApprove}, graph.Page{})
 		require.NoError(t, err)
 		require.Len(t, evs, 1)
 		assert.Equal(t, lib.ID, evs[0].ActorID)

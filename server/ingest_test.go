@@ -81,7 +81,7 @@ func (a *ingAPI) call(t *testing.T, role, method, path, body string) (int, map[s
 
 func (a *ingAPI) count(t *testing.T) int {
 	t.Helper()
-	l, err := a.store.ListMemories(context.Background(), graph.Filter{Scope: graph.Scope{TenantID: "t1"},
+	l, err := a.store.ListMemories(context.Background(), graph.Filter{Scope: graph.Scope{TenantID: "t1"}, Reader: graph.System,
 		Statuses: []graph.Status{graph.StatusActive, graph.StatusSuperseded, graph.StatusArchived}}, graph.Page{Limit: 1000})
 	require.NoError(t, err)
 	return len(l.Memories)
