@@ -3,6 +3,7 @@ package engine_test
 import (
 	"context"
 	"testing"
+	"time"
 
 	"github.com/mnemo-dev/mnemo/engine"
 	"github.com/mnemo-dev/mnemo/engine/accesstest"
@@ -60,6 +61,8 @@ func (c engineClient) Approve(ctx context.Context, p graph.Principal, id string)
 func TestAccessProperty(t *testing.T) {
 	f := newIngFixture(t, ingOpts{vectors: true, policy: accesstest.Roles})
 	w := accesstest.NewWorld(t, accesstest.Config{Seed: 11})
-	st := w.Run(ingCtx(t), engineClient{f.eng})
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Minute)
+	defer cancel()
+	st := w.Run(ctx, engineClient{f.eng})
 	t.Logf("%s backend, in process: %s", graphtest.Backend(), st)
 }
