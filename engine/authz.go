@@ -102,13 +102,6 @@ func (e *Engine) readFilter(p graph.Principal, want *graph.Scope, f graph.Filter
 	return f, f.Validate()
 }
 
-// systemFilter is the filter of the engine's own maintenance (outbox,
-// reindex, doctor, integrity checks): scope s and everything beneath it,
-// every user. Never built for a request's reads.
-func systemFilter(s graph.Scope, statuses ...graph.Status) graph.Filter {
-	return graph.Filter{Scope: s, Reader: graph.System, Statuses: statuses}
-}
-
 // mayWriteAs checks that p may write under user: its own user (or none:
 // the write takes p's), or any with the act_as_user permission.
 func mayWriteAs(pol *policy.Policy, p graph.Principal, user string) error {

@@ -193,8 +193,7 @@ func (s *BacklogSummary) fail(name string, err error) {
 
 // archiveGone archives the mirror's documents whose file was not seen.
 func (e *Engine) archiveGone(ctx context.Context, p graph.Principal, s graph.Scope, tags []string, seen map[string]bool, sum *BacklogSummary) error {
-	f := systemFilter(s)
-	f.UserID, f.Types, f.Tags = p.User(), []string{TypeDocument}, tags
+	f := graph.Filter{Scope: s, Reader: graph.System, UserID: p.User(), Types: []string{TypeDocument}, Tags: tags}
 	var gone []graph.Memory
 	for page := (graph.Page{Limit: 1000}); ; {
 		l, err := e.store.ListMemories(ctx, f, page)

@@ -88,7 +88,7 @@ func (e *Engine) integrity(ctx context.Context, pl *plan, inBatch map[nsKey]*pla
 	if err != nil {
 		return fmt.Errorf("find memory by key %s: %w", m.CanonicalKey, err)
 	}
-	v, err := e.store.GetVersion(ctx, systemFilter(m.Scope, allStatuses...), old.CurrentVersionID)
+	v, err := e.store.GetVersion(ctx, graph.Filter{Scope: m.Scope, Reader: graph.System, Statuses: allStatuses}, old.CurrentVersionID)
 	if err != nil {
 		return fmt.Errorf("current version of memory %s: %w", old.ID, err)
 	}
