@@ -99,9 +99,6 @@ func (f Filter) Validate() error {
 	if err := f.Scope.Validate(); err != nil {
 		return err
 	}
-	if f.Reader.UserID == "" && !f.Reader.AllUsers {
-		return invalid("reader", "a read must name the user it is for")
-	}
 
 	for _, s := range f.Statuses {
 		if !s.valid() {
@@ -115,6 +112,9 @@ func (f Filter) Validate() error {
 	}
 	if !f.CreatedAfter.IsZero() && !f.CreatedBefore.IsZero() && !f.CreatedAfter.Before(f.CreatedBefore) {
 		return invalid("created_before", "must be after created_after")
+	}
+	if f.Reader.UserID == "" && !f.Reader.AllUsers {
+		return invalid("reader", "a read must name the user it is for")
 	}
 	return nil
 }

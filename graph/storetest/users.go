@@ -103,7 +103,11 @@ func testUsers(t *testing.T, x *suite) {
 	n := len(scopes) * len(kinds)
 	var (
 		all                 []aclMemory
-		publicSeed, private string // tenant-wide seeds: unowned global, u2's own
+		publicSeed, private string // tenant-wide seeds: unowned, u2's own
+		// One of every other record per scope (named by index, oldest
+		// first): they have no owner, so the scope rule alone decides.
+		order []string
+		recs  = map[string]scopedRecords{}
 	)
 	for i := range n {
 		s, k := scopes[i%len(scopes)], kinds[i/len(scopes)]
@@ -119,6 +123,11 @@ func testUsers(t *testing.T, x *suite) {
 		}
 		c := x.create(t, in)
 		all = append(all, aclMemory{m: c.Memory, version: c.Version.ID})
+		if i < len(scopes) {
+			name := fmt.Sprint(i)
+			order = append(order, name)
+			recs[name] = x.buildRecords(t, s, c, base.Add(time.Duration(i)*time.Minute))
+		}
 		if s == sc("", "") && k.owner == "" && k.vis == graph.VisibilitySession {
 			publicSeed = c.Memory.ID // unowned, so shared despite its visibility
 		}
@@ -157,6 +166,11 @@ func testUsers(t *testing.T, x *suite) {
 			}
 			require.Len(t, want, c.count, "Filter.Admits disagrees with the rule worked out by hand")
 			x.checkReads(t, c.f, all, want, []string{publicSeed, private})
+			seen := map[string]bool{}
+			for i, s := range scopes {
+				seen[fmt.Sprint(i)] = c.f.Admits(graph.Memory{Scope: s}) // no owner: the scope rule
+			}
+			x.checkRecords(t, c.f, order, recs, seen)
 		})
 	}
 	t.Run("ResolveStopsAtWhatTheReaderMayRead", func(t *testing.T) {
