@@ -59,11 +59,11 @@ func (e *Engine) ListGateRequests(ctx context.Context, p graph.Principal, status
 	return reqs, next, nil
 }
 
-// queueFilter finds the gate requests in p's scope and beneath it; the
-// engine then keeps those p may see (approverReaches, or its own). Queued
-// writes carry other users' writes for review, so every user's.
+// queueFilter finds the gate requests in p's scope and beneath it (they
+// have no owner, so the scope rule alone applies); the engine then keeps
+// those p may see (approverReaches, or its own).
 func queueFilter(p graph.Principal) graph.Filter {
-	return graph.Filter{Scope: p.Scope, Reader: graph.Reader{UserID: p.User(), AllUsers: true, Subscopes: true}}
+	return graph.Filter{Scope: p.Scope, Reader: graph.Reader{UserID: p.User(), Subscopes: true}}
 }
 
 // GetGateRequest returns one queued write. Its author sees their own; a
