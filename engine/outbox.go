@@ -101,7 +101,7 @@ func (e *Engine) drainScope(ctx context.Context, s graph.Scope, byMem map[string
 	for id := range byMem {
 		ids = append(ids, id)
 	}
-	f := graph.Filter{Scope: s, Statuses: allStatuses}
+	f := graph.Filter{Scope: s, Reader: graph.System, Statuses: allStatuses}
 	mems, err := e.store.GetMemories(ctx, f, ids)
 	if err != nil {
 		return fmt.Errorf("read memories: %w", err)
