@@ -36,7 +36,7 @@ func (x *Index) Search(ctx context.Context, query []float32, f vector.Filter, k 
 	hits := make([]vector.Hit, len(items))
 	for i, it := range items {
 		p := st.meta[it.slot].p
-		hits[i] = vector.Hit{ID: p.MemoryID, Score: 1 - it.dist, Payload: p}
+		hits[i] = vector.Hit{ID: p.MemoryID, Score: 1 - it.dist, Payload: outPayload(p)}
 	}
 	vector.SortHits(hits)
 	return hits, nil
@@ -115,7 +115,12 @@ func (s *state) count(f vector.Filter) int {
 	return n
 }
 
-// narrows reports whether f restricts more than the tenant.
+// narrows reports whether f may hide a live point of its tenant: false only
+// for a maintenance filter (AllUsers and Subscopes, no org, repo or
+// narrowing), which matches every point of the tenant.
 func narrows(f vector.Filter) bool {
-	return f.OrgID != "" || f.RepoID != "" || len(f.Types) > 0 || !f.CreatedAfter.IsZero() || !f.CreatedBefore.IsZero()
+	return !f.AllUsers || !f.Subscopes || f.OrgID != "" || f.RepoID != "" ||
+		f.UserID != "" || len(f.Types) > 0 || len(f.Tags) > 0 || len(f.Visibility) > 0 ||
+		f.SubjectType != "" || f.SubjectID != "" || f.ProjectID != "" || f.SessionID != "" ||
+		!f.CreatedAfter.IsZero() || !f.CreatedBefore.IsZero()
 }
