@@ -6,7 +6,10 @@
 //
 // Filters (the access rule and the caller's narrowing, vector.Filter.Match)
 // are applied inside the index. When at most
-// Options.ExactThreshold points (default 5000) match the filter, or so few
+// Options.ExactThreshold points (default 5000) match the filter (estimated
+// from 1024 evenly spread slots of the tenant: nearly every filter hides
+// something, since a plain reader never sees other users' private points,
+// and an exact count would cost a pass over the tenant per search), or so few
 // that a walk wide enough to find k of them (about ef*2M distance
 // evaluations) would cost more than scanning them, search is an exact scan
 // of the tenant's points (filter first, then cosine). Past that it
