@@ -101,17 +101,23 @@ func TestVectorBranchAppliesTheAccessRule(t *testing.T) {
 	for i := range 5 {
 		fixture = append(fixture, fx{fmt.Sprintf("sess-%02d", i), tenant, "u3", graph.VisibilitySession, axis(1, 0.06)})
 	}
-	names := map[string]string{} // memory id -> fixture name
-	var pts []vector.Point
-	for _, f := range fixture {
-		content := "zebra crossing memo " + strings.ReplaceAll(f.name, "-", " ")
-		c, err := st.CreateMemory(ctx, graph.MemoryInput{
+	// More private neighbours than the index is asked for.
+	require.Greater(t, 250, vectorPool*vectorOverfetch)
+	in := make([]graph.MemoryInput, len(fixture))
+	for i, f := range fixture {
+		in[i] = graph.MemoryInput{
 			Memory:  graph.Memory{Scope: f.scope, UserID: f.user, Visibility: f.visibility, Type: "note", Title: f.name, Tags: []string{"fx"}, CreatedAt: at},
-			Version: graph.VersionInput{Content: content},
-		})
-		require.NoError(t, err)
-		names[c.Memory.ID] = f.name
-		pts = append(pts, point(c.Memory, c.Version.ID, f.vec))
+			Version: graph.VersionInput{Content: "zebra crossing memo " + strings.ReplaceAll(f.name, "-", " ")},
+		}
+	}
+	created, err := st.CreateMemories(ctx, in)
+	require.NoError(t, err)
+	require.Len(t, created, len(fixture))
+	names := map[string]string{} // memory id -> fixture name
+	pts := make([]vector.Point, len(created))
+	for i, c := range created {
+		names[c.Memory.ID] = fixture[i].name
+		pts[i] = point(c.Memory, c.Version.ID, fixture[i].vec)
 	}
 	require.NoError(t, idx.Upsert(ctx, pts))
 
