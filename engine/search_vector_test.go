@@ -121,13 +121,19 @@ func TestVectorBranchAppliesTheAccessRule(t *testing.T) {
 	}
 	require.NoError(t, idx.Upsert(ctx, pts))
 
-	p := graph.Principal{ID: "u1", Roles: []string{"reader"}, Scope: tenant}
+	// The plan a search by u1 at the tenant gets, built here rather than
+	// by planSearch so that the test chooses the reader.
+	plan := func(mode string, reader graph.Reader) searchPlan {
+		rt := holder.Current().Retrieval
+		return searchPlan{
+			f:    graph.Filter{Scope: tenant, Reader: reader, Statuses: []graph.Status{graph.StatusActive}},
+			text: query, mode: cmpOr(mode, rt.Mode), reranker: rt.Reranker.Kind, limit: 50,
+			rt: rt, pol: holder.Current(), now: time.Now().UTC(), withVectors: true,
+		}
+	}
 	vectorHits := func(t *testing.T, mode string, reader graph.Reader) []string {
 		t.Helper()
-		q, err := e.planSearch(p, SearchRequest{Query: query, Mode: mode, Limit: 50}, holder.Current().Retrieval)
-		require.NoError(t, err)
-		q.f.Reader = reader
-		ranked, _, err := e.rank(ctx, q)
+		ranked, _, err := e.rank(ctx, plan(mode, reader))
 		require.NoError(t, err)
 		var got []string
 		for _, h := range ranked {
@@ -163,17 +169,13 @@ func TestVectorBranchAppliesTheAccessRule(t *testing.T) {
 	}
 
 	// A filter without a reader never reaches the index as "everyone".
-	q, err := e.planSearch(p, SearchRequest{Query: query, Mode: policy.ModeVector}, holder.Current().Retrieval)
-	require.NoError(t, err)
-	q.f.Reader = graph.Reader{}
-	_, _, err = e.rank(ctx, q)
+	_, err = e.vectorHits(ctx, plan(policy.ModeVector, graph.Reader{}), emb[query])
 	assert.ErrorIs(t, err, vector.ErrInvalid)
 
 	// The narrowing fields reach the index too: narrowed to u2's
 	// memories, u1 sees only u2's project memory.
-	q, err = e.planSearch(p, SearchRequest{Query: query, Mode: policy.ModeVector, UserID: "u2", Tags: []string{"fx"}}, holder.Current().Retrieval)
-	require.NoError(t, err)
-	q.f.Reader = graph.Reader{UserID: "u1"}
+	q := plan(policy.ModeVector, graph.Reader{UserID: "u1"})
+	q.f.UserID, q.f.Tags = "u2", []string{"fx"}
 	hits, err := e.vectorHits(ctx, q, emb[query])
 	require.NoError(t, err)
 	require.Len(t, hits, 1)
