@@ -19,7 +19,7 @@ func TestOutbox(t *testing.T) {
 	}})
 	ctx := ingCtx(t)
 	w := f.as("writer")
-	tenant := vector.Filter{TenantID: f.scope.TenantID}
+	tenant := vector.Filter{TenantID: f.scope.TenantID, AllUsers: true, Subscopes: true}
 	pointVersion := func(t *testing.T, id string) string {
 		t.Helper()
 		hits, err := f.index.Score(ctx, []float32{1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, tenant, []string{id})

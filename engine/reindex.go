@@ -129,8 +129,7 @@ func (e *Engine) doctor(ctx context.Context, f graph.Filter, examples int) (Doct
 		return rep, err
 	}
 	rep.Memories = len(active)
-	vf := vector.Filter{TenantID: f.Scope.TenantID, OrgID: f.Scope.OrgID, RepoID: f.Scope.RepoID}
-	err = e.index.Scan(ctx, vf, func(pl vector.Payload) error {
+	err = e.index.Scan(ctx, maintenanceFilter(f.Scope), func(pl vector.Payload) error {
 		rep.Points++
 		if _, ok := active[pl.MemoryID]; !ok {
 			rep.orphanIDs = append(rep.orphanIDs, pl.MemoryID)

@@ -126,7 +126,9 @@ func openApp(ctx context.Context, name string, args []string, stderr io.Writer) 
 // server (whose embedded index is locked to it) goes on without vectors,
 // and its vector writes wait in the outbox for the server to drain.
 // An embedded index written by another model than the embedder's is refused
-// (checkVectorModel), except by `mnemo reindex`, which rebuilds it.
+// (checkVectorModel), and so is an index in an older format
+// (vector.ErrOldFormat: points without the access fields), except by `mnemo
+// reindex`, which rebuilds it (an old-format index is emptied first).
 func (a *app) openVectors(ctx context.Context, required, reindexing bool) error {
 	if a.cfg.Vector.Backend == "off" {
 		a.log.Info("vector rerank is off (--vector off)")
@@ -140,10 +142,13 @@ func (a *app) openVectors(ctx context.Context, required, reindexing bool) error 
 	var idx vector.Index
 	switch a.cfg.Vector.Backend {
 	case "qdrant":
-		idx, err = qdrant.Open(ctx, qdrant.Config{URL: a.cfg.Vector.QdrantURL, Dimensions: emb.Dimensions()})
+		idx, err = qdrant.Open(ctx, qdrant.Config{URL: a.cfg.Vector.QdrantURL, Dimensions: emb.Dimensions(), DiscardOldFormat: reindexing})
+		err = explainVectorFormat(err, "the Qdrant collection")
 	default:
 		var li *local.Index
-		li, err = local.Open(filepath.Join(a.cfg.DataDir, "vectors"), local.Options{Dimensions: emb.Dimensions(), Logger: a.log})
+		dir := filepath.Join(a.cfg.DataDir, "vectors")
+		li, err = local.Open(dir, local.Options{Dimensions: emb.Dimensions(), Logger: a.log, DiscardOldFormat: reindexing})
+		err = explainVectorFormat(err, dir)
 		if err == nil {
 			idx = li
 			if err = checkVectorModel(a.cfg.DataDir, li, emb.ModelID(), reindexing); err != nil {
