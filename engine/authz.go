@@ -41,7 +41,8 @@ func scopeFor(p graph.Principal, want *graph.Scope) (graph.Scope, error) {
 		(p.Scope.OrgID == "" || s.OrgID == p.Scope.OrgID) &&
 		(p.Scope.RepoID == "" || s.RepoID == p.Scope.RepoID)
 	if !narrower {
-		return graph.Scope{}, fmt.Errorf("%w: scope %+v is outside principal %q's scope", graph.ErrForbidden, s, p.ID)
+		return graph.Scope{}, fmt.Errorf("%w: scope %s is outside principal %q's scope %s",
+			graph.ErrForbidden, scopeText(s), p.ID, scopeText(p.Scope))
 	}
 	return s, nil
 }
@@ -61,4 +62,16 @@ func (e *Engine) readFilter(p graph.Principal, want *graph.Scope, f graph.Filter
 		return graph.Filter{}, fmt.Errorf("%w: principal %q may not read quarantined memories", graph.ErrForbidden, p.ID)
 	}
 	return f, f.Validate()
+}
+
+// scopeText writes a scope as a message shows it: tenant[/org[/repo]].
+func scopeText(s graph.Scope) string {
+	out := s.TenantID
+	if s.OrgID != "" || s.RepoID != "" {
+		out += "/" + s.OrgID
+	}
+	if s.RepoID != "" {
+		out += "/" + s.RepoID
+	}
+	return out
 }
