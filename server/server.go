@@ -6,9 +6,11 @@ import (
 	"crypto/sha256"
 	"crypto/subtle"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
+	"runtime/debug"
 	"strings"
 	"time"
 
@@ -75,7 +77,7 @@ func New(o Options) (*Server, error) {
 		s.keys = append(s.keys, keyEntry{hash: sha256.Sum256([]byte(k)), principal: p})
 	}
 	r := gin.New()
-	r.Use(gin.Recovery(), s.logRequests, s.deadline)
+	r.Use(gin.CustomRecoveryWithWriter(io.Discard, s.recovered), s.logRequests, s.deadline)
 	r.HandleMethodNotAllowed = true
 	r.NoRoute(func(c *gin.Context) { s.fail(c, errorf(http.StatusNotFound, "not_found", "", "no such route")) })
 	r.NoMethod(func(c *gin.Context) {
@@ -126,6 +128,13 @@ func NewHTTPServer(h http.Handler, t Timeouts) *http.Server {
 		IdleTimeout:       cmp.Or(t.Idle, 120*time.Second),
 		MaxHeaderBytes:    64 << 10,
 	}
+}
+
+// recovered answers a handler's panic as every other internal error, with
+// the error body, and logs it.
+func (s *Server) recovered(c *gin.Context, v any) {
+	s.log.Error("handler panicked", "path", c.FullPath(), "panic", v, "stack", string(debug.Stack()))
+	s.fail(c, fmt.Errorf("panic: %v", v))
 }
 
 // DefaultRequestTimeout is a request's deadline when Options names none.
