@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net"
 	"net/http"
 	"reflect"
 	"strings"
@@ -33,7 +34,11 @@ func decode(c *gin.Context, limit int64, v any) error {
 		if errors.As(err, &mbe) {
 			return bodyTooLarge(limit)
 		}
-		return errorf(http.StatusRequestTimeout, "timeout", "", "the request body could not be read in time: "+err.Error())
+		var ne net.Error
+		if errors.As(err, &ne) && ne.Timeout() {
+			return errorf(http.StatusRequestTimeout, "timeout", "", "the request body did not arrive within the server's read timeout")
+		}
+		return errorf(http.StatusBadRequest, "invalid_json", "", "the request body could not be read")
 	}
 	return decodeBytes(data, v)
 }

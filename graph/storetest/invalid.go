@@ -120,15 +120,15 @@ func testInvalidInput(t *testing.T, x *suite) {
 			return err
 		}},
 		{"TooManyTypesFilter", func() error {
-			_, err := x.s.ListMemories(ctx(t), graph.Filter{Scope: s, Types: values("t", graph.MaxFilterValues+1)}, graph.Page{})
+			_, err := x.s.ListMemories(ctx(t), withLists(f, func(l *graph.Filter) { l.Types = values("t", graph.MaxFilterValues+1) }), graph.Page{})
 			return err
 		}},
 		{"TooManyTagsKeyword", func() error {
-			_, err := x.s.KeywordSearch(ctx(t), graph.Filter{Scope: s, Tags: values("g", graph.MaxFilterValues+1)}, "marker", 5)
+			_, err := x.s.KeywordSearch(ctx(t), withLists(f, func(l *graph.Filter) { l.Tags = values("g", graph.MaxFilterValues+1) }), "marker", 5)
 			return err
 		}},
 		{"TooManyEntityTypesCandidates", func() error {
-			_, err := x.s.Candidates(ctx(t), graph.Filter{Scope: s, EntityTypes: values("e", graph.MaxFilterValues+1)}, []string{"x"}, 5)
+			_, err := x.s.Candidates(ctx(t), withLists(f, func(l *graph.Filter) { l.EntityTypes = values("e", graph.MaxFilterValues+1) }), []string{"x"}, 5)
 			return err
 		}},
 		{"CapsuleInvalidUTF8", func() error {
@@ -143,8 +143,10 @@ func testInvalidInput(t *testing.T, x *suite) {
 		})
 	}
 	t.Run("FullFilterListsWork", func(t *testing.T) {
-		full := graph.Filter{Scope: s, Types: values("t", graph.MaxFilterValues), Tags: values("g", graph.MaxFilterValues),
-			EntityTypes: values("e", graph.MaxFilterValues)}
+		full := withLists(f, func(l *graph.Filter) {
+			l.Types, l.Tags, l.EntityTypes = values("t", graph.MaxFilterValues), values("g", graph.MaxFilterValues),
+				values("e", graph.MaxFilterValues)
+		})
 		l, err := x.s.ListMemories(ctx(t), full, graph.Page{})
 		require.NoError(t, err)
 		assert.Empty(t, l.Memories)
@@ -197,4 +199,10 @@ func values(prefix string, n int) []string {
 		out[i] = prefix + strconv.Itoa(i)
 	}
 	return out
+}
+
+// withLists returns f with edit applied to a copy.
+func withLists(f graph.Filter, edit func(*graph.Filter)) graph.Filter {
+	edit(&f)
+	return f
 }
