@@ -14,6 +14,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"time"
 
 	"gopkg.in/yaml.v3"
 )
@@ -44,6 +45,21 @@ type Config struct {
 	LogFormat string `yaml:"log_format"`
 	// MaxBodyBytes caps request bodies (default 4 MiB).
 	MaxBodyBytes int64 `yaml:"max_body_bytes"`
+	// ReadHeaderTimeout bounds reading a request's headers (default 10s).
+	ReadHeaderTimeout time.Duration `yaml:"read_header_timeout"`
+	// ReadTimeout bounds reading a whole request, body included (default
+	// 30s): a client that sends its body slowly is cut off.
+	ReadTimeout time.Duration `yaml:"read_timeout"`
+	// RequestTimeout is each request's deadline once read (default 30s);
+	// past it the request stops and answers 504.
+	RequestTimeout time.Duration `yaml:"request_timeout"`
+	// WriteTimeout bounds a request from the end of its headers to the end
+	// of its answer (default 75s); it must exceed read_timeout plus
+	// request_timeout, or slow answers are cut without a word.
+	WriteTimeout time.Duration `yaml:"write_timeout"`
+	// IdleTimeout closes a keep-alive connection idle this long (default
+	// 120s).
+	IdleTimeout time.Duration `yaml:"idle_timeout"`
 }
 
 // Neo4j locates a Neo4j 5 server.
@@ -99,6 +115,8 @@ func Defaults() Config {
 			ModelDir: ".cache/mnemo/model",
 		},
 		LogLevel: "info", LogFormat: "text", MaxBodyBytes: 4 << 20,
+		ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second, RequestTimeout: 30 * time.Second,
+		WriteTimeout: 75 * time.Second, IdleTimeout: 120 * time.Second,
 	}
 }
 
@@ -107,6 +125,7 @@ type setting struct {
 	flag, env, usage string
 	str              *string
 	i64              *int64
+	dur              *time.Duration
 }
 
 func (c *Config) settings() []setting {
@@ -126,6 +145,11 @@ func (c *Config) settings() []setting {
 		{flag: "log-level", env: "MNEMO_LOG_LEVEL", usage: "debug|info|warn|error", str: &c.LogLevel},
 		{flag: "log-format", env: "MNEMO_LOG_FORMAT", usage: "text|json", str: &c.LogFormat},
 		{flag: "max-body-bytes", env: "MNEMO_MAX_BODY_BYTES", usage: "request body limit in bytes", i64: &c.MaxBodyBytes},
+		{flag: "read-header-timeout", env: "MNEMO_READ_HEADER_TIMEOUT", usage: "time to read request headers", dur: &c.ReadHeaderTimeout},
+		{flag: "read-timeout", env: "MNEMO_READ_TIMEOUT", usage: "time to read a whole request", dur: &c.ReadTimeout},
+		{flag: "request-timeout", env: "MNEMO_REQUEST_TIMEOUT", usage: "deadline of each request once read", dur: &c.RequestTimeout},
+		{flag: "write-timeout", env: "MNEMO_WRITE_TIMEOUT", usage: "time from request headers to the end of the answer", dur: &c.WriteTimeout},
+		{flag: "idle-timeout", env: "MNEMO_IDLE_TIMEOUT", usage: "keep-alive idle time", dur: &c.IdleTimeout},
 	}
 }
 
@@ -144,9 +168,12 @@ func Load(name string, args []string, getenv func(string) string) (Config, []str
 	var scratch Config
 	flagSettings := scratch.settings()
 	for _, s := range flagSettings {
-		if s.str != nil {
+		switch {
+		case s.str != nil:
 			fs.StringVar(s.str, s.flag, "", s.usage+" (env "+s.env+")")
-		} else {
+		case s.dur != nil:
+			fs.DurationVar(s.dur, s.flag, 0, s.usage+" (env "+s.env+")")
+		default:
 			fs.Int64Var(s.i64, s.flag, 0, s.usage+" (env "+s.env+")")
 		}
 	}
@@ -195,6 +222,14 @@ func Load(name string, args []string, getenv func(string) string) (Config, []str
 func (s setting) set(v string) error {
 	if s.str != nil {
 		*s.str = v
+		return nil
+	}
+	if s.dur != nil {
+		d, err := time.ParseDuration(v)
+		if err != nil {
+			return fmt.Errorf("%q is not a duration such as 30s or 2m", v)
+		}
+		*s.dur = d
 		return nil
 	}
 	n, err := strconv.ParseInt(v, 10, 64)
@@ -275,6 +310,17 @@ func (c Config) Validate() error {
 		return fail("vector.qdrant_url", "required for the qdrant backend")
 	case c.MaxBodyBytes <= 0:
 		return fail("max_body_bytes", "must be positive")
+	case c.ReadHeaderTimeout <= 0:
+		return fail("read_header_timeout", "must be positive")
+	case c.ReadTimeout <= 0:
+		return fail("read_timeout", "must be positive")
+	case c.RequestTimeout <= 0:
+		return fail("request_timeout", "must be positive")
+	case c.IdleTimeout <= 0:
+		return fail("idle_timeout", "must be positive")
+	case c.WriteTimeout <= c.ReadTimeout+c.RequestTimeout:
+		return fail("write_timeout", "%s must exceed read_timeout plus request_timeout (%s), or slow answers are cut off",
+			c.WriteTimeout, c.ReadTimeout+c.RequestTimeout)
 	}
 	switch c.LogLevel {
 	case "debug", "info", "warn", "error":

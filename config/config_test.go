@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -15,6 +16,8 @@ func envOf(m map[string]string) func(string) string { return func(k string) stri
 func TestLoadPrecedence(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "mnemo.yaml")
 	require.NoError(t, os.WriteFile(file, []byte("listen: 127.0.0.1:7000\nstore: neo4j\ndata_dir: /from-file\nlog_level: warn\n"), 0o600))
+	timeouts := filepath.Join(t.TempDir(), "timeouts.yaml")
+	require.NoError(t, os.WriteFile(timeouts, []byte("read_timeout: 5s\n"), 0o600))
 
 	tests := []struct {
 		name  string
@@ -52,6 +55,12 @@ func TestLoadPrecedence(t *testing.T) {
 		{"int setting", []string{"--max-body-bytes", "1024"}, nil, func(t *testing.T, c Config) {
 			assert.EqualValues(t, 1024, c.MaxBodyBytes)
 		}},
+		{"timeouts", []string{"--config", timeouts, "--write-timeout", "2m"}, map[string]string{"MNEMO_REQUEST_TIMEOUT": "10s"}, func(t *testing.T, c Config) {
+			assert.Equal(t, 5*time.Second, c.ReadTimeout, "from the file")
+			assert.Equal(t, 10*time.Second, c.RequestTimeout, "from the environment")
+			assert.Equal(t, 2*time.Minute, c.WriteTimeout, "from the flag")
+			assert.Equal(t, Defaults().IdleTimeout, c.IdleTimeout)
+		}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -80,6 +89,9 @@ func TestLoadErrorsNameTheField(t *testing.T) {
 		{"key with an empty user", []string{"--api-keys", "secretkey:alice:admin:acme:"}, nil, "api_keys"},
 		{"bad number", nil, map[string]string{"MNEMO_MAX_BODY_BYTES": "lots"}, "MNEMO_MAX_BODY_BYTES"},
 		{"bad level", []string{"--log-level", "loud"}, nil, "log_level"},
+		{"bad duration", nil, map[string]string{"MNEMO_READ_TIMEOUT": "soon"}, "MNEMO_READ_TIMEOUT"},
+		{"zero request timeout", nil, map[string]string{"MNEMO_REQUEST_TIMEOUT": "0s"}, "request_timeout"},
+		{"write timeout too short", []string{"--write-timeout", "50s"}, nil, "write_timeout"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

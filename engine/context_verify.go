@@ -92,6 +92,20 @@ func (e *Engine) mayReadCited(ctx context.Context, f graph.Filter, cs []graph.Ci
 	return nil
 }
 
+// rangeInside reports whether [start, end) lies inside what g handed out:
+// anywhere when g has no range (the whole version), nowhere when g's range
+// is malformed (half set; a receipt should never hold one, the fuzz target
+// found that it used to panic on it).
+func rangeInside(start, end int, g graph.Citation) bool {
+	switch {
+	case g.Start == nil && g.End == nil:
+		return true
+	case g.Start == nil || g.End == nil:
+		return false
+	}
+	return start >= *g.Start && end <= *g.End
+}
+
 // checkCitation returns why c is not backed by given, or "" when it is.
 func checkCitation(given []graph.Citation, c graph.Citation) string {
 	if c.ElementID == "" || c.VersionID == "" {
@@ -117,7 +131,7 @@ func checkCitation(given []graph.Citation, c graph.Citation) string {
 			reason = "chunk not in this context"
 			continue
 		}
-		if c.Start != nil && g.Start != nil && (*c.Start < *g.Start || *c.End > *g.End) {
+		if c.Start != nil && !rangeInside(*c.Start, *c.End, g) {
 			reason = "range outside what the context returned"
 			continue
 		}

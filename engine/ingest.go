@@ -124,9 +124,15 @@ type IngestResult struct {
 func (e *Engine) Ingest(ctx context.Context, p graph.Principal, r IngestRequest) (IngestResult, error) {
 	res, err := e.ingest(ctx, p, []IngestRequest{r}, ingestOpts{})
 	if err != nil {
-		var fe *graph.FieldError
-		if errors.As(err, &fe) {
+		var (
+			fe *graph.FieldError
+			ie *itemErr
+		)
+		switch {
+		case errors.As(err, &fe):
 			fe.Field = strings.TrimPrefix(fe.Field, "items[0].")
+		case errors.As(err, &ie):
+			err = ie.err
 		}
 		return IngestResult{}, err
 	}
@@ -196,7 +202,7 @@ func (e *Engine) ingest(ctx context.Context, p graph.Principal, rs []IngestReque
 	}
 	pol := e.policy.Current()
 	now := e.now().UTC()
-	plans, err := e.prepare(pol, p, rs, now)
+	plans, err := e.prepare(ctx, pol, p, rs, now)
 	if err != nil {
 		return nil, err
 	}

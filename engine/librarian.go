@@ -195,7 +195,7 @@ func (e *Engine) pendingRequest(ctx context.Context, p graph.Principal, id strin
 // suggestFix tells the author of a rejected write what to do instead.
 func (e *Engine) suggestFix(ctx context.Context, q *queuedWrite, g graph.GateRequest) string {
 	const generic = "revise the write and submit it again"
-	plans, err := e.prepare(e.policy.Current(), q.Principal, []IngestRequest{q.Request}, e.now().UTC())
+	plans, err := e.prepare(ctx, e.policy.Current(), q.Principal, []IngestRequest{q.Request}, e.now().UTC())
 	if err != nil {
 		return generic
 	}

@@ -29,9 +29,10 @@ type ingAPI struct {
 	url        string
 	store      graph.Store
 	policyFile string
+	handler    http.Handler
 }
 
-func newIngAPI(t *testing.T) *ingAPI {
+func newIngAPI(t testing.TB, opts ...func(*server.Options)) *ingAPI {
 	t.Helper()
 	gin.SetMode(gin.TestMode)
 	st := graphtest.Open(t)
@@ -47,13 +48,17 @@ func newIngAPI(t *testing.T) *ingAPI {
 	for _, role := range []string{"reader", "writer", "librarian", "admin", "operator"} {
 		keys[role+"-key"] = graph.Principal{ID: role, Roles: []string{role}, Scope: graph.Scope{TenantID: "t1"}}
 	}
-	srv, err := server.New(server.Options{Engine: eng, Keys: keys, PolicyLoader: func() (*policy.Policy, error) {
+	o := server.Options{Engine: eng, Keys: keys, PolicyLoader: func() (*policy.Policy, error) {
 		return policy.LoadFile(file)
-	}})
+	}}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	srv, err := server.New(o)
 	require.NoError(t, err)
 	hs := httptest.NewServer(srv)
 	t.Cleanup(hs.Close)
-	return &ingAPI{url: hs.URL, store: st, policyFile: file}
+	return &ingAPI{url: hs.URL, store: st, policyFile: file, handler: srv}
 }
 
 // call sends body (JSON text) as role and decodes the answer into a map.
