@@ -179,7 +179,8 @@ func (e *Engine) prepareOne(pol *policy.Policy, x *extract.Extractor, p graph.Pr
 		Type: cls.Type, Layer: cls.Layer, Sublayer: cls.Sublayer, SourceKind: string(sourceKind),
 		Roles: p.Roles, Metadata: meta,
 	})
-	return &plan{principal: p, req: r, in: in, doc: doc, dedupe: td.Dedupes(), entities: names, gate: gate}, nil
+	return &plan{principal: p, req: r, in: in, doc: doc, dedupe: td.Dedupes(), entities: names, gate: gate,
+		x: x, baseKey: key, callerKey: r.CanonicalKey != "", exclusive: in.ExclusiveKey}, nil
 }
 
 // chunkDocument splits a markdown document by heading path and extracts

@@ -1,0 +1,481 @@
+package extract
+
+import (
+	"crypto/sha256"
+	"encoding/hex"
+	"slices"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// Relation is how a new statement stands to a stored one that got the same
+// canonical key: the key says they may be about one slot, the relation says
+// whether they are.
+type Relation int
+
+// Relations, from the safest for the stored memory to the strongest claim.
+const (
+	// Distinct: a different fact (another subject, or numbers, ids or
+	// names that tell the two apart). Both are kept; nothing is flagged.
+	Distinct Relation = iota
+	// Unsure: the same subject, but no evidence that the new statement
+	// replaces the old one. Both are kept and the pair is flagged as a
+	// possible contradiction.
+	Unsure
+	// Restates: the same fact, differing in case, punctuation, whitespace,
+	// fluff, articles, plurals, synonyms or light verbs, or saying less. The
+	// stored memory is reinforced.
+	Restates
+	// Updates: the same slot (subject and aspect) with a new value. The new
+	// memory supersedes the stored one.
+	Updates
+)
+
+func (r Relation) String() string {
+	switch r {
+	case Restates:
+		return "restates"
+	case Updates:
+		return "updates"
+	case Unsure:
+		return "unsure"
+	}
+	return "distinct"
+}
+
+// Comparison is a Relation with the reason for it, in words.
+type Comparison struct {
+	Relation Relation
+	Reason   string
+}
+
+// token is one word of a statement, in canonical form.
+type token struct {
+	w    string // lower case, synonyms and plurals folded
+	dist bool   // tells facts apart: holds a digit, is quoted, an id or a proper name
+	id   bool   // an identifier: letters with digits, or a number named by an id noun
+	verb bool
+	stop bool // a stopword (negations never are)
+}
+
+// statement is a normalised statement split for comparison.
+type statement struct {
+	toks []token
+	// content are the tokens that carry meaning: no stopwords, no light
+	// verbs, negations folded to "not" and dropped (polarity counts them).
+	content  []token
+	polarity int // number of negations, mod 2
+	verb     int // index in toks of the first verb, or -1
+	// subject and predicate are the content tokens before and from the
+	// first verb; with no verb everything is subject.
+	subject, predicate []token
+	mainVerb           string // the first verb, canonical
+}
+
+// Compare tells how the statement b (new) stands to the statement a
+// (stored) when both got one canonical key. It is a pure function of the
+// two texts and the policy's vocabulary (stopwords, verbs, synonyms), cheap
+// enough for every write that meets an existing key:
+//
+//   - the same words after normalisation (case, punctuation, fluff), or the
+//     same content words (articles, plurals, synonyms, light verbs such as
+//     "is", "uses", "runs"), or fewer of them: Restates;
+//   - numbers, ids, quoted strings or proper names differ in the subject, or
+//     the subjects differ: Distinct — they are different facts;
+//   - one subject and verb, the value changed (a polarity flip; or a
+//     substitution after a copula or a single-valued verb such as "lives",
+//     "reports", "listens"; or a changed quantity; or detail added): Updates,
+//     unless an identifier changed (then Distinct);
+//   - anything else (the same words in another order, a new object of an
+//     event verb): Unsure.
+func (k *Keyer) Compare(a, b string) Comparison {
+	sa, sb := k.statement(a), k.statement(b)
+	switch {
+	case equalWords(sa.toks, sb.toks):
+		return Comparison{Restates, "same words once case, punctuation and fluff are set aside"}
+	case sa.polarity == sb.polarity && equalWords(sa.content, sb.content):
+		return Comparison{Restates, "same content words"}
+	case sa.polarity != sb.polarity && equalWords(sa.content, sb.content):
+		return Comparison{Updates, "the same statement with its polarity flipped"}
+	case sameBag(sa.content, sb.content):
+		return Comparison{Unsure, "the same words in another order"}
+	}
+
+	if !equalWords(sa.subject, sb.subject) {
+		if sa.verb < 0 || sb.verb < 0 {
+			if distDiffers(sa.subject, sb.subject) {
+				return Comparison{Distinct, "numbers, ids or names tell them apart"}
+			}
+			if subset(sb.content, sa.content) && sa.polarity == sb.polarity {
+				return Comparison{Restates, "says nothing the stored memory does not"}
+			}
+			return Comparison{Distinct, "different statements with no verb to compare"}
+		}
+		if distDiffers(sa.subject, sb.subject) {
+			return Comparison{Distinct, "numbers, ids or names in the subject tell them apart"}
+		}
+		return Comparison{Distinct, "different subjects"}
+	}
+	// One subject.
+	removed, added := bagDiff(sa.predicate, sb.predicate)
+	if sa.polarity == sb.polarity && len(added) == 0 {
+		return Comparison{Restates, "says nothing the stored memory does not"}
+	}
+	if anyID(removed) || anyID(added) {
+		return Comparison{Distinct, "identifiers tell them apart"}
+	}
+	if sa.mainVerb != sb.mainVerb {
+		return Comparison{Unsure, "same subject, another verb"}
+	}
+	if sa.polarity != sb.polarity {
+		return Comparison{Unsure, "same subject, polarity and value both changed"}
+	}
+	if len(removed) == 0 {
+		return Comparison{Updates, "same slot, detail added"}
+	}
+	switch {
+	case len(removed) > 3 || len(added) > 3:
+		return Comparison{Unsure, "same subject, much of the statement changed"}
+	case k.singleValued(sa.mainVerb) && len(sa.subject) > 0:
+		return Comparison{Updates, "same subject and " + sa.mainVerb + ", a new value"}
+	case allQuantities(removed) && allQuantities(added) && len(sa.predicate)-len(removed) > 1:
+		return Comparison{Updates, "same subject and " + sa.mainVerb + ", a new quantity"}
+	}
+	return Comparison{Unsure, "same subject and " + sa.mainVerb + ", another object"}
+}
+
+// statement analyses a text: normalise, tokenise, fold.
+func (k *Keyer) statement(text string) statement {
+	toks := k.tokens(Normalize(text))
+	s := statement{toks: toks, verb: -1}
+	for i, t := range toks {
+		if t.w == "not" {
+			s.polarity ^= 1
+			continue
+		}
+		if t.stop || lightVerbs[t.w] {
+			if t.verb && s.verb < 0 && i > 0 {
+				s.verb, s.mainVerb = i, t.w
+			}
+			continue
+		}
+		if t.verb && s.verb < 0 && (i > 0 || len(s.content) > 0) {
+			s.verb, s.mainVerb = i, t.w
+		}
+		s.content = append(s.content, t)
+		if s.verb < 0 {
+			s.subject = append(s.subject, t)
+		} else {
+			s.predicate = append(s.predicate, t)
+		}
+	}
+	return s
+}
+
+// lightVerbs carry no value of their own: "the port is 8080", "the service
+// uses port 8080" and "the service runs on port 8080" state one fact.
+var lightVerbs = map[string]bool{
+	"is": true, "are": true, "was": true, "were": true, "be": true, "been": true, "being": true, "am": true,
+	"has": true, "have": true, "had": true, "use": true, "run": true, "do": true, "does": true, "did": true,
+	"get": true, "gets": true, "uses": true, "runs": true, "using": true, "running": true, "will": true, "would": true, "should": true, "shall": true, "can": true, "could": true,
+	"may": true, "might": true, "must": true,
+}
+
+// copulas and single-valued verbs name a slot that holds one value at a
+// time: a new object replaces the old one.
+var singleValued = map[string]bool{
+	"is": true, "are": true, "was": true, "were": true, "am": true, "become": true, "became": true, "becomes": true,
+	"equal": true, "equals": true, "listen": true, "bind": true, "live": true, "lives": true, "lived": true,
+	"moved": true, "move": true, "moves": true, "located": true, "based": true, "report": true, "reports": true,
+	"reported": true, "work": true, "works": true, "point": true, "points": true, "default": true, "defaults": true,
+	"set": true, "switched": true, "changed": true, "migrated": true, "renamed": true, "cost": true, "costs": true,
+	"expire": true, "expires": true, "due": true, "belong": true, "belongs": true, "owned": true, "owns": true,
+	"maintained": true, "maintains": true, "named": true, "called": true, "prefer": true, "run": true,
+	"scheduled": true, "planned": true, "assigned": true, "pinned": true, "host": true, "hosted": true,
+	"deployed": true, "stored": true, "store": true, "stores": true, "kept": true, "reside": true, "resides": true,
+	"start": true, "starts": true, "end": true, "ends": true, "last": true, "lasts": true, "take": true, "takes": true,
+	"need": true, "needs": true, "require": true, "requires": true, "weigh": true, "weighs": true, "measures": true,
+	"earn": true, "earns": true, "speak": true, "speaks": true, "write": true, "written": true, "implemented": true,
+}
+
+func (k *Keyer) singleValued(verb string) bool { return singleValued[verb] }
+
+// idNouns name the number that follows them as an identifier: ticket 42 and
+// ticket 43 are two tickets, not one ticket that changed.
+var idNouns = map[string]bool{
+	"ticket": true, "issue": true, "pr": true, "incident": true, "bug": true, "case": true, "order": true,
+	"invoice": true, "note": true, "observation": true, "item": true, "step": true, "room": true, "flight": true,
+	"build": true, "job": true, "task": true, "story": true, "epic": true, "id": true, "number": true,
+	"request": true, "commit": true, "pull": true, "sample": true, "entry": true, "record": true, "account": true,
+	"host": true, "node": true, "shard": true, "batch": true, "patient": true, "customer": true, "user": true,
+	"chapter": true, "section": true, "page": true, "figure": true, "table": true, "test": true, "experiment": true,
+	"trial": true, "run": true, "episode": true, "meeting": true, "sprint": true, "lot": true, "unit": true,
+	"seat": true, "gate": true, "platform": true, "bay": true, "lane": true, "line": true, "route": true,
+	"hydrophone": true, "sensor": true, "device": true, "station": true, "site": true, "plot": true, "well": true,
+	"cohort": true, "group": true, "team": true, "phase": true, "stage": true, "part": true, "volume": true,
+	"rfc": true, "cve": true, "ip": true, "release": true, "milestone": true, "question": true, "point": true,
+}
+
+// tokens splits normalised text into canonical tokens. A token is a run of
+// letters and digits, with . - _ / : @ # kept between two of them (so
+// 555-1234, v1.2.3, eu-west-1, 10.0.0.1 and a@b.io stay whole);
+// contractions are split ("doesn't" -> does not).
+func (k *Keyer) tokens(s string) []token {
+	var (
+		out       []token
+		quoted    bool
+		sentStart = true
+		prevIDN   bool // the previous token was an id noun or '#'
+		hash      bool
+	)
+	emit := func(raw string) {
+		lower := strings.ToLower(strings.ReplaceAll(raw, "’", "'"))
+		neg := false
+		switch {
+		case lower == "cannot":
+			lower, neg = "can", true
+		case lower == "won't":
+			lower, neg = "will", true
+		case lower == "can't":
+			lower, neg = "can", true
+		case strings.HasSuffix(lower, "n't"):
+			lower, neg = strings.TrimSuffix(lower, "n't"), true
+		}
+		lower = strings.TrimSuffix(lower, "'s")
+		lower = strings.Trim(lower, "'")
+		if lower == "" {
+			return
+		}
+		first, _ := utf8.DecodeRuneInString(raw)
+		digit := strings.ContainsAny(lower, "0123456789")
+		letters := strings.IndexFunc(lower, unicode.IsLetter) >= 0
+		t := token{w: k.canonWord(lower)}
+		if k.neg.has(lower) {
+			t.w = "not"
+		}
+		t.verb = k.verbs.has(lower) || k.verbs.has(t.w) || singleValued[t.w] || isVerbForm(lower, sentStart)
+		t.stop = k.stop.has(lower) && t.w != "not"
+		proper := unicode.IsUpper(first) && !sentStart && !t.stop && !t.verb
+		t.id = digit && (letters || prevIDN || hash) || strings.ContainsAny(lower, "_@#") ||
+			digit && strings.Count(lower, "-") >= 2 && !isDate(lower)
+		t.dist = digit || quoted || proper || t.id
+		if t.verb && !t.dist {
+			t.stop = t.stop && !singleValued[t.w]
+		}
+		out = append(out, t)
+		if neg {
+			out = append(out, token{w: "not"})
+		}
+		prevIDN = idNouns[t.w]
+		hash = false
+		sentStart = false
+	}
+	start := -1
+	for i, r := range s {
+		word := unicode.IsLetter(r) || unicode.IsDigit(r) || r == '\'' || r == '’'
+		if !word && start >= 0 && strings.ContainsRune(".-_/:@#", r) {
+			next, _ := utf8.DecodeRuneInString(s[i+utf8.RuneLen(r):])
+			if unicode.IsLetter(next) || unicode.IsDigit(next) {
+				prev, _ := utf8.DecodeLastRuneInString(s[:i])
+				word = unicode.IsLetter(prev) || unicode.IsDigit(prev)
+			}
+		}
+		if word {
+			if start < 0 {
+				start = i
+			}
+			continue
+		}
+		if start >= 0 {
+			emit(s[start:i])
+			start = -1
+		}
+		switch r {
+		case '"', '“', '”', '`':
+			quoted = !quoted
+		case '#':
+			hash = true
+		case '.', '!', '?', '\n', ':', ';':
+			sentStart = true
+		}
+	}
+	if start >= 0 {
+		emit(s[start:])
+	}
+	return out
+}
+
+// canonWord folds w like the key does (synonyms, plurals), keeping words
+// that hold digits as they are.
+func (k *Keyer) canonWord(w string) string {
+	if strings.ContainsAny(w, "0123456789") {
+		return w
+	}
+	return k.canon(w)
+}
+
+// isVerbForm guesses a past tense or participle ("moved", "found") that
+// the policy's verb list misses.
+func isVerbForm(w string, sentStart bool) bool {
+	if sentStart {
+		return false
+	}
+	if irregular[w] {
+		return true
+	}
+	if len(w) < 5 {
+		return false
+	}
+	return strings.HasSuffix(w, "ed") && !strings.HasSuffix(w, "eed")
+}
+
+// irregular are common irregular past forms.
+var irregular = map[string]bool{
+	"found": true, "made": true, "built": true, "sent": true, "wrote": true, "broke": true, "began": true,
+	"became": true, "chose": true, "drove": true, "flew": true, "forgot": true, "froze": true, "gave": true,
+	"grew": true, "held": true, "kept": true, "knew": true, "left": true, "lost": true, "meant": true,
+	"paid": true, "ran": true, "rose": true, "sold": true, "spoke": true, "spent": true, "stole": true,
+	"stood": true, "taught": true, "thought": true, "told": true, "took": true, "went": true, "won": true,
+	"bought": true, "brought": true, "caught": true, "fought": true, "sought": true, "saw": true, "met": true,
+}
+
+// isDate reports whether w looks like an ISO date (2026-11-26).
+func isDate(w string) bool {
+	parts := strings.Split(w, "-")
+	if len(parts) != 3 || len(parts[0]) != 4 {
+		return false
+	}
+	for _, p := range parts {
+		for _, r := range p {
+			if r < '0' || r > '9' {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+func equalWords(a, b []token) bool {
+	return slices.EqualFunc(a, b, func(x, y token) bool { return x.w == y.w })
+}
+
+// sameBag reports whether a and b hold the same words, in any order.
+func sameBag(a, b []token) bool {
+	r, ad := bagDiff(a, b)
+	return len(r) == 0 && len(ad) == 0
+}
+
+// subset reports whether every word of a is in b.
+func subset(a, b []token) bool {
+	r, _ := bagDiff(a, b)
+	return len(r) == 0
+}
+
+// bagDiff returns the words of a missing from b (removed) and those of b
+// missing from a (added), as multisets.
+func bagDiff(a, b []token) (removed, added []token) {
+	count := map[string]int{}
+	for _, t := range b {
+		count[t.w]++
+	}
+	for _, t := range a {
+		if count[t.w] > 0 {
+			count[t.w]--
+			continue
+		}
+		removed = append(removed, t)
+	}
+	count = map[string]int{}
+	for _, t := range a {
+		count[t.w]++
+	}
+	for _, t := range b {
+		if count[t.w] > 0 {
+			count[t.w]--
+			continue
+		}
+		added = append(added, t)
+	}
+	return removed, added
+}
+
+// distDiffers reports whether the distinguishing tokens of a and b differ.
+func distDiffers(a, b []token) bool {
+	r, ad := bagDiff(a, b)
+	return slices.ContainsFunc(r, isDist) || slices.ContainsFunc(ad, isDist)
+}
+
+func isDist(t token) bool { return t.dist }
+
+func anyID(ts []token) bool { return slices.ContainsFunc(ts, func(t token) bool { return t.id }) }
+
+// allQuantities reports whether every token is a number, a version, a
+// date or a unit-bearing quantity (30s, 4gb).
+func allQuantities(ts []token) bool {
+	for _, t := range ts {
+		if !strings.ContainsAny(t.w, "0123456789") || t.id {
+			return false
+		}
+	}
+	return len(ts) > 0
+}
+
+// SlotKey and FactKey are the keys a statement falls back to when another
+// fact holds its canonical key: SlotKey names its subject and verb (so a
+// later new value of the same slot finds it), FactKey its content words (so
+// a later restatement finds it). Both keep the key's shape: the qualifier
+// gains an X and six hex digits, cut to the key's maximum length.
+func (k *Keyer) SlotKey(key, text string) string {
+	s := k.statement(text)
+	parts := make([]string, 0, len(s.subject)+1)
+	for _, t := range s.subject {
+		parts = append(parts, t.w)
+	}
+	parts = append(parts, "|", s.mainVerb)
+	return k.variant(key, "slot", parts)
+}
+
+// FactKey: see SlotKey.
+func (k *Keyer) FactKey(key, text string) string {
+	s := k.statement(text)
+	parts := make([]string, 0, len(s.content)+1)
+	for _, t := range s.content {
+		parts = append(parts, t.w)
+	}
+	if s.polarity == 1 {
+		parts = append(parts, "|not")
+	}
+	return k.variant(key, "fact", parts)
+}
+
+func (k *Keyer) variant(key, kind string, parts []string) string {
+	sum := sha256.Sum256([]byte(kind + "\x00" + strings.Join(parts, "\x00")))
+	suffix := "X" + hex.EncodeToString(sum[:3])
+	p := strings.SplitN(key, "-", 3)
+	if len(p) != 3 {
+		p = []string{k.fallback.Subject, k.fallback.Aspect, ""}
+	}
+	for len(p[0])+len(p[1])+len(p[2])+len(suffix)+2 > k.max {
+		switch {
+		case p[2] != "":
+			p[2] = p[2][:len(p[2])-1]
+		case len(p[0]) >= len(p[1]) && len(p[0]) > 1:
+			p[0] = p[0][:len(p[0])-1]
+		case len(p[1]) > 1:
+			p[1] = p[1][:len(p[1])-1]
+		default:
+			return p[0] + "-" + p[1] + "-" + suffix
+		}
+	}
+	return p[0] + "-" + p[1] + "-" + p[2] + suffix
+}
+
+// Compare is the Keyer's Compare under the extractor's policy.
+func (x *Extractor) Compare(a, b string) Comparison { return x.keyer.Compare(a, b) }
+
+// SlotKey is the Keyer's SlotKey under the extractor's policy.
+func (x *Extractor) SlotKey(key, text string) string { return x.keyer.SlotKey(key, text) }
+
+// FactKey is the Keyer's FactKey under the extractor's policy.
+func (x *Extractor) FactKey(key, text string) string { return x.keyer.FactKey(key, text) }
