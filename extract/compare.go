@@ -98,6 +98,8 @@ func (k *Keyer) Compare(a, b string) Comparison {
 		return Comparison{Restates, "same content words"}
 	case sa.polarity != sb.polarity && equalWords(sa.content, sb.content):
 		return Comparison{Updates, "the same statement with its polarity flipped"}
+	case sa.polarity == sb.polarity && sameBag(sa.content, sb.content) && equalWords(sa.subject, sb.subject):
+		return Comparison{Restates, "same subject, the same words in another order"}
 	case sameBag(sa.content, sb.content):
 		return Comparison{Unsure, "the same words in another order"}
 	}
@@ -122,27 +124,42 @@ func (k *Keyer) Compare(a, b string) Comparison {
 	if sa.polarity == sb.polarity && len(added) == 0 {
 		return Comparison{Restates, "says nothing the stored memory does not"}
 	}
-	if anyID(removed) || anyID(added) {
-		return Comparison{Distinct, "identifiers tell them apart"}
-	}
 	if sa.mainVerb != sb.mainVerb {
 		return Comparison{Unsure, "same subject, another verb"}
 	}
 	if sa.polarity != sb.polarity {
 		return Comparison{Unsure, "same subject, polarity and value both changed"}
 	}
-	if len(removed) == 0 {
+	if len(removed) == 0 && !anyID(added) {
 		return Comparison{Updates, "same slot, detail added"}
 	}
+	shared := len(sa.predicate) - len(removed)
 	switch {
 	case len(removed) > 3 || len(added) > 3:
 		return Comparison{Unsure, "same subject, much of the statement changed"}
-	case k.singleValued(sa.mainVerb) && len(sa.subject) > 0:
-		return Comparison{Updates, "same subject and " + sa.mainVerb + ", a new value"}
-	case allQuantities(removed) && allQuantities(added) && len(sa.predicate)-len(removed) > 1:
+	case allQuantities(removed) && allQuantities(added) && shared >= 1:
 		return Comparison{Updates, "same subject and " + sa.mainVerb + ", a new quantity"}
+	case singleValued[sa.mainVerb] && len(sa.subject) > 0 && onlyVerbsShared(sa.predicate, removed):
+		// After a copula or a single-valued verb an id is the value ("the
+		// password is X", "the model is Y").
+		return Comparison{Updates, "same subject and " + sa.mainVerb + ", a new value"}
+	case anyID(removed) || anyID(added):
+		return Comparison{Distinct, "identifiers tell them apart"}
 	}
 	return Comparison{Unsure, "same subject and " + sa.mainVerb + ", another object"}
+}
+
+// onlyVerbsShared reports whether the predicate words kept (pred minus
+// removed) are all verbs: "is set to X", "is in X", but not "is allergic to
+// X", where the kept word names one of many possible slots.
+func onlyVerbsShared(pred, removed []token) bool {
+	kept, _ := bagDiff(pred, removed)
+	for _, t := range kept {
+		if !t.verb {
+			return false
+		}
+	}
+	return true
 }
 
 // statement analyses a text: normalise, tokenise, fold.
@@ -160,7 +177,7 @@ func (k *Keyer) statement(text string) statement {
 			}
 			continue
 		}
-		if t.verb && s.verb < 0 && (i > 0 || len(s.content) > 0) {
+		if t.verb && s.verb < 0 && len(s.content) > 0 {
 			s.verb, s.mainVerb = i, t.w
 		}
 		s.content = append(s.content, t)
@@ -182,24 +199,61 @@ var lightVerbs = map[string]bool{
 	"may": true, "might": true, "must": true,
 }
 
-// copulas and single-valued verbs name a slot that holds one value at a
-// time: a new object replaces the old one.
-var singleValued = map[string]bool{
-	"is": true, "are": true, "was": true, "were": true, "am": true, "become": true, "became": true, "becomes": true,
-	"equal": true, "equals": true, "listen": true, "bind": true, "live": true, "lives": true, "lived": true,
-	"moved": true, "move": true, "moves": true, "located": true, "based": true, "report": true, "reports": true,
-	"reported": true, "work": true, "works": true, "point": true, "points": true, "default": true, "defaults": true,
-	"set": true, "switched": true, "changed": true, "migrated": true, "renamed": true, "cost": true, "costs": true,
-	"expire": true, "expires": true, "due": true, "belong": true, "belongs": true, "owned": true, "owns": true,
-	"maintained": true, "maintains": true, "named": true, "called": true, "prefer": true, "run": true,
-	"scheduled": true, "planned": true, "assigned": true, "pinned": true, "host": true, "hosted": true,
-	"deployed": true, "stored": true, "store": true, "stores": true, "kept": true, "reside": true, "resides": true,
-	"start": true, "starts": true, "end": true, "ends": true, "last": true, "lasts": true, "take": true, "takes": true,
-	"need": true, "needs": true, "require": true, "requires": true, "weigh": true, "weighs": true, "measures": true,
-	"earn": true, "earns": true, "speak": true, "speaks": true, "write": true, "written": true, "implemented": true,
+// singleValuedStems are copulas and verbs whose object is one value at a
+// time ("lives in", "reports to", "listens on", "is set to"): a new
+// object replaces the old one. Matched with -s, -es, -ed and -d endings.
+var singleValuedStems = []string{
+	"is", "are", "was", "were", "am", "become", "became", "equal", "listen", "bind", "live", "move", "locate",
+	"base", "report", "work", "point", "default", "set", "switch", "change", "migrate", "rename", "cost", "expire",
+	"due", "belong", "maintain", "name", "call", "schedule", "plan", "pin", "host", "store", "kept", "keep",
+	"reside", "start", "end", "last", "take", "need", "require", "weigh", "measure", "earn", "written", "implement",
+	"prefer", "lead", "manage", "land", "depart", "arrive", "close", "open", "park", "charge", "pay", "rent",
+	"assign", "run", "own",
+}
+
+// otherVerbStems are common verbs of notes and conversations that the
+// policy's verb list may miss; they split subject from predicate but name
+// no single-valued slot.
+var otherVerbStems = []string{
+	"want", "meet", "met", "hold", "include", "contain", "support", "handle", "serve", "cover", "happen", "occur",
+	"say", "said", "show", "list", "track", "go", "went", "come", "came", "sit", "stay", "play", "speak", "read",
+	"write", "wrote", "send", "sent", "receive", "like", "love", "hate", "know", "knew", "get", "got", "make", "made",
+	"give", "gave", "return", "review", "fix", "visit", "buy", "bought", "call", "adopt", "affect", "define", "ship",
+	"find", "found", "record", "use", "drift", "jam", "hang", "feed", "fed", "leak", "fail", "pass", "swarm",
+	"break", "broke", "ask", "need", "cause", "fixes", "reject", "skip", "retry", "renew", "terminate", "drop",
+	"accept", "release", "approve", "deny", "block", "allow", "check", "build", "test", "create", "delete",
+}
+
+var (
+	singleValued = verbForms(singleValuedStems)
+	otherVerbs   = verbForms(otherVerbStems)
+)
+
+// verbForms expands stems to their -s, -es, -ed, -d and -ing forms.
+func verbForms(stems []string) map[string]bool {
+	m := map[string]bool{}
+	for _, st := range stems {
+		for _, suf := range []string{"", "s", "es", "ed", "d", "ing"} {
+			m[st+suf] = true
+		}
+		if strings.HasSuffix(st, "e") {
+			m[st[:len(st)-1]+"ing"] = true
+		}
+	}
+	return m
 }
 
 func (k *Keyer) singleValued(verb string) bool { return singleValued[verb] }
+
+// quantity reports whether w is a number with at most a short unit: 40k,
+// 30s, 64gb, 1.29, 10.0.0.2, 2026-11-26.
+func quantity(w string) bool {
+	i := strings.LastIndexFunc(w, func(r rune) bool { return r >= '0' && r <= '9' })
+	if i < 0 || len(w)-i-1 > 3 {
+		return false
+	}
+	return strings.IndexFunc(w[:i], unicode.IsLetter) < 0
+}
 
 // idNouns name the number that follows them as an identifier: ticket 42 and
 // ticket 43 are two tickets, not one ticket that changed.
@@ -242,6 +296,16 @@ func (k *Keyer) tokens(s string) []token {
 		case strings.HasSuffix(lower, "n't"):
 			lower, neg = strings.TrimSuffix(lower, "n't"), true
 		}
+		var extra string // the verb of a contraction: I'm -> I am
+		for suf, verb := range contractions {
+			if strings.HasSuffix(lower, suf) && len(lower) > len(suf) {
+				lower, extra = strings.TrimSuffix(lower, suf), verb
+				break
+			}
+		}
+		if n, ok := numberWords[lower]; ok {
+			lower = n
+		}
 		lower = strings.TrimSuffix(lower, "'s")
 		lower = strings.Trim(lower, "'")
 		if lower == "" {
@@ -254,16 +318,17 @@ func (k *Keyer) tokens(s string) []token {
 		if k.neg.has(lower) {
 			t.w = "not"
 		}
-		t.verb = k.verbs.has(lower) || k.verbs.has(t.w) || singleValued[t.w] || isVerbForm(lower, sentStart)
+		t.verb = k.verbs.has(lower) || k.verbs.has(t.w) || singleValued[lower] || singleValued[t.w] ||
+			otherVerbs[lower] || isVerbForm(lower, sentStart)
 		t.stop = k.stop.has(lower) && t.w != "not"
 		proper := unicode.IsUpper(first) && !sentStart && !t.stop && !t.verb
-		t.id = digit && (letters || prevIDN || hash) || strings.ContainsAny(lower, "_@#") ||
+		t.id = digit && (letters && !quantity(lower) || prevIDN || hash) || strings.ContainsAny(lower, "_@#") ||
 			digit && strings.Count(lower, "-") >= 2 && !isDate(lower)
 		t.dist = digit || quoted || proper || t.id
-		if t.verb && !t.dist {
-			t.stop = t.stop && !singleValued[t.w]
-		}
 		out = append(out, t)
+		if extra != "" {
+			out = append(out, token{w: extra, verb: true, stop: k.stop.has(extra)})
+		}
 		if neg {
 			out = append(out, token{w: "not"})
 		}
@@ -306,13 +371,25 @@ func (k *Keyer) tokens(s string) []token {
 	return out
 }
 
-// canonWord folds w like the key does (synonyms, plurals), keeping words
-// that hold digits as they are.
+// canonWord folds w like the key does (synonyms, plurals), and folds the
+// -s of a verb too ("deploys", "needs"); words that hold digits stay as
+// they are.
 func (k *Keyer) canonWord(w string) string {
 	if strings.ContainsAny(w, "0123456789") {
 		return w
 	}
-	return k.canon(w)
+	return singular(k.canon(w))
+}
+
+// contractions are the verb endings split off a word: I'm -> I am.
+var contractions = map[string]string{"'m": "am", "'re": "are", "'ve": "have", "'ll": "will", "'d": "would"}
+
+// numberWords spell small numbers: "fifty" and "50" are one value.
+var numberWords = map[string]string{
+	"zero": "0", "one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6", "seven": "7",
+	"eight": "8", "nine": "9", "ten": "10", "eleven": "11", "twelve": "12", "fifteen": "15", "twenty": "20",
+	"thirty": "30", "forty": "40", "fifty": "50", "sixty": "60", "seventy": "70", "eighty": "80", "ninety": "90",
+	"hundred": "100",
 }
 
 // isVerbForm guesses a past tense or participle ("moved", "found") that
@@ -414,7 +491,7 @@ func anyID(ts []token) bool { return slices.ContainsFunc(ts, func(t token) bool 
 // date or a unit-bearing quantity (30s, 4gb).
 func allQuantities(ts []token) bool {
 	for _, t := range ts {
-		if !strings.ContainsAny(t.w, "0123456789") || t.id {
+		if !quantity(t.w) || t.id {
 			return false
 		}
 	}
