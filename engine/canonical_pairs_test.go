@@ -28,10 +28,10 @@ type canonPair struct {
 var canonClasses = []struct {
 	class, want string
 }{
-	{"same_fact", "reinforce"},      // differs in case, punctuation, whitespace or fluff
+	{"same_fact", "reinforce"},                   // differs in case, punctuation, whitespace or fluff
 	{"near_duplicate", "reinforce or supersede"}, // articles, plurals, synonyms, light verbs, small rewordings
-	{"new_value", "supersede"},      // same slot, new value
-	{"different_fact", "keep"},      // shares words, numbers or entities; both must stay
+	{"new_value", "supersede"},                   // same slot, new value
+	{"different_fact", "keep"},                   // shares words, numbers or entities; both must stay
 }
 
 // TestCanonicalPairs runs the real ingest decision, through the engine on
