@@ -2,11 +2,13 @@ package engine_test
 
 import (
 	"bufio"
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -46,7 +48,9 @@ func TestCanonicalPairs(t *testing.T) {
 	pairs := loadCanonPairs(t, "../testdata/canonical/pairs.jsonl")
 	require.GreaterOrEqual(t, len(pairs), 300)
 	f := newIngFixture(t, ingOpts{})
-	ctx := ingCtx(t)
+	// 632 writes: on Neo4j under load this takes longer than ingCtx's minute.
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
 
 	type tally map[string]int
 	byClass := map[string]tally{}

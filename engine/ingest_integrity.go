@@ -180,7 +180,8 @@ func (e *Engine) documentIntegrity(ctx context.Context, pl *plan, inBatch map[ns
 // writer's scope and be active; otherwise the write is rejected with a fix.
 func (e *Engine) explicitSupersede(ctx context.Context, pl *plan, id string) error {
 	s := pl.in.Memory.Scope
-	old, err := e.store.GetMemory(ctx, graph.Filter{Scope: s, Statuses: allStatuses}, id)
+	f := graph.Filter{Scope: s, Statuses: allStatuses}
+	old, err := e.store.GetMemory(ctx, f, id)
 	switch {
 	case errors.Is(err, graph.ErrNotFound):
 		e.rejectConflict(pl, "supersedes-missing", fmt.Sprintf("memory %s (named in supersedes) does not exist in this scope", id),
@@ -191,7 +192,7 @@ func (e *Engine) explicitSupersede(ctx context.Context, pl *plan, id string) err
 	case old.Status != graph.StatusActive:
 		fix := fmt.Sprintf("memory %s is %s: leave supersedes out to write a new memory", id, old.Status)
 		if old.SupersededBy != "" {
-			head := e.chainHead(ctx, old)
+			head := e.chainHead(ctx, f, old)
 			fix = fmt.Sprintf("memory %s is superseded; the head of its chain is %s: supersede %s instead", id, head, head)
 		}
 		e.rejectConflict(pl, "supersedes-inactive", fmt.Sprintf("memory %s (named in supersedes) is %s, not active", id, old.Status), fix)
@@ -224,13 +225,13 @@ func channelNote(ch string) string {
 	return fmt.Sprintf(" on channel %q", ch)
 }
 
-// chainHead is the id of the newest memory of m's supersession chain, or
-// m's successor when the chain cannot be followed.
-func (e *Engine) chainHead(ctx context.Context, m graph.Memory) string {
-	head, err := e.store.Resolve(ctx, graph.Filter{Scope: m.Scope, Reader: graph.System, Statuses: allStatuses}, m.ID)
+// chainHead is the id of the newest memory of m's supersession chain that
+// f admits, or m's successor when the chain cannot be followed.
+func (e *Engine) chainHead(ctx context.Context, f graph.Filter, m graph.Memory) string {
+	head, err := e.headOf(ctx, f, m)
 	if err != nil {
 		e.log.Warn("resolve supersession chain", "memory", m.ID, "err", err)
 		return m.SupersededBy
 	}
-	return head.ID
+	return head
 }
