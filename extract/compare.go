@@ -139,7 +139,8 @@ func (k *Keyer) Compare(a, b string) Comparison {
 		return Comparison{Unsure, "same subject, much of the statement changed"}
 	case allQuantities(removed) && allQuantities(added) && shared >= 1:
 		return Comparison{Updates, "same subject and " + sa.mainVerb + ", a new quantity"}
-	case singleValued[sa.mainVerb] && len(sa.subject) > 0 && onlyVerbsShared(sa.predicate, removed):
+	case singleValued[sa.mainVerb] && len(sa.subject) > 0 && onlyVerbsShared(sa.predicate, removed) &&
+		sameKinds(removed, added):
 		// After a copula or a single-valued verb an id is the value ("the
 		// password is X", "the model is Y").
 		return Comparison{Updates, "same subject and " + sa.mainVerb + ", a new value"}
@@ -149,13 +150,38 @@ func (k *Keyer) Compare(a, b string) Comparison {
 	return Comparison{Unsure, "same subject and " + sa.mainVerb + ", another object"}
 }
 
+// sameKinds reports whether the old and the new value are of one kind —
+// quantities, names, ids or plain words: a slot's new value is of the kind
+// of its old one ("the lead is Kofi" -> "Amara"), while "the lead is Kofi"
+// -> "the lead is on vacation" says something else.
+func sameKinds(removed, added []token) bool {
+	kinds := func(ts []token) int {
+		k := 0
+		for _, t := range ts {
+			switch {
+			case t.id:
+				k |= 1
+			case quantity(t.w):
+				k |= 2
+			case t.dist:
+				k |= 4
+			default:
+				k |= 8
+			}
+		}
+		return k
+	}
+	return kinds(removed) == kinds(added)
+}
+
 // onlyVerbsShared reports whether the predicate words kept (pred minus
-// removed) are all verbs: "is set to X", "is in X", but not "is allergic to
-// X", where the kept word names one of many possible slots.
+// removed) are all verbs or quantities: "is set to X", "is in X", "ends on
+// X 2027", but not "is allergic to X", where the kept word names one of
+// many possible slots.
 func onlyVerbsShared(pred, removed []token) bool {
 	kept, _ := bagDiff(pred, removed)
 	for _, t := range kept {
-		if !t.verb {
+		if !t.verb && !quantity(t.w) {
 			return false
 		}
 	}
@@ -321,7 +347,10 @@ func (k *Keyer) tokens(s string) []token {
 		t.verb = k.verbs.has(lower) || k.verbs.has(t.w) || singleValued[lower] || singleValued[t.w] ||
 			otherVerbs[lower] || isVerbForm(lower, sentStart)
 		t.stop = k.stop.has(lower) && t.w != "not"
-		proper := unicode.IsUpper(first) && !sentStart && !t.stop && !t.verb
+		proper := unicode.IsUpper(first) && !sentStart && lower != "i"
+		if proper { // "May" mid-sentence is a month, not a modal
+			t.stop, t.verb = false, false
+		}
 		t.id = digit && (letters && !quantity(lower) || prevIDN || hash) || strings.ContainsAny(lower, "_@#") ||
 			digit && strings.Count(lower, "-") >= 2 && !isDate(lower)
 		t.dist = digit || quoted || proper || t.id
