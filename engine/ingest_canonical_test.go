@@ -54,6 +54,27 @@ func TestIngestCanonicalKey(t *testing.T) {
 		}
 	})
 
+	t.Run("one batch keeps different facts and reinforces restatements", func(t *testing.T) {
+		var rs []engine.IngestRequest
+		for i := 1; i <= 4; i++ {
+			rs = append(rs, note(fmt.Sprintf("Batchy side note %d about buoy %d%d", i, i, i)))
+		}
+		rs = append(rs, note("batchy side note 2 about buoy 22"), note("Batchy side note 3 about buoy 33."))
+		res, err := f.eng.IngestBatch(ctx, w, rs)
+		require.NoError(t, err)
+		keys := map[string]bool{}
+		for i, r := range res[:4] {
+			require.Equal(t, engine.StatusApproved, r.Status, "item %d: %+v", i, r)
+			keys[r.CanonicalKey] = true
+		}
+		assert.Len(t, keys, 4, "four facts, four keys")
+		assert.Equal(t, engine.StatusReinforced, res[4].Status, "%+v", res[4])
+		assert.Equal(t, res[1].ID, res[4].ID)
+		assert.Equal(t, engine.StatusReinforced, res[5].Status, "%+v", res[5])
+		assert.Equal(t, res[2].ID, res[5].ID)
+		assert.Equal(t, int64(2), f.memory(t, res[1].ID).AccessCount)
+	})
+
 	t.Run("lower-case restatement reinforces", func(t *testing.T) {
 		a := ingest(t, "The quokka habitat survey found marmalade traces.")
 		b := ingest(t, "the quokka habitat survey found marmalade traces")
