@@ -117,10 +117,10 @@ func (e *Engine) findHolder(ctx context.Context, pl *plan, inBatch map[nsKey]*pl
 // memories stay. A key the caller chose names the slot itself: anything
 // but a restatement supersedes.
 func (e *Engine) keyIntegrity(ctx context.Context, pl *plan, inBatch map[nsKey]*plan) error {
-	content := pl.in.Version.Content
+	stmt := pl.x.Statement(pl.in.Version.Content)
 	keys := []string{pl.baseKey}
 	if !pl.callerKey {
-		keys = append(keys, pl.x.SlotKey(pl.baseKey, content), pl.x.FactKey(pl.baseKey, content))
+		keys = append(keys, pl.x.SlotKey(pl.baseKey, stmt), pl.x.FactKey(pl.baseKey, stmt))
 	}
 	for _, key := range keys {
 		h, ok, err := e.findHolder(ctx, pl, inBatch, key)
@@ -131,7 +131,7 @@ func (e *Engine) keyIntegrity(ctx context.Context, pl *plan, inBatch map[nsKey]*
 			pl.in.Memory.CanonicalKey = key
 			return nil
 		}
-		c := pl.x.Compare(h.content, content)
+		c := pl.x.Relate(pl.x.Statement(h.content), stmt)
 		if pl.callerKey && c.Relation != extract.Restates {
 			c = extract.Comparison{Relation: extract.Updates, Reason: "the caller's canonical key names the slot"}
 		}

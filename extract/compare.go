@@ -89,8 +89,18 @@ type statement struct {
 //     unless an identifier changed (then Distinct);
 //   - anything else (the same words in another order, a new object of an
 //     event verb): Unsure.
-func (k *Keyer) Compare(a, b string) Comparison {
-	sa, sb := k.statement(a), k.statement(b)
+func (k *Keyer) Compare(a, b string) Comparison { return k.Relate(k.Statement(a), k.Statement(b)) }
+
+// Statement is a statement analysed once for Relate, SlotKey and FactKey.
+type Statement struct{ st statement }
+
+// Statement normalises and analyses text.
+func (k *Keyer) Statement(text string) Statement { return Statement{k.statement(text)} }
+
+// Relate is Compare on analysed statements: how b (new) stands to a
+// (stored).
+func (k *Keyer) Relate(a, b Statement) Comparison {
+	sa, sb := a.st, b.st
 	switch {
 	case equalWords(sa.toks, sb.toks):
 		return Comparison{Restates, "same words once case, punctuation and fluff are set aside"}
@@ -532,8 +542,8 @@ func allQuantities(ts []token) bool {
 // later new value of the same slot finds it), FactKey its content words (so
 // a later restatement finds it). Both keep the key's shape: the qualifier
 // gains an X and six hex digits, cut to the key's maximum length.
-func (k *Keyer) SlotKey(key, text string) string {
-	s := k.statement(text)
+func (k *Keyer) SlotKey(key string, st Statement) string {
+	s := st.st
 	parts := make([]string, 0, len(s.subject)+1)
 	for _, t := range s.subject {
 		parts = append(parts, t.w)
@@ -543,8 +553,8 @@ func (k *Keyer) SlotKey(key, text string) string {
 }
 
 // FactKey: see SlotKey.
-func (k *Keyer) FactKey(key, text string) string {
-	s := k.statement(text)
+func (k *Keyer) FactKey(key string, st Statement) string {
+	s := st.st
 	parts := make([]string, 0, len(s.content)+1)
 	for _, t := range s.content {
 		parts = append(parts, t.w)
@@ -577,11 +587,14 @@ func (k *Keyer) variant(key, kind string, parts []string) string {
 	return p[0] + "-" + p[1] + "-" + p[2] + suffix
 }
 
-// Compare is the Keyer's Compare under the extractor's policy.
-func (x *Extractor) Compare(a, b string) Comparison { return x.keyer.Compare(a, b) }
+// Statement is the Keyer's Statement under the extractor's policy.
+func (x *Extractor) Statement(text string) Statement { return x.keyer.Statement(text) }
+
+// Relate is the Keyer's Relate under the extractor's policy.
+func (x *Extractor) Relate(a, b Statement) Comparison { return x.keyer.Relate(a, b) }
 
 // SlotKey is the Keyer's SlotKey under the extractor's policy.
-func (x *Extractor) SlotKey(key, text string) string { return x.keyer.SlotKey(key, text) }
+func (x *Extractor) SlotKey(key string, s Statement) string { return x.keyer.SlotKey(key, s) }
 
 // FactKey is the Keyer's FactKey under the extractor's policy.
-func (x *Extractor) FactKey(key, text string) string { return x.keyer.FactKey(key, text) }
+func (x *Extractor) FactKey(key string, s Statement) string { return x.keyer.FactKey(key, s) }

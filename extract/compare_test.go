@@ -61,19 +61,19 @@ func TestFallbackKeys(t *testing.T) {
 	a, b := "Orca seed observation number 2", "orca seed observation number 2!"
 	key := k.Key(a)
 	assert.Equal(t, key, k.Key(b))
-	for name, f := range map[string]func(string, string) string{"slot": k.SlotKey, "fact": k.FactKey} {
+	for name, f := range map[string]func(string, extract.Statement) string{"slot": k.SlotKey, "fact": k.FactKey} {
 		t.Run(name, func(t *testing.T) {
-			got := f(key, a)
+			got := f(key, k.Statement(a))
 			assert.Regexp(t, keyShape, got)
 			assert.LessOrEqual(t, len(got), 30)
 			assert.NotEqual(t, key, got)
-			assert.Equal(t, got, f(key, b), "a restatement finds the same key")
-			assert.NotEqual(t, got, f(key, "Orca seed observation number 3"))
+			assert.Equal(t, got, f(key, k.Statement(b)), "a restatement finds the same key")
+			assert.NotEqual(t, got, f(key, k.Statement("Orca seed observation number 3")))
 		})
 	}
-	long := k.Key("The internationalization listens on localhost")
-	assert.Regexp(t, keyShape, k.SlotKey(long, "The internationalization listens on localhost"))
-	assert.Regexp(t, keyShape, k.FactKey("caller-key", "anything"), "a key of another shape still yields a SAQ-shaped variant")
+	long := "The internationalization listens on localhost"
+	assert.Regexp(t, keyShape, k.SlotKey(k.Key(long), k.Statement(long)))
+	assert.Regexp(t, keyShape, k.FactKey("caller-key", k.Statement("anything")), "a key of another shape still yields a SAQ-shaped variant")
 }
 
 func FuzzCompare(f *testing.F) {
@@ -90,10 +90,27 @@ func FuzzCompare(f *testing.F) {
 		if k.Compare(a, a).Relation != extract.Restates {
 			t.Fatalf("Compare(%q, itself) is not a restatement", a)
 		}
-		for _, key := range []string{k.SlotKey(k.Key(a), b), k.FactKey(k.Key(a), b)} {
+		for _, key := range []string{k.SlotKey(k.Key(a), k.Statement(b)), k.FactKey(k.Key(a), k.Statement(b))} {
 			if len(key) > 30 || !keyShape.MatchString(key) {
 				t.Fatalf("fallback key %q of %q: bad shape or longer than 30", key, b)
 			}
 		}
 	})
+}
+
+// BenchmarkCompare measures one key collision's extra cost on the write
+// path: two statements analysed, related, and the slot and fact keys.
+//
+//	go test ./extract -run '^$' -bench BenchmarkCompare
+func BenchmarkCompare(b *testing.B) {
+	k := extract.NewKeyer(defaultPolicy(b))
+	a, c := "The API server listens on port 8080 behind the staging load balancer.", "the api server listens on port 9090 behind the staging load balancer"
+	key := k.Key(c)
+	b.ReportAllocs()
+	for b.Loop() {
+		sa, sc := k.Statement(a), k.Statement(c)
+		k.Relate(sa, sc)
+		k.SlotKey(key, sc)
+		k.FactKey(key, sc)
+	}
 }
