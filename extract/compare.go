@@ -227,12 +227,12 @@ func (k *Keyer) statement(text string) statement {
 }
 
 // lightVerbs carry no value of their own: "the port is 8080", "the service
-// uses port 8080" and "the service runs on port 8080" state one fact.
+// uses port 8080" and "the service runs on port 8080" state one fact. Modal
+// verbs are not light: "must" and "may" say different things.
 var lightVerbs = map[string]bool{
 	"is": true, "are": true, "was": true, "were": true, "be": true, "been": true, "being": true, "am": true,
 	"has": true, "have": true, "had": true, "use": true, "run": true, "do": true, "does": true, "did": true,
-	"get": true, "gets": true, "uses": true, "runs": true, "using": true, "running": true, "will": true, "would": true, "should": true, "shall": true, "can": true, "could": true,
-	"may": true, "might": true, "must": true,
+	"get": true, "gets": true, "uses": true, "runs": true, "using": true, "running": true, "will": true,
 }
 
 // singleValuedStems are copulas and verbs whose object is one value at a
@@ -356,7 +356,7 @@ func (k *Keyer) tokens(s string) []token {
 		}
 		t.verb = k.verbs.has(lower) || k.verbs.has(t.w) || singleValued[lower] || singleValued[t.w] ||
 			otherVerbs[lower] || isVerbForm(lower, sentStart)
-		t.stop = k.stop.has(lower) && t.w != "not"
+		t.stop = k.stop.has(lower) && t.w != "not" && !modals[lower]
 		proper := unicode.IsUpper(first) && !sentStart && lower != "i"
 		if proper { // "May" mid-sentence is a month, not a modal
 			t.stop, t.verb = false, false
@@ -598,3 +598,8 @@ func (x *Extractor) SlotKey(key string, s Statement) string { return x.keyer.Slo
 
 // FactKey is the Keyer's FactKey under the extractor's policy.
 func (x *Extractor) FactKey(key string, s Statement) string { return x.keyer.FactKey(key, s) }
+
+// modals are kept as content though the policy lists them as stopwords:
+// "must" and "may" say different things.
+var modals = map[string]bool{"must": true, "may": true, "might": true, "should": true, "shall": true,
+	"can": true, "could": true, "would": true}
