@@ -71,6 +71,9 @@ type statement struct {
 	// first verb; with no verb everything is subject.
 	subject, predicate []token
 	mainVerb           string // the first verb, canonical
+	// relation is the main verb with the preposition that follows it, if
+	// any: "is in", "listen on", "report to", "is".
+	relation string
 }
 
 // Compare tells how the statement b (new) stands to the statement a
@@ -136,6 +139,9 @@ func (k *Keyer) Relate(a, b Statement) Comparison {
 	}
 	if sa.mainVerb != sb.mainVerb {
 		return Comparison{Unsure, "same subject, another verb"}
+	}
+	if sa.relation != sb.relation {
+		return Comparison{Unsure, "same subject, another relation (" + sa.relation + ", " + sb.relation + ")"}
 	}
 	if sa.polarity != sb.polarity {
 		return Comparison{Unsure, "same subject, polarity and value both changed"}
@@ -213,7 +219,7 @@ func (k *Keyer) statement(text string) statement {
 			}
 			continue
 		}
-		if t.verb && s.verb < 0 && len(s.content) > 0 {
+		if t.verb && s.verb < 0 && len(s.content) > 0 && !beforeVerb(toks, i) {
 			s.verb, s.mainVerb = i, t.w
 		}
 		s.content = append(s.content, t)
@@ -223,7 +229,29 @@ func (k *Keyer) statement(text string) statement {
 			s.predicate = append(s.predicate, t)
 		}
 	}
+	s.relation = s.mainVerb
+	if s.verb >= 0 {
+		for _, t := range toks[s.verb+1:] {
+			if t.verb || !t.stop {
+				break
+			}
+			if prepositions[t.w] {
+				s.relation += " " + t.w
+				break
+			}
+		}
+	}
 	return s
+}
+
+// beforeVerb reports whether toks[i] is followed by a copula, modal or
+// light verb: then it is a noun ("the project lead is", "the run was").
+func beforeVerb(toks []token, i int) bool {
+	if i+1 >= len(toks) || modals[toks[i].w] || lightVerbs[toks[i].w] || copulas[toks[i].w] {
+		return false
+	}
+	n := toks[i+1]
+	return n.verb && (lightVerbs[n.w] || modals[n.w] || copulas[n.w])
 }
 
 // lightVerbs carry no value of their own: "the port is 8080", "the service
@@ -238,13 +266,13 @@ var lightVerbs = map[string]bool{
 // singleValuedStems are copulas and verbs whose object is one value at a
 // time ("lives in", "reports to", "listens on", "is set to"): a new
 // object replaces the old one. Matched with -s, -es, -ed and -d endings.
+// Verbs that take many objects ("prefers", "owns", "leads", "needs", "is
+// open on") are not here: a new object is another fact.
 var singleValuedStems = []string{
 	"is", "are", "was", "were", "am", "become", "became", "equal", "listen", "bind", "live", "move", "locate",
-	"base", "report", "work", "point", "default", "set", "switch", "change", "migrate", "rename", "cost", "expire",
-	"due", "belong", "maintain", "name", "call", "schedule", "plan", "pin", "host", "store", "kept", "keep",
-	"reside", "start", "end", "last", "take", "need", "require", "weigh", "measure", "earn", "written", "implement",
-	"prefer", "lead", "manage", "land", "depart", "arrive", "close", "open", "park", "charge", "pay", "rent",
-	"assign", "run", "own",
+	"base", "report", "point", "default", "set", "switch", "change", "migrate", "rename", "cost", "expire",
+	"due", "belong", "name", "call", "schedule", "plan", "pin", "store", "kept", "reside", "start", "end",
+	"last", "weigh", "measure", "written", "implement", "land", "depart", "arrive", "park",
 }
 
 // otherVerbStems are common verbs of notes and conversations that the
@@ -258,6 +286,8 @@ var otherVerbStems = []string{
 	"find", "found", "record", "use", "drift", "jam", "hang", "feed", "fed", "leak", "fail", "pass", "swarm",
 	"break", "broke", "ask", "need", "cause", "fixes", "reject", "skip", "retry", "renew", "terminate", "drop",
 	"accept", "release", "approve", "deny", "block", "allow", "check", "build", "test", "create", "delete",
+	"prefer", "own", "maintain", "host", "keep", "need", "require", "take", "run", "work", "lead", "manage",
+	"charge", "pay", "rent", "earn", "assign", "open", "close", "depend",
 }
 
 var (
@@ -603,3 +633,9 @@ func (x *Extractor) FactKey(key string, s Statement) string { return x.keyer.Fac
 // "must" and "may" say different things.
 var modals = map[string]bool{"must": true, "may": true, "might": true, "should": true, "shall": true,
 	"can": true, "could": true, "would": true}
+
+// prepositions complete a verb's relation: "is in" and "is" are two.
+var prepositions = map[string]bool{"in": true, "at": true, "on": true, "to": true, "for": true, "from": true,
+	"with": true, "by": true, "of": true, "into": true, "onto": true, "over": true, "under": true, "about": true,
+	"via": true, "behind": true, "near": true, "inside": true, "outside": true, "after": true, "before": true,
+	"until": true, "since": true, "during": true}

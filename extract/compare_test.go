@@ -43,6 +43,9 @@ func TestCompare(t *testing.T) {
 		{"event verb, another object", "Alice met Bob on Monday.", "Alice met Carol on Monday.", extract.Unsure},
 		{"words swapped across the verb", "Alice reports to Bob.", "Bob reports to Alice.", extract.Unsure},
 		{"one of many slots", "Ahmed is allergic to peanuts.", "Ahmed is allergic to penicillin.", extract.Unsure},
+		{"a verb of many objects", "Kofi leads the mobile team.", "Kofi leads the hiring committee.", extract.Unsure},
+		{"another relation", "The office coffee machine is broken.", "The office coffee machine is in the kitchen.", extract.Unsure},
+		{"open on many days", "The library is open on Saturdays.", "The library is open on Sundays.", extract.Unsure},
 		{"another modal", "Passwords must be rotated every 90 days.", "Passwords may be rotated every 90 days.", extract.Unsure},
 		{"another kind of value", "The project lead is Kofi.", "The project lead is on vacation.", extract.Unsure},
 	}
