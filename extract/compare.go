@@ -191,13 +191,14 @@ func sameKinds(removed, added []token) bool {
 }
 
 // onlyVerbsShared reports whether the predicate words kept (pred minus
-// removed) are all verbs or quantities: "is set to X", "is in X", "ends on
-// X 2027", but not "is allergic to X", where the kept word names one of
-// many possible slots.
+// removed) are all single-valued verbs or quantities: "is set to X", "is
+// in X", "ends on X 2027", but not "is allergic to X" or "is open on X",
+// where the kept word names one of many possible slots or takes many
+// values.
 func onlyVerbsShared(pred, removed []token) bool {
 	kept, _ := bagDiff(pred, removed)
 	for _, t := range kept {
-		if !t.verb && !quantity(t.w) {
+		if !(t.verb && singleValued[t.w]) && !quantity(t.w) {
 			return false
 		}
 	}
