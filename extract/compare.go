@@ -149,12 +149,25 @@ func (k *Keyer) Relate(a, b Statement) Comparison {
 	if len(removed) == 0 && !anyID(added) {
 		return Comparison{Updates, "same slot, detail added"}
 	}
-	shared := len(sa.predicate) - len(removed)
+	// shared counts the predicate's kept words that are no verbs: the unit
+	// or the thing a number measures ("port", "minutes", "Kubernetes").
+	shared := 0
+	kept, _ := bagDiff(sa.predicate, removed)
+	for _, t := range kept {
+		if !t.verb {
+			shared++
+		}
+	}
 	switch {
 	case len(removed) > 3 || len(added) > 3:
 		return Comparison{Unsure, "same subject, much of the statement changed"}
 	case allQuantities(removed) && allQuantities(added) && shared >= 1:
 		return Comparison{Updates, "same subject and " + sa.mainVerb + ", a new quantity"}
+	case copulas[sa.relation] && len(removed) == len(sa.predicate) && plainWords(removed) && plainWords(added):
+		// The value right after the copula: "is staging" -> "is
+		// production" is a new value, "is friendly" -> "is old" another
+		// attribute; without parts of speech they look alike.
+		return Comparison{Unsure, "same subject and " + sa.mainVerb + ", another plain word: a new value or another attribute"}
 	case singleValued[sa.mainVerb] && len(sa.subject) > 0 && onlyVerbsShared(sa.predicate, removed) &&
 		sameKinds(removed, added):
 		// After a copula or a single-valued verb an id is the value ("the
@@ -164,6 +177,17 @@ func (k *Keyer) Relate(a, b Statement) Comparison {
 		return Comparison{Distinct, "identifiers tell them apart"}
 	}
 	return Comparison{Unsure, "same subject and " + sa.mainVerb + ", another object"}
+}
+
+// plainWords reports whether ts are lower-case words that tell nothing
+// apart: no number, id, name or quoted string.
+func plainWords(ts []token) bool {
+	for _, t := range ts {
+		if t.dist || quantity(t.w) {
+			return false
+		}
+	}
+	return len(ts) > 0
 }
 
 // sameKinds reports whether the old and the new value are of one kind —
@@ -296,7 +320,8 @@ var (
 	otherVerbs   = verbForms(otherVerbStems)
 )
 
-// verbForms expands stems to their -s, -es, -ed, -d and -ing forms.
+// verbForms expands stems to their -s, -es, -ed, -d, -ing, -ies and -ied
+// forms.
 func verbForms(stems []string) map[string]bool {
 	m := map[string]bool{}
 	for _, st := range stems {
@@ -305,6 +330,10 @@ func verbForms(stems []string) map[string]bool {
 		}
 		if strings.HasSuffix(st, "e") {
 			m[st[:len(st)-1]+"ing"] = true
+		}
+		if strings.HasSuffix(st, "y") { // retry: retries, retried
+			m[st[:len(st)-1]+"ies"] = true
+			m[st[:len(st)-1]+"ied"] = true
 		}
 	}
 	return m
@@ -392,7 +421,7 @@ func (k *Keyer) tokens(s string) []token {
 		if proper { // "May" mid-sentence is a month, not a modal
 			t.stop, t.verb = false, false
 		}
-		t.id = digit && (letters && !quantity(lower) || prevIDN || hash) || strings.ContainsAny(lower, "_@#") ||
+		t.id = hash || digit && (letters && !quantity(lower) || prevIDN) || strings.ContainsAny(lower, "_@#") ||
 			digit && strings.Count(lower, "-") >= 2 && !isDate(lower)
 		t.dist = digit || quoted || proper || t.id
 		out = append(out, t)

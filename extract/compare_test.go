@@ -33,7 +33,9 @@ func TestCompare(t *testing.T) {
 		{"names in the subject", "Alice's phone number is 555-0142.", "Bob's phone number is 555-0142.", extract.Distinct},
 
 		{"port", "The API server listens on port 8080.", "The API server listens on port 9090.", extract.Updates},
-		{"copula value", "The deploy target is staging.", "The deploy target is production.", extract.Updates},
+		{"copula name", "The project lead is Kofi.", "The project lead is Amara.", extract.Updates},
+		{"copula plain word", "The deploy target is staging.", "The deploy target is production.", extract.Unsure},
+		{"copula adjective", "Our landlord's dog is friendly.", "Our landlord's dog is old.", extract.Unsure},
 		{"single-valued verb", "Alice reports to Bob.", "Alice reports to Carol.", extract.Updates},
 		{"version", "We use Postgres 15 for the billing service.", "We use Postgres 16 for the billing service.", extract.Updates},
 		{"polarity", "The cache is enabled.", "The cache isn't enabled.", extract.Updates},
@@ -46,6 +48,7 @@ func TestCompare(t *testing.T) {
 		{"a verb of many objects", "Kofi leads the mobile team.", "Kofi leads the hiring committee.", extract.Unsure},
 		{"another relation", "The office coffee machine is broken.", "The office coffee machine is in the kitchen.", extract.Unsure},
 		{"open on many days", "The library is open on Saturdays.", "The library is open on Sundays.", extract.Unsure},
+		{"a code, not a quantity", "The v2 client retries on 503.", "The v2 client retries on 429.", extract.Unsure},
 		{"another modal", "Passwords must be rotated every 90 days.", "Passwords may be rotated every 90 days.", extract.Unsure},
 		{"another kind of value", "The project lead is Kofi.", "The project lead is on vacation.", extract.Unsure},
 	}
