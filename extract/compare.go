@@ -339,8 +339,6 @@ func verbForms(stems []string) map[string]bool {
 	return m
 }
 
-func (k *Keyer) singleValued(verb string) bool { return singleValued[verb] }
-
 // quantity reports whether w is a number with at most a short unit: 40k,
 // 30s, 64gb, 1.29, 10.0.0.2, 2026-11-26.
 func quantity(w string) bool {

@@ -159,8 +159,10 @@ func firstSentence(s string) string {
 	return s
 }
 
-// split splits s into canonical lower-case words (see words) and the same
-// words lower-cased only.
+// split splits s into canonical lower-case words — letters, digits and
+// apostrophes, with dots kept between digits (0.0.0.0, v1.2), mapped
+// through synonyms and folded to singular — and the same words lower-cased
+// only.
 func (k *Keyer) split(s string) (words, raw []string) {
 	raw = k.rawWords(s)
 	words = make([]string, len(raw))
@@ -168,13 +170,6 @@ func (k *Keyer) split(s string) (words, raw []string) {
 		words[i] = k.canon(w)
 	}
 	return words, raw
-}
-
-// words splits s into canonical lower-case words: letters, digits and
-// apostrophes, with dots kept between digits (0.0.0.0, v1.2).
-func (k *Keyer) words(s string) []string {
-	w, _ := k.split(s)
-	return w
 }
 
 // rawWords splits s into lower-case words.
