@@ -231,6 +231,8 @@ func (e *Engine) chainHead(ctx context.Context, f graph.Filter, m graph.Memory) 
 	head, err := e.headOf(ctx, f, m)
 	if err != nil {
 		e.log.Warn("resolve supersession chain", "memory", m.ID, "err", err)
+	}
+	if head == "" {
 		return m.SupersededBy
 	}
 	return head

@@ -51,13 +51,17 @@ func (e *Engine) Get(ctx context.Context, p graph.Principal, id string) (MemoryV
 }
 
 // headOf is the id of the newest memory of m's supersession chain that f
-// admits (its successors may be archived; retracted ones are not followed).
+// admits (its successors may be archived; retracted ones are not followed),
+// or "" when f admits none of m's successors.
 func (e *Engine) headOf(ctx context.Context, f graph.Filter, m graph.Memory) (string, error) {
 	f.Statuses = []graph.Status{graph.StatusActive, graph.StatusSuperseded, graph.StatusArchived}
 	f.ValidAt = time.Time{}
 	head, err := e.store.Resolve(ctx, f, m.ID)
 	if err != nil {
 		return "", fmt.Errorf("head of supersession chain of %s: %w", m.ID, err)
+	}
+	if head.ID == m.ID {
+		return "", nil
 	}
 	return head.ID, nil
 }
