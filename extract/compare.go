@@ -84,14 +84,16 @@ type statement struct {
 //   - the same words after normalisation (case, punctuation, fluff), or the
 //     same content words (articles, plurals, synonyms, light verbs such as
 //     "is", "uses", "runs"), or fewer of them: Restates;
-//   - numbers, ids, quoted strings or proper names differ in the subject, or
-//     the subjects differ: Distinct — they are different facts;
-//   - one subject and verb, the value changed (a polarity flip; or a
-//     substitution after a copula or a single-valued verb such as "lives",
-//     "reports", "listens"; or a changed quantity; or detail added): Updates,
-//     unless an identifier changed (then Distinct);
-//   - anything else (the same words in another order, a new object of an
-//     event verb): Unsure.
+//   - subjects that differ (numbers, ids, quoted strings or names in them
+//     above all): Distinct — they are different facts;
+//   - one subject, verb and relation, the value changed: Updates for a
+//     polarity flip, detail added, a changed number beside the thing it
+//     measures, or a new value of the old one's kind after a copula or a
+//     single-valued verb ("lives in", "reports to", "listens on"); Distinct
+//     when an identifier changed anywhere else;
+//   - anything else (the same words in another order, another verb, a new
+//     object of an event verb or of a verb of many objects, a plain word
+//     after a copula, which may be another attribute): Unsure.
 func (k *Keyer) Compare(a, b string) Comparison { return k.Relate(k.Statement(a), k.Statement(b)) }
 
 // Statement is a statement analysed once for Relate, SlotKey and FactKey.
