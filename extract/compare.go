@@ -163,7 +163,10 @@ func (k *Keyer) Relate(a, b Statement) Comparison {
 	switch {
 	case len(removed) > 3 || len(added) > 3:
 		return Comparison{Unsure, "same subject, much of the statement changed"}
-	case allQuantities(removed) && allQuantities(added) && shared >= 1:
+	case allQuantities(removed) && allQuantities(added) && shared >= 1 &&
+		(singleValued[sa.mainVerb] || !mentionsTime(sa.predicate) && !mentionsTime(sb.predicate)):
+		// A date or time of an event verb ("visited in 2019", "flew on 3
+		// March") may be another event, not a correction.
 		return Comparison{Updates, "same subject and " + sa.mainVerb + ", a new quantity"}
 	case copulas[sa.relation] && len(removed) == len(sa.predicate) && plainWords(removed) && plainWords(added):
 		// The value right after the copula: "is staging" -> "is
@@ -179,6 +182,26 @@ func (k *Keyer) Relate(a, b Statement) Comparison {
 		return Comparison{Distinct, "identifiers tell them apart"}
 	}
 	return Comparison{Unsure, "same subject and " + sa.mainVerb + ", another object"}
+}
+
+// mentionsTime reports whether ts hold a year, a date, a time of day, a
+// month or a weekday.
+func mentionsTime(ts []token) bool {
+	for _, t := range ts {
+		w := t.w
+		if calendar[w] || isDate(w) || len(w) == 4 && (strings.HasPrefix(w, "19") || strings.HasPrefix(w, "20")) && quantity(w) ||
+			strings.Contains(w, ":") && quantity(w) {
+			return true
+		}
+	}
+	return false
+}
+
+// calendar names months and weekdays.
+var calendar = map[string]bool{
+	"january": true, "february": true, "march": true, "april": true, "may": true, "june": true, "july": true,
+	"august": true, "september": true, "october": true, "november": true, "december": true, "monday": true,
+	"tuesday": true, "wednesday": true, "thursday": true, "friday": true, "saturday": true, "sunday": true,
 }
 
 // plainWords reports whether ts are lower-case words that tell nothing

@@ -49,6 +49,8 @@ func TestCompare(t *testing.T) {
 		{"another relation", "The office coffee machine is broken.", "The office coffee machine is in the kitchen.", extract.Unsure},
 		{"open on many days", "The library is open on Saturdays.", "The library is open on Sundays.", extract.Unsure},
 		{"a code, not a quantity", "The v2 client retries on 503.", "The v2 client retries on 429.", extract.Unsure},
+		{"an event on another date", "Alice flew to Paris on 3 March.", "Alice flew to Paris on 9 March.", extract.Unsure},
+		{"an event in another year", "Aisha visited the Berlin office in 2019.", "Aisha visited the Berlin office in 2021.", extract.Unsure},
 		{"another modal", "Passwords must be rotated every 90 days.", "Passwords may be rotated every 90 days.", extract.Unsure},
 		{"another kind of value", "The project lead is Kofi.", "The project lead is on vacation.", extract.Unsure},
 	}
