@@ -109,10 +109,25 @@ type IngestResult struct {
 	Fix string `json:"fix,omitempty"`
 	// Entities are the names of the entities the memory mentions.
 	Entities []string `json:"entities"`
+	// Integrity says why the write reinforced or superseded a memory
+	// found under its canonical key ("same content words", "same subject
+	// and listen, a new value").
+	Integrity string `json:"integrity,omitempty"`
+	// Contradicts names active memories the new one may contradict: they
+	// share its key and subject, but nothing shows the new statement
+	// replaces them, so both are kept and the pair is flagged (also as an
+	// ingest.possible_contradiction audit event) — never hidden.
+	Contradicts []PossibleContradiction `json:"contradicts,omitempty"`
 	// Conflict marks a rejection caused by the stored state (e.g. the
 	// memory named in supersedes is no longer active) rather than by the
 	// policy.
 	Conflict bool `json:"conflict,omitempty"`
+}
+
+// PossibleContradiction is an active memory a new one may contradict.
+type PossibleContradiction struct {
+	ID     string `json:"id"`
+	Reason string `json:"reason"`
 }
 
 // Ingest runs one write through the write path: normalize, classify,

@@ -255,7 +255,8 @@ func (e *Engine) prepareOne(pol *policy.Policy, x *extract.Extractor, p graph.Pr
 		Roles: p.Roles, Metadata: meta,
 	})
 	return &plan{principal: p, reader: readerOf(pol, p), actAsUser: pol.Allows(p.Roles, policy.PermActAsUser),
-		req: r, in: in, doc: doc, dedupe: td.Dedupes(), entities: names, gate: gate}, nil
+		req: r, in: in, doc: doc, dedupe: td.Dedupes(), entities: names, gate: gate,
+		x: x, baseKey: key, callerKey: r.CanonicalKey != "", exclusive: in.ExclusiveKey}, nil
 }
 
 // chunkDocument splits a markdown document by heading path and extracts

@@ -66,7 +66,8 @@ func (e *Engine) writeMemories(ctx context.Context, plans []*plan, actor func(*p
 		if pl.act == actSupersede {
 			pl.in.Supersedes = pl.targetID()
 		}
-		pl.in.Audit = []graph.AuditEvent{approveAudit(pl, AuditGateApprove, actor(pl), now)}
+		pl.in.Audit = append([]graph.AuditEvent{approveAudit(pl, AuditGateApprove, actor(pl), now)},
+			contradictionAudits(pl, actor(pl), now)...)
 		pl.in.Version.Index = e.index != nil
 		w := wave(pl)
 		for len(waves) <= w {

@@ -200,9 +200,17 @@ func (e *Engine) suggestFix(ctx context.Context, q *queuedWrite, g graph.GateReq
 		return generic
 	}
 	pl := plans[0]
-	if k := pl.in.Memory.CanonicalKey; k != "" && pl.dedupe {
-		if m, err := e.store.FindActiveByKey(ctx, pl.namespace(), k); err == nil {
+	pl.req.Supersedes = ""
+	// What integrity would do with the write now: a restatement names the
+	// memory it duplicates, a new value the memory holding its slot; a
+	// different fact under the same key names nothing.
+	if err := e.integrity(ctx, pl, map[nsKey]*plan{}); err == nil && pl.target.ID != "" {
+		m, k := pl.target, pl.target.CanonicalKey
+		switch pl.act {
+		case actReinforce:
 			return fmt.Sprintf("duplicate of active memory %s (key %s): update it instead (supersedes: %s)", m.ID, k, m.ID)
+		case actSupersede, actVersion:
+			return fmt.Sprintf("active memory %s holds the same slot (key %s): update it instead (supersedes: %s)", m.ID, k, m.ID)
 		}
 	}
 	if g.Rule != "" {

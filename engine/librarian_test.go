@@ -72,7 +72,7 @@ func TestLibrarian(t *testing.T) {
 		assert.Equal(t, graph.GateRejected, d.Request.Status)
 		assert.Equal(t, "already decided", d.Reason)
 		first := f.memories(t)[0]
-		assert.Contains(t, d.Fix, "duplicate of active memory "+first.ID)
+		assert.Contains(t, d.Fix, "active memory "+first.ID+" holds the same slot", "a new detail of one fact")
 		assert.Contains(t, d.Fix, "update it instead")
 		assert.Len(t, f.audits(t, engine.AuditLibrarianReject), 1)
 		assert.Len(t, f.memories(t), 1)
