@@ -18,9 +18,17 @@ import (
 )
 
 // keywordIndex is the store's keyword index: BM25 over each memory's title
-// and indexed body (English-stemmed terms, kwTokens), held in memory and partitioned by tenant, so a query
-// touches only its tenant's postings and its statistics (document count,
-// lengths, document frequencies) are the tenant's own.
+// and indexed body (English-stemmed terms, kwTokens), held in memory and
+// partitioned by tenant, so a query touches only its tenant's postings.
+//
+// A score's statistics (document count, average length, document
+// frequencies) are those of the memories the caller may read (graph.Filter
+// Admits: its scope and the ones its reader reaches, other users' private
+// memories only with AllUsers), whatever their status, and of no other: a
+// caller's scores reveal nothing of another tenant, another org or repo, or
+// another user's private memories. Inside a tenant, documents fall in groups
+// that the rule admits or refuses whole (kwGroup), and each group keeps its
+// own count and length.
 //
 // The tables stay the source of truth. Every change to a memory's indexed
 // text is a new versions row, and versions rowids grow in commit order (one
@@ -71,9 +79,41 @@ type kwPart struct {
 	docs     []kwDoc       // by doc id; a reindexed memory gets a new doc id
 	byRID    map[int64]uint32
 	live     int
-	totalLen int64 // tokens in live documents
 	dead     int
+	groups   []kwGroup // by group id
+	groupIDs map[kwGroupKey]uint32
 	stems    map[string]string // token -> stem, for indexing (Snowball is slow)
+}
+
+// kwGroupKey places a memory for the access rule: its org and repo, and its
+// owner when the memory is private to them (else ""). A memory's scope,
+// owner and visibility never change, so neither does its group.
+type kwGroupKey struct{ org, repo, owner string }
+
+// kwGroup is the live documents of one group key: the units that a filter
+// admits or refuses whole, with the counts BM25 needs.
+type kwGroup struct {
+	probe    graph.Memory // a memory of the group, for graph.Filter.Admits
+	live     int
+	totalLen int64 // tokens in live documents
+}
+
+// group returns the id of the group of a memory in scope sc owned by owner
+// with visibility vis, adding the group when it is new.
+func (p *kwPart) group(sc graph.Scope, owner string, vis graph.Visibility) uint32 {
+	k := kwGroupKey{org: sc.OrgID, repo: sc.RepoID}
+	probe := graph.Memory{Scope: sc, Visibility: graph.VisibilityProject}
+	if vis.Private() && owner != "" {
+		k.owner = owner
+		probe.UserID, probe.Visibility = owner, vis
+	}
+	if id, ok := p.groupIDs[k]; ok {
+		return id
+	}
+	id := uint32(len(p.groups))
+	p.groups = append(p.groups, kwGroup{probe: probe})
+	p.groupIDs[k] = id
+	return id
 }
 
 // stem is the cached stem of tok; put runs under the index's write lock.
@@ -95,6 +135,7 @@ const maxCachedStems = 1 << 20
 type kwDoc struct {
 	rid    int64
 	length uint32   // tokens, title and body
+	group  uint32   // kwPart.groups
 	terms  []uint32 // distinct term ids, to undo df when the doc dies
 	dead   bool
 }
@@ -112,7 +153,7 @@ func newKeywordIndex() *keywordIndex {
 
 // The memories whose indexed text changed in versions (after, upto], with
 // that text. Relies on the versions rowid and versions.id.
-const keywordDelta = `SELECT m.rid, m.tenant_id, m.title, cv.index_text, cv.content
+const keywordDelta = `SELECT m.rid, m.tenant_id, m.org_id, m.repo_id, m.user_id, m.visibility, m.title, cv.index_text, cv.content
 FROM (SELECT DISTINCT memory_rid AS r FROM versions WHERE rid > ? AND rid <= ?) d
 CROSS JOIN memories m ON m.rid = d.r
 JOIN versions cv ON cv.id = m.current_version_id`
@@ -143,8 +184,11 @@ func (k *keywordIndex) sync(ctx context.Context, t *sql.Tx) error {
 		return fmt.Errorf("keyword index: %w", err)
 	}
 	type change struct {
-		rid                 int64
-		tenant, title, body string
+		rid         int64
+		scope       graph.Scope
+		owner       string
+		vis         graph.Visibility
+		title, body string
 	}
 	var changes []change
 	for rows.Next() {
@@ -152,7 +196,8 @@ func (k *keywordIndex) sync(ctx context.Context, t *sql.Tx) error {
 			c              change
 			index, content string
 		)
-		if err := rows.Scan(&c.rid, &c.tenant, &c.title, &index, &content); err != nil {
+		if err := rows.Scan(&c.rid, &c.scope.TenantID, &c.scope.OrgID, &c.scope.RepoID, &c.owner, &c.vis,
+			&c.title, &index, &content); err != nil {
 			_ = rows.Close()
 			return fmt.Errorf("keyword index: %w", err)
 		}
@@ -168,12 +213,13 @@ func (k *keywordIndex) sync(ctx context.Context, t *sql.Tx) error {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	for _, c := range changes {
-		p := k.tenants[c.tenant]
+		p := k.tenants[c.scope.TenantID]
 		if p == nil {
-			p = &kwPart{termIDs: map[string]uint32{}, byRID: map[int64]uint32{}, stems: map[string]string{}}
-			k.tenants[c.tenant] = p
+			p = &kwPart{termIDs: map[string]uint32{}, byRID: map[int64]uint32{},
+				groupIDs: map[kwGroupKey]uint32{}, stems: map[string]string{}}
+			k.tenants[c.scope.TenantID] = p
 		}
-		p.put(c.rid, c.title, c.body)
+		p.put(c.rid, p.group(c.scope, c.owner, c.vis), c.title, c.body)
 	}
 	for _, p := range k.tenants {
 		if p.dead > 1024 && p.dead > p.live {
@@ -184,9 +230,9 @@ func (k *keywordIndex) sync(ctx context.Context, t *sql.Tx) error {
 	return nil
 }
 
-// put indexes memory rid with its title and body, replacing what was indexed
-// for it.
-func (p *kwPart) put(rid int64, title, body string) {
+// put indexes memory rid of group g with its title and body, replacing what
+// was indexed for it.
+func (p *kwPart) put(rid int64, g uint32, title, body string) {
 	if old, ok := p.byRID[rid]; ok {
 		p.kill(old)
 	}
@@ -217,7 +263,7 @@ func (p *kwPart) put(rid int64, title, body string) {
 	}
 	count(title, true)
 	count(body, false)
-	d := kwDoc{rid: rid, length: n, terms: make([]uint32, 0, len(freq))}
+	d := kwDoc{rid: rid, length: n, group: g, terms: make([]uint32, 0, len(freq))}
 	for tid, f := range freq {
 		p.postings[tid] = append(p.postings[tid], *f)
 		p.df[tid]++
@@ -226,7 +272,8 @@ func (p *kwPart) put(rid int64, title, body string) {
 	p.docs = append(p.docs, d)
 	p.byRID[rid] = id
 	p.live++
-	p.totalLen += int64(n)
+	p.groups[g].live++
+	p.groups[g].totalLen += int64(n)
 }
 
 // kill marks doc id dead; its postings stay until compact.
@@ -239,7 +286,8 @@ func (p *kwPart) kill(id uint32) {
 	d.terms = nil
 	p.live--
 	p.dead++
-	p.totalLen -= int64(d.length)
+	p.groups[d.group].live--
+	p.groups[d.group].totalLen -= int64(d.length)
 }
 
 // compact drops dead documents' postings. Doc ids stay as they are.
@@ -292,18 +340,48 @@ func (h *kwRanking) next(dst []int64, scores map[int64]float64, n int) []int64 {
 	return dst
 }
 
-// rank scores every live document of tenant that contains any of terms with
-// BM25 (each term's idf times its saturated, length-normalised frequency,
-// the title's counting titleWeight times) and returns them as a ranking.
-func (k *keywordIndex) rank(tenant string, terms []string) *kwRanking {
+// rank scores every live document of f's tenant that contains any of terms
+// with BM25 (each term's idf times its saturated, length-normalised
+// frequency, the title's counting titleWeight times) over the statistics of
+// the documents f admits (its scope and reader: graph.Filter.Admits) alone,
+// and returns them as a ranking. Documents f does not admit are ranked too,
+// for the store's filter to drop (KeywordSearch): their scores are never
+// returned and they change no admitted document's score.
+func (k *keywordIndex) rank(f graph.Filter, terms []string) *kwRanking {
 	k.mu.RLock()
 	defer k.mu.RUnlock()
-	p := k.tenants[tenant]
+	p := k.tenants[f.Scope.TenantID]
 	if p == nil || p.live == 0 {
 		return &kwRanking{}
 	}
-	n := float64(p.live)
-	avgdl := float64(p.totalLen) / n
+	admitted := make([]bool, len(p.groups))
+	var (
+		live     int
+		totalLen int64
+	)
+	for g := range p.groups {
+		if admitted[g] = f.Admits(p.groups[g].probe); admitted[g] {
+			live += p.groups[g].live
+			totalLen += p.groups[g].totalLen
+		}
+	}
+	if live == 0 {
+		// f admits nothing here, so the store's filter drops every match
+		// whatever its score: rank over the tenant's statistics. (Until
+		// every caller sets Filter.Reader, a zero Reader must still find
+		// private memories the store's filter lets through.)
+		live, totalLen = p.live, 0
+		for g := range p.groups {
+			admitted[g] = true
+			totalLen += p.groups[g].totalLen
+		}
+	}
+	// With every live document admitted (one group, or a reader that
+	// reaches them all), the tenant's document frequencies are the
+	// admitted ones; else they are counted on the postings.
+	everything := live == p.live
+	n := float64(live)
+	avgdl := float64(totalLen) / n
 	acc := k.scratch(len(p.docs))
 	defer k.pool.Put(acc)
 	var touched []uint32
@@ -312,21 +390,30 @@ func (k *keywordIndex) rank(tenant string, terms []string) *kwRanking {
 		if !ok || p.df[tid] == 0 {
 			continue
 		}
-		df := float64(p.df[tid])
-		idf := math.Log((n - df + 0.5) / (df + 0.5))
+		postings := p.postings[tid]
+		df := int(p.df[tid])
+		if !everything {
+			df = 0
+			for _, x := range postings {
+				if d := &p.docs[x.doc]; !d.dead && admitted[d.group] {
+					df++
+				}
+			}
+		}
+		idf := math.Log((n - float64(df) + 0.5) / (float64(df) + 0.5))
 		if idf <= 0 {
 			idf = 1e-6 // as FTS5: a term in most documents still counts a little
 		}
-		for _, x := range p.postings[tid] {
+		for _, x := range postings {
 			d := &p.docs[x.doc]
 			if d.dead {
 				continue
 			}
-			f := float64(titleWeight*int(x.title) + int(x.body))
+			tf := float64(titleWeight*int(x.title) + int(x.body))
 			if acc.s[x.doc] == 0 {
 				touched = append(touched, x.doc)
 			}
-			acc.s[x.doc] += idf * f * (bm25K1 + 1) / (f + bm25K1*(1-bm25B+bm25B*float64(d.length)/avgdl))
+			acc.s[x.doc] += idf * tf * (bm25K1 + 1) / (tf + bm25K1*(1-bm25B+bm25B*float64(d.length)/avgdl))
 		}
 	}
 	h := make(kwRanking, len(touched))
