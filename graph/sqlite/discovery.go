@@ -10,6 +10,7 @@ import (
 	"sort"
 
 	"github.com/mnemo-dev/mnemo/graph"
+	"github.com/mnemo-dev/mnemo/graph/bm25"
 )
 
 // queryer is a connection or a transaction.
@@ -525,7 +526,7 @@ func (s *Store) KeywordSearch(ctx context.Context, f graph.Filter, query string,
 	if err != nil {
 		return nil, fmt.Errorf("keyword search: %w", err)
 	}
-	terms := queryTerms(query)
+	terms := bm25.QueryTerms(query)
 	if len(terms) == 0 || limit <= 0 {
 		return nil, nil
 	}

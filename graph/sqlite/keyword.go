@@ -6,19 +6,14 @@ import (
 	"database/sql"
 	"fmt"
 	"math"
-	"strings"
 	"sync"
-	"unicode"
-	"unicode/utf8"
-
-	"github.com/kljensen/snowball/english"
-	"golang.org/x/text/unicode/norm"
 
 	"github.com/mnemo-dev/mnemo/graph"
+	"github.com/mnemo-dev/mnemo/graph/bm25"
 )
 
 // keywordIndex is the store's keyword index: BM25 over each memory's title
-// and indexed body (English-stemmed terms, kwTokens), held in memory and
+// and indexed body (English-stemmed terms, bm25.Tokens), held in memory and
 // partitioned by tenant, so a query touches only its tenant's postings.
 //
 // A score's statistics (document count, average length, document
@@ -62,14 +57,6 @@ func (k *keywordIndex) scratch(n int) *kwScratch {
 	}
 	return &kwScratch{s: make([]float64, n+n/4)}
 }
-
-// BM25 parameters, and the title's weight against the body (the ranking
-// FTS5 used here before: bm25(2.0, 1.0)).
-const (
-	bm25K1      = 1.2
-	bm25B       = 0.75
-	titleWeight = 2
-)
 
 // kwPart is one tenant's postings.
 type kwPart struct {
@@ -121,7 +108,7 @@ func (p *kwPart) stem(tok string) string {
 	if st, ok := p.stems[tok]; ok {
 		return st
 	}
-	st := stem(tok)
+	st := bm25.Stem(tok)
 	if len(p.stems) < maxCachedStems {
 		p.stems[tok] = st
 	}
@@ -240,7 +227,7 @@ func (p *kwPart) put(rid int64, g uint32, title, body string) {
 	freq := map[uint32]*kwPosting{}
 	var n uint32
 	count := func(text string, inTitle bool) {
-		kwTokensWith(text, p.stem, func(tok string) {
+		bm25.TokensWith(text, p.stem, func(tok string) {
 			n++
 			tid, ok := p.termIDs[tok]
 			if !ok {
@@ -342,7 +329,7 @@ func (h *kwRanking) next(dst []int64, scores map[int64]float64, n int) []int64 {
 
 // rank scores every live document of f's tenant that contains any of terms
 // with BM25 (each term's idf times its saturated, length-normalised
-// frequency, the title's counting titleWeight times) over the statistics of
+// frequency, the title's counting bm25.TitleWeight times) over the statistics of
 // the documents f admits (its scope and reader: graph.Filter.Admits) alone,
 // and returns them as a ranking. Documents f does not admit are ranked too,
 // for the store's filter to drop (KeywordSearch): their scores are never
@@ -400,20 +387,17 @@ func (k *keywordIndex) rank(f graph.Filter, terms []string) *kwRanking {
 				}
 			}
 		}
-		idf := math.Log((n - float64(df) + 0.5) / (float64(df) + 0.5))
-		if idf <= 0 {
-			idf = 1e-6 // as FTS5: a term in most documents still counts a little
-		}
+		idf := bm25.IDF(n, float64(df))
 		for _, x := range postings {
 			d := &p.docs[x.doc]
 			if d.dead {
 				continue
 			}
-			tf := float64(titleWeight*int(x.title) + int(x.body))
+			tf := float64(bm25.TitleWeight*int(x.title) + int(x.body))
 			if acc.s[x.doc] == 0 {
 				touched = append(touched, x.doc)
 			}
-			acc.s[x.doc] += idf * tf * (bm25K1 + 1) / (tf + bm25K1*(1-bm25B+bm25B*float64(d.length)/avgdl))
+			acc.s[x.doc] += idf * bm25.Saturate(tf, float64(d.length), avgdl)
 		}
 	}
 	h := make(kwRanking, len(touched))
@@ -423,107 +407,6 @@ func (k *keywordIndex) rank(f graph.Filter, terms []string) *kwRanking {
 	}
 	heap.Init(&h)
 	return &h
-}
-
-// kwTokens calls fn with each term of s as the index sees it: runs of
-// letters, digits and private-use characters, lower-cased, with diacritics
-// removed ("Café" -> "cafe"), like FTS5's unicode61 tokenizer; then words of
-// three or more ASCII letters are reduced to their English stem (Snowball,
-// "Porter2": "researching" and "researched" -> "research"), so a question's
-// wording finds a memory's.
-func kwTokens(s string, fn func(string)) { kwTokensWith(s, stem, fn) }
-
-// kwTokensWith is kwTokens with the stemmer given (a cached one when
-// indexing).
-func kwTokensWith(s string, stem func(string) string, fn func(string)) {
-	start := -1
-	ascii := true
-	emit := func(end int) {
-		tok := s[start:end]
-		if ascii {
-			tok = asciiLower(tok)
-		} else {
-			tok = foldToken(tok)
-		}
-		if tok != "" {
-			fn(stem(tok))
-		}
-		start, ascii = -1, true
-	}
-	for i, r := range s {
-		tokenChar := r < utf8.RuneSelf && (r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') ||
-			r >= utf8.RuneSelf && (unicode.IsLetter(r) || unicode.IsNumber(r) || unicode.Is(unicode.Co, r) || unicode.Is(unicode.Mn, r) && start >= 0)
-		switch {
-		case tokenChar && start < 0:
-			start = i
-			ascii = r < utf8.RuneSelf
-		case tokenChar:
-			ascii = ascii && r < utf8.RuneSelf
-		case start >= 0:
-			emit(i)
-		}
-	}
-	if start >= 0 {
-		emit(len(s))
-	}
-}
-
-// stem is the English stem of a lower-case token of three or more ASCII
-// letters, and any other token (numbers, identifiers like "k8s", other
-// scripts) unchanged.
-func stem(tok string) string {
-	if len(tok) < 3 {
-		return tok
-	}
-	for i := 0; i < len(tok); i++ {
-		if c := tok[i]; c < 'a' || c > 'z' {
-			return tok
-		}
-	}
-	return english.Stem(tok, true)
-}
-
-func asciiLower(s string) string {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c >= 'A' && c <= 'Z' {
-			return strings.ToLower(s)
-		}
-	}
-	return s
-}
-
-// foldToken lower-cases a token and strips its combining marks.
-func foldToken(s string) string {
-	var b strings.Builder
-	for _, r := range norm.NFD.String(s) {
-		if unicode.Is(unicode.Mn, r) {
-			continue
-		}
-		b.WriteRune(unicode.ToLower(r))
-	}
-	return b.String()
-}
-
-// queryTerms are the distinct tokens of a free-text query; any of them
-// matches (OR). Nothing in the query is syntax.
-func queryTerms(q string) []string {
-	seen := map[string]bool{}
-	var out []string
-	kwTokens(q, func(tok string) {
-		if !seen[tok] {
-			seen[tok] = true
-			out = append(out, tok)
-		}
-	})
-	return out
-}
-
-// KeywordTerms returns the terms the keyword index makes of text, in order
-// (tests and tools use it to see what a memory is indexed under).
-func KeywordTerms(text string) []string {
-	var out []string
-	kwTokens(text, func(t string) { out = append(out, t) })
-	return out
 }
 
 // WarmKeywordIndex builds the keyword index now rather than on the first

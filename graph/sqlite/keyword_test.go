@@ -13,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mnemo-dev/mnemo/graph"
+	"github.com/mnemo-dev/mnemo/graph/bm25"
 	"github.com/mnemo-dev/mnemo/graph/sqlite"
 	"github.com/mnemo-dev/mnemo/graph/storetest"
 )
@@ -79,7 +80,7 @@ func TestKeywordScoresEqualFTS5(t *testing.T) {
 				}
 				admitted++
 				_, err := ref.Exec(`INSERT INTO f (rowid, title, body) VALUES (?, ?, ?)`, i,
-					strings.Join(sqlite.KeywordTerms(in.Memory.Title), " "), strings.Join(sqlite.KeywordTerms(in.Version.Content), " "))
+					strings.Join(bm25.Terms(in.Memory.Title), " "), strings.Join(bm25.Terms(in.Version.Content), " "))
 				require.NoError(t, err)
 			}
 			require.Greater(t, admitted, 500, "the reader's statistics are over many memories")
@@ -87,7 +88,7 @@ func TestKeywordScoresEqualFTS5(t *testing.T) {
 			for _, q := range c.KeywordQueries(40) {
 				got, err := s.KeywordSearch(t.Context(), tc.f, q, 20)
 				require.NoError(t, err)
-				match := `"` + strings.Join(sqlite.KeywordTerms(q), `" OR "`) + `"`
+				match := `"` + strings.Join(bm25.Terms(q), `" OR "`) + `"`
 				rows, err := ref.Query(`SELECT rowid, -rank FROM f WHERE f MATCH ? ORDER BY rank LIMIT 20`, match)
 				require.NoError(t, err)
 				want := map[string]float64{}

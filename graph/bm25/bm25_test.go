@@ -1,12 +1,13 @@
-package sqlite
+package bm25
 
 import (
+	"math"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 )
 
-func TestKeywordTokens(t *testing.T) {
+func TestTokens(t *testing.T) {
 	for _, tc := range []struct {
 		in   string
 		want []string
@@ -29,8 +30,23 @@ func TestKeywordTokens(t *testing.T) {
 		{"résumés", []string{"resum"}},
 	} {
 		var got []string
-		kwTokens(tc.in, func(s string) { got = append(got, s) })
+		Tokens(tc.in, func(s string) { got = append(got, s) })
 		assert.Equal(t, tc.want, got, "%q", tc.in)
 	}
-	assert.Equal(t, []string{"dark", "mode"}, queryTerms("Dark MODE dark modes"), "distinct, in order")
+	assert.Equal(t, []string{"dark", "mode"}, QueryTerms("Dark MODE dark modes"), "distinct, in order")
+}
+
+func TestIndex(t *testing.T) {
+	d := Index("Harbour cranes", "the crane at the harbour, the CRANE")
+	assert.Equal(t, []string{"harbour", "crane", "the", "at"}, d.Terms, "distinct terms, first seen first")
+	assert.Equal(t, []int64{TitleWeight + 1, TitleWeight + 2, 3, 1}, d.Freqs, "title occurrences count TitleWeight times")
+	assert.Equal(t, int64(9), d.Len, "tokens of title and body")
+	assert.Equal(t, Doc{}, Index("", " -- "), "no terms")
+}
+
+func TestIDF(t *testing.T) {
+	assert.InDelta(t, math.Log(2.5/1.5), IDF(3, 1), 1e-15, "ln((N - df + 0.5) / (df + 0.5))")
+	assert.Equal(t, 1e-6, IDF(10, 5), "a term in half the documents counts a little")
+	assert.Equal(t, 1e-6, IDF(10, 9))
+	assert.Greater(t, IDF(100, 1), IDF(100, 10), "rarer terms weigh more")
 }
