@@ -60,6 +60,10 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 		_ = driver.Close(ctx)
 		return nil, err
 	}
+	if err := s.backfillKeywords(ctx); err != nil {
+		_ = driver.Close(ctx)
+		return nil, err
+	}
 	return s, nil
 }
 

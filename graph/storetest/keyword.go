@@ -2,12 +2,14 @@ package storetest
 
 import (
 	"fmt"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
 	"github.com/mnemo-dev/mnemo/graph"
+	"github.com/mnemo-dev/mnemo/graph/bm25"
 )
 
 // testKeywordStatistics holds the rule of keyword scores: a score depends
@@ -23,7 +25,8 @@ import (
 //	│   └── T/o1/r1                  (30, beneath the reader's scope)
 //	└── T/o2                         (30)
 //
-// The reader (T/o1, user u1) records its scores; every write it cannot read
+// The reader (T/o1, user u1) records its scores, which must be BM25
+// (graph/bm25) over the memories it may read; every write it cannot read
 // leaves them as they were, to 1e-9; a write it can read changes them.
 func testKeywordStatistics(t *testing.T, x *suite) {
 	tenant := newScope(t).TenantID
@@ -35,6 +38,7 @@ func testKeywordStatistics(t *testing.T, x *suite) {
 	}
 	o1 := sc("o1", "")
 	f := graph.Filter{Scope: o1, Reader: graph.Reader{UserID: "u1"}}
+	readable := map[string]graph.MemoryInput{}
 	for _, in := range []graph.MemoryInput{
 		mem(sc("", ""), "", graph.VisibilityProject, "Harbour tide table", "the harbour tide table for the spring"),
 		mem(o1, "u1", graph.VisibilityUser, "Harbour log", "harbour cranes stood idle all week"),
@@ -42,7 +46,7 @@ func testKeywordStatistics(t *testing.T, x *suite) {
 		mem(o1, "u3", graph.VisibilityGlobal, "Tide notes", "a tide of paperwork"),
 		mem(o1, "u1", graph.VisibilityUser, "Lunch", "soup on tuesdays"), // no term: counts in N and lengths
 	} {
-		x.create(t, in)
+		readable[x.create(t, in).Memory.ID] = in
 	}
 	const query = "harbour tide crane"
 	scores := func(t *testing.T) map[string]float64 {
@@ -59,6 +63,10 @@ func testKeywordStatistics(t *testing.T, x *suite) {
 	}
 	before := scores(t)
 	require.Len(t, before, 4, "the reader's matches")
+	want := bm25Scores(readable, query)
+	for id, got := range before {
+		assert.InEpsilon(t, want[id], got, 1e-9, "score of %s: BM25 over the reader's memories", id)
+	}
 
 	unreadable := map[string]func(i int) graph.MemoryInput{
 		"AnotherTenant": func(i int) graph.MemoryInput {
@@ -107,4 +115,35 @@ func testKeywordStatistics(t *testing.T, x *suite) {
 			assert.NotEqual(t, was, after[id], "score of %s moves with the reader's statistics", id)
 		}
 	})
+}
+
+// bm25Scores scores the documents of docs that hold a term of query with
+// BM25 (graph/bm25) over the statistics of docs: the reference both
+// backends must equal.
+func bm25Scores(docs map[string]graph.MemoryInput, query string) map[string]float64 {
+	indexed := map[string]bm25.Doc{}
+	var tokens float64
+	df := map[string]float64{}
+	for id, in := range docs {
+		d := bm25.Index(in.Memory.Title, graph.SearchText(in.Version.IndexText, in.Version.Content))
+		indexed[id] = d
+		tokens += float64(d.Len)
+		for _, t := range d.Terms {
+			df[t]++
+		}
+	}
+	n := float64(len(docs))
+	out := map[string]float64{}
+	for id, d := range indexed {
+		score := 0.0
+		for _, t := range bm25.QueryTerms(query) {
+			if i := slices.Index(d.Terms, t); i >= 0 {
+				score += bm25.IDF(n, df[t]) * bm25.Saturate(float64(d.Freqs[i]), float64(d.Len), tokens/n)
+			}
+		}
+		if score > 0 {
+			out[id] = score
+		}
+	}
+	return out
 }

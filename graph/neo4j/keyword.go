@@ -1,0 +1,344 @@
+package neo4j
+
+import (
+	"cmp"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"slices"
+	"strings"
+
+	neo4jdrv "github.com/neo4j/neo4j-go-driver/v5/neo4j"
+
+	"github.com/mnemo-dev/mnemo/graph"
+	"github.com/mnemo-dev/mnemo/graph/bm25"
+)
+
+// Keyword search is BM25 computed by mnemo (graph/bm25), not Lucene's
+// score: Lucene's statistics (document count, average length, document
+// frequencies) are the whole index's, every tenant's, so one tenant's writes
+// would move another's scores. mnemo keeps what BM25 needs on each Memory
+// and counts the rest per keyword group:
+//
+//   - Memory.kw_terms, kw_freqs, kw_len: the distinct terms of the title and
+//     current text (bm25.Index), each one's title-weighted frequency, and the
+//     length in tokens;
+//   - Memory.kw_text: the distinct terms, each prefixed with a key of the
+//     tenant, which the memory_keyword fulltext index (whitespace analyzer)
+//     covers. Lucene only finds the tenant's memories holding a query term;
+//     its score is not used;
+//   - KeywordGroup nodes {tenant_id, org_id, repo_id, owner}, one per scope
+//     and private owner (a user or session memory's user_id; "" for every
+//     other memory), with docs and len, the memories and tokens of the group,
+//     kept by every write in the write's transaction.
+//
+// A search reads the tenant's groups and keeps those its filter admits
+// (graph.Filter.Admits), which give N and the average length; counts the
+// admitted memories holding each query term (df); then scores the memories
+// that pass the whole filter in Cypher with those statistics.
+
+// kwTenantKey prefixes a tenant's terms in kw_text: a hash, so that any
+// tenant id makes a plain token (a collision only adds candidates that the
+// tenant equality then drops).
+func kwTenantKey(tenant string) string {
+	h := sha256.Sum256([]byte(tenant))
+	return hex.EncodeToString(h[:8]) + "_"
+}
+
+// keywordProps sets the keyword properties of a memory with title and
+// indexed text body on p and returns its length in tokens.
+func keywordProps(p map[string]any, tenant, title, body string) int64 {
+	d := bm25.Index(title, body)
+	key := kwTenantKey(tenant)
+	var text strings.Builder
+	for i, t := range d.Terms {
+		if i > 0 {
+			text.WriteByte(' ')
+		}
+		text.WriteString(key)
+		text.WriteString(t)
+	}
+	p["kw_terms"], p["kw_freqs"], p["kw_len"], p["kw_text"] = nonNil(d.Terms), nonNilInts(d.Freqs), d.Len, text.String()
+	return d.Len
+}
+
+func nonNilInts(s []int64) []int64 {
+	if s == nil {
+		return []int64{}
+	}
+	return s
+}
+
+// kwGroup is a keyword group: a scope and a private owner.
+type kwGroup struct {
+	scope graph.Scope
+	owner string
+}
+
+// kwGroupOf is the group of a memory in scope sc owned by user with
+// visibility vis.
+func kwGroupOf(sc graph.Scope, user string, vis graph.Visibility) kwGroup {
+	if vis.Private() && user != "" {
+		return kwGroup{scope: sc, owner: user}
+	}
+	return kwGroup{scope: sc}
+}
+
+// probe is a memory of the group, for graph.Filter.Admits.
+func (g kwGroup) probe() graph.Memory {
+	if g.owner != "" {
+		return graph.Memory{Scope: g.scope, UserID: g.owner, Visibility: graph.VisibilityUser}
+	}
+	return graph.Memory{Scope: g.scope, Visibility: graph.VisibilityProject}
+}
+
+// kwDeltas accumulates a write's changes to keyword groups.
+type kwDeltas map[kwGroup]*[2]int64 // docs, tokens
+
+func (d *kwDeltas) add(g kwGroup, docs, tokens int64) {
+	if *d == nil {
+		*d = kwDeltas{}
+	}
+	x := (*d)[g]
+	if x == nil {
+		x = new([2]int64)
+		(*d)[g] = x
+	}
+	x[0] += docs
+	x[1] += tokens
+}
+
+// rows are the deltas as keywordGroupsCypher's parameter, in one order, so
+// that concurrent writes lock groups in the same order.
+func (d kwDeltas) rows() []map[string]any {
+	out := make([]map[string]any, 0, len(d))
+	for g, x := range d {
+		out = append(out, map[string]any{"tenant_id": g.scope.TenantID, "org_id": g.scope.OrgID,
+			"repo_id": g.scope.RepoID, "owner": g.owner, "docs": x[0], "len": x[1]})
+	}
+	slices.SortFunc(out, func(a, b map[string]any) int {
+		for _, k := range []string{"tenant_id", "org_id", "repo_id", "owner"} {
+			if c := cmp.Compare(a[k].(string), b[k].(string)); c != 0 {
+				return c
+			}
+		}
+		return 0
+	})
+	return out
+}
+
+// keywordGroupsCypher adds a write's documents and tokens to its keyword
+// groups. Uses keyword_group.
+const keywordGroupsCypher = `
+UNWIND $groups AS g
+MERGE (k:KeywordGroup {tenant_id: g.tenant_id, org_id: g.org_id, repo_id: g.repo_id, owner: g.owner})
+  ON CREATE SET k.docs = 0, k.len = 0
+SET k.docs = k.docs + g.docs, k.len = k.len + g.len`
+
+// tenantGroupsCypher reads a tenant's keyword groups. Uses keyword_group.
+const tenantGroupsCypher = `
+MATCH (k:KeywordGroup) WHERE k.tenant_id = $tenant
+RETURN k.org_id AS org_id, k.repo_id AS repo_id, k.owner AS owner, k.docs AS docs, k.len AS len`
+
+// kwOwner is the keyword group owner of a Memory m, in Cypher. Parameter:
+// $private, the private visibilities.
+const kwOwner = `CASE WHEN m.scope IN $private AND m.user_id <> '' THEN m.user_id ELSE '' END`
+
+// keywordDFCypher counts, per query term, the memories of admitted groups
+// that hold it. Uses memory_keyword.
+const keywordDFCypher = `
+CALL db.index.fulltext.queryNodes('memory_keyword', $query) YIELD node AS m
+WHERE m.tenant_id = $tenant AND [m.org_id, m.repo_id, ` + kwOwner + `] IN $groups
+UNWIND [t IN m.kw_terms WHERE t IN $terms] AS t
+RETURN t, count(*) AS df`
+
+// keywordSearchCypher scores the memories holding a query term that pass
+// the filter: Σ over the query's terms of idf · bm25.Saturate, in the
+// query's order, as graph/sqlite sums them. A candidate without any term
+// (Lucene splits tokens longer than 255 characters) scores 0 and is
+// dropped. Uses memory_keyword.
+const keywordSearchCypher = `
+CALL db.index.fulltext.queryNodes('memory_keyword', $query) YIELD node AS m
+WHERE ` + memoryVisible + `
+WITH m, [t IN $terms | [i IN range(0, size(m.kw_terms) - 1) WHERE m.kw_terms[i] = t]] AS at
+WITH m, reduce(s = 0.0, j IN range(0, size($terms) - 1) | CASE WHEN size(at[j]) = 0 THEN s
+  ELSE s + $idf[j] * (m.kw_freqs[at[j][0]] * ($k1 + 1)
+    / (m.kw_freqs[at[j][0]] + $k1 * (1 - $b + $b * m.kw_len / $avgdl))) END) AS score
+WHERE score > 0
+WITH m, score ORDER BY score DESC, m.created_at DESC, m.id DESC LIMIT $limit
+RETURN ` + memoryProjection + ` AS m, score`
+
+// KeywordSearch ranks memories by BM25 relevance of query over their title
+// and current version's text, with the statistics of the memories f admits
+// (see the comment above kwTenantKey). Any query term matches (OR).
+func (s *Store) KeywordSearch(ctx context.Context, f graph.Filter, query string, limit int) ([]graph.Scored, error) {
+	if err := f.Validate(); err != nil {
+		return nil, fmt.Errorf("neo4j: keyword search: %w", err)
+	}
+	terms := bm25.QueryTerms(query)
+	if len(terms) == 0 || limit <= 0 {
+		return nil, nil
+	}
+	key := kwTenantKey(f.Scope.TenantID)
+	keyed := make([]string, len(terms))
+	for i, t := range terms {
+		keyed[i] = key + t
+	}
+	q := strings.Join(keyed, " ")
+	out, err := read(ctx, s, func(tx neo4jdrv.ManagedTransaction) ([]graph.Scored, error) {
+		groups, n, avgdl, err := admittedGroups(ctx, tx, f)
+		if err != nil || n == 0 {
+			return nil, err
+		}
+		recs, err := collect(ctx, tx, keywordDFCypher, map[string]any{
+			"query": q, "tenant": f.Scope.TenantID, "groups": groups, "terms": terms, "private": privateVisibilities(),
+		})
+		if err != nil {
+			return nil, err
+		}
+		df := map[string]int64{}
+		for _, r := range recs {
+			p := r.AsMap()
+			df[str(p, "t")] = i64(p, "df")
+		}
+		idf := make([]float64, len(terms))
+		for i, t := range terms {
+			idf[i] = bm25.IDF(float64(n), float64(df[t]))
+		}
+		recs, err = collect(ctx, tx, keywordSearchCypher, filterParams(f, map[string]any{
+			"query": q, "terms": terms, "idf": idf, "k1": bm25.K1, "b": bm25.B, "avgdl": avgdl, "limit": int64(limit),
+		}))
+		if err != nil {
+			return nil, err
+		}
+		out := make([]graph.Scored, 0, len(recs))
+		for _, r := range recs {
+			score, _ := r.Get("score")
+			sc, _ := score.(float64)
+			out = append(out, graph.Scored{Memory: memoryOf(r, "m"), Score: sc})
+		}
+		return out, nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("neo4j: keyword search: %w", err)
+	}
+	return out, nil
+}
+
+// admittedGroups reads f's tenant's keyword groups and returns those f
+// admits (as [org, repo, owner] for keywordDFCypher), their memories and
+// their average length in tokens.
+func admittedGroups(ctx context.Context, tx neo4jdrv.ManagedTransaction, f graph.Filter) ([][]string, int64, float64, error) {
+	recs, err := collect(ctx, tx, tenantGroupsCypher, map[string]any{"tenant": f.Scope.TenantID})
+	if err != nil {
+		return nil, 0, 0, err
+	}
+	var (
+		all, admitted           [][]string
+		n, tokens, nAll, tokAll int64
+	)
+	for _, r := range recs {
+		p := r.AsMap()
+		g := kwGroup{scope: graph.Scope{TenantID: f.Scope.TenantID, OrgID: str(p, "org_id"), RepoID: str(p, "repo_id")},
+			owner: str(p, "owner")}
+		row := []string{g.scope.OrgID, g.scope.RepoID, g.owner}
+		all = append(all, row)
+		nAll += i64(p, "docs")
+		tokAll += i64(p, "len")
+		if f.Admits(g.probe()) {
+			admitted = append(admitted, row)
+			n += i64(p, "docs")
+			tokens += i64(p, "len")
+		}
+	}
+	if n == 0 {
+		// f admits nothing here, so the filter drops every match whatever
+		// its score: rank over the tenant's statistics. (Until every caller
+		// sets Filter.Reader, a zero Reader must still find private
+		// memories the filter lets through.)
+		admitted, n, tokens = all, nAll, tokAll
+	}
+	if n == 0 {
+		return nil, 0, 0, nil
+	}
+	return admitted, n, float64(tokens) / float64(n), nil
+}
+
+// privateVisibilities are the visibilities that make a memory private to
+// its owner (graph.Visibility.Private).
+func privateVisibilities() []string {
+	var out []string
+	for _, v := range []graph.Visibility{graph.VisibilitySession, graph.VisibilityUser, graph.VisibilityProject,
+		graph.VisibilityPolicy, graph.VisibilityGlobal} {
+		if v.Private() {
+			out = append(out, string(v))
+		}
+	}
+	return out
+}
+
+// Backfill of the keyword properties and groups for memories written before
+// they existed (their text is in search_text, which memory_search_en
+// covered).
+const (
+	kwMissingCypher = `
+MATCH (m:Memory) WHERE m.kw_len IS NULL
+RETURN m.id AS id, m.tenant_id AS tenant_id, m.title AS title, coalesce(m.search_text, '') AS body
+LIMIT 500`
+	kwBackfillCypher = `
+UNWIND $rows AS r
+MATCH (m:Memory {id: r.id})
+SET m += r.props
+REMOVE m.search_text`
+	kwRecountCypher = `
+MATCH (m:Memory)
+WITH m.tenant_id AS tenant_id, m.org_id AS org_id, m.repo_id AS repo_id, ` + kwOwner + ` AS owner,
+     count(*) AS docs, sum(m.kw_len) AS len
+MERGE (k:KeywordGroup {tenant_id: tenant_id, org_id: org_id, repo_id: repo_id, owner: owner})
+SET k.docs = docs, k.len = len`
+)
+
+// backfillKeywords gives memories written before keyword groups existed
+// their keyword properties, 500 at a time, then recounts every group. It
+// runs at Open and does nothing once every memory has them. Writes during
+// the recount by an older mnemo would be miscounted: upgrade with writers
+// stopped.
+func (s *Store) backfillKeywords(ctx context.Context) error {
+	done := 0
+	for {
+		n, err := write(ctx, s, func(tx neo4jdrv.ManagedTransaction) (int, error) {
+			recs, err := collect(ctx, tx, kwMissingCypher, nil)
+			if err != nil || len(recs) == 0 {
+				return 0, err
+			}
+			rows := make([]map[string]any, len(recs))
+			for i, r := range recs {
+				p := r.AsMap()
+				props := map[string]any{}
+				keywordProps(props, str(p, "tenant_id"), str(p, "title"), str(p, "body"))
+				rows[i] = map[string]any{"id": str(p, "id"), "props": props}
+			}
+			_, err = collect(ctx, tx, kwBackfillCypher, map[string]any{"rows": rows})
+			return len(rows), err
+		})
+		if err != nil {
+			return fmt.Errorf("neo4j: backfill keyword properties: %w", err)
+		}
+		if n == 0 {
+			break
+		}
+		done += n
+	}
+	if done == 0 {
+		return nil
+	}
+	_, err := write(ctx, s, func(tx neo4jdrv.ManagedTransaction) (struct{}, error) {
+		_, err := collect(ctx, tx, kwRecountCypher, map[string]any{"private": privateVisibilities()})
+		return struct{}{}, err
+	})
+	if err != nil {
+		return fmt.Errorf("neo4j: recount keyword groups: %w", err)
+	}
+	return nil
+}
