@@ -150,7 +150,8 @@ const kwOwner = `CASE WHEN m.scope IN $private AND m.user_id <> '' THEN m.user_i
 const keywordDFCypher = `
 CALL db.index.fulltext.queryNodes('memory_keyword', $query) YIELD node AS m
 WHERE m.tenant_id = $tenant AND [m.org_id, m.repo_id, ` + kwOwner + `] IN $groups
-UNWIND [t IN m.kw_terms WHERE t IN $terms] AS t
+WITH m.kw_terms AS terms
+UNWIND [t IN $terms WHERE t IN terms] AS t
 RETURN t, count(*) AS df`
 
 // keywordSearchCypher scores the memories holding a query term that pass
@@ -161,10 +162,10 @@ RETURN t, count(*) AS df`
 const keywordSearchCypher = `
 CALL db.index.fulltext.queryNodes('memory_keyword', $query) YIELD node AS m
 WHERE ` + memoryVisible + `
-WITH m, [t IN $terms | [i IN range(0, size(m.kw_terms) - 1) WHERE m.kw_terms[i] = t]] AS at
+WITH m, m.kw_terms AS terms, m.kw_freqs AS freqs, m.kw_len AS len
+WITH m, freqs, len, [t IN $terms | [i IN range(0, size(terms) - 1) WHERE terms[i] = t]] AS at
 WITH m, reduce(s = 0.0, j IN range(0, size($terms) - 1) | CASE WHEN size(at[j]) = 0 THEN s
-  ELSE s + $idf[j] * (m.kw_freqs[at[j][0]] * ($k1 + 1)
-    / (m.kw_freqs[at[j][0]] + $k1 * (1 - $b + $b * m.kw_len / $avgdl))) END) AS score
+  ELSE s + $idf[j] * (freqs[at[j][0]] * ($k1 + 1) / (freqs[at[j][0]] + $k1 * (1 - $b + $b * len / $avgdl))) END) AS score
 WHERE score > 0
 WITH m, score ORDER BY score DESC, m.created_at DESC, m.id DESC LIMIT $limit
 RETURN ` + memoryProjection + ` AS m, score`
