@@ -11,7 +11,7 @@
 // the same store and transaction as the graph write it follows.
 //
 // A few properties are kept for the read path and are not part of the model:
-// Memory.kw_terms, kw_freqs, kw_len and kw_text, and the KeywordGroup nodes,
+// Memory.kw_tf, kw_len, kw_text and kw_group, and the KeywordGroup nodes,
 // are keyword search's (keyword.go); Memory.quarantined and
 // Memory.blocked_channels mirror approved quarantine and block edits so the
 // read filter is a property check; Entity.alias_norms (the aliases in norm

@@ -21,9 +21,12 @@ import (
 // would move another's scores. mnemo keeps what BM25 needs on each Memory
 // and counts the rest per keyword group:
 //
-//   - Memory.kw_terms, kw_freqs, kw_len: the distinct terms of the title and
-//     current text (bm25.Index), each one's title-weighted frequency, and the
+//   - Memory.kw_tf, kw_len: the distinct terms of the title and current text
+//     (bm25.Index) with each one's title-weighted frequency, as a string
+//     " term:f term:f " that Cypher's string functions search (a list would
+//     be walked element by element: ten times slower at 2k matches), and the
 //     length in tokens;
+//   - Memory.kw_group: the memory's keyword group (below) as one string;
 //   - Memory.kw_text: the distinct terms, each prefixed with a key of the
 //     tenant, which the memory_keyword fulltext index (whitespace analyzer)
 //     covers. Lucene only finds the tenant's memories holding a query term;
@@ -46,28 +49,23 @@ func kwTenantKey(tenant string) string {
 	return hex.EncodeToString(h[:8]) + "_"
 }
 
-// keywordProps sets the keyword properties of a memory with title and
-// indexed text body on p and returns its length in tokens.
-func keywordProps(p map[string]any, tenant, title, body string) int64 {
+// keywordProps sets the keyword properties of a memory of group g with
+// title and indexed text body on p and returns its length in tokens.
+func keywordProps(p map[string]any, g kwGroup, title, body string) int64 {
 	d := bm25.Index(title, body)
-	key := kwTenantKey(tenant)
-	var text strings.Builder
+	key := kwTenantKey(g.scope.TenantID)
+	var text, tf strings.Builder
+	tf.WriteByte(' ')
 	for i, t := range d.Terms {
 		if i > 0 {
 			text.WriteByte(' ')
 		}
 		text.WriteString(key)
 		text.WriteString(t)
+		fmt.Fprintf(&tf, "%s:%d ", t, d.Freqs[i])
 	}
-	p["kw_terms"], p["kw_freqs"], p["kw_len"], p["kw_text"] = nonNil(d.Terms), nonNilInts(d.Freqs), d.Len, text.String()
+	p["kw_tf"], p["kw_len"], p["kw_text"], p["kw_group"] = tf.String(), d.Len, text.String(), g.key()
 	return d.Len
-}
-
-func nonNilInts(s []int64) []int64 {
-	if s == nil {
-		return []int64{}
-	}
-	return s
 }
 
 // kwGroup is a keyword group: a scope and a private owner.
@@ -83,6 +81,12 @@ func kwGroupOf(sc graph.Scope, user string, vis graph.Visibility) kwGroup {
 		return kwGroup{scope: sc, owner: user}
 	}
 	return kwGroup{scope: sc}
+}
+
+// key is the group as Memory.kw_group holds it: org, repo and owner,
+// joined by a character none of them holds.
+func (g kwGroup) key() string {
+	return g.scope.OrgID + "\x1f" + g.scope.RepoID + "\x1f" + g.owner
 }
 
 // probe is a memory of the group, for graph.Filter.Admits.
@@ -141,17 +145,13 @@ const tenantGroupsCypher = `
 MATCH (k:KeywordGroup) WHERE k.tenant_id = $tenant
 RETURN k.org_id AS org_id, k.repo_id AS repo_id, k.owner AS owner, k.docs AS docs, k.len AS len`
 
-// kwOwner is the keyword group owner of a Memory m, in Cypher. Parameter:
-// $private, the private visibilities.
-const kwOwner = `CASE WHEN m.scope IN $private AND m.user_id <> '' THEN m.user_id ELSE '' END`
-
 // keywordDFCypher counts, per query term, the memories of admitted groups
 // that hold it. Uses memory_keyword.
 const keywordDFCypher = `
 CALL db.index.fulltext.queryNodes('memory_keyword', $query) YIELD node AS m
-WHERE m.tenant_id = $tenant AND [m.org_id, m.repo_id, ` + kwOwner + `] IN $groups
-WITH m.kw_terms AS terms
-UNWIND [t IN $terms WHERE t IN terms] AS t
+WHERE m.tenant_id = $tenant AND m.kw_group IN $groups
+WITH m.kw_tf AS tf
+UNWIND [t IN $terms WHERE tf CONTAINS ' ' + t + ':'] AS t
 RETURN t, count(*) AS df`
 
 // keywordSearchCypher scores the memories holding a query term that pass
@@ -162,10 +162,10 @@ RETURN t, count(*) AS df`
 const keywordSearchCypher = `
 CALL db.index.fulltext.queryNodes('memory_keyword', $query) YIELD node AS m
 WHERE ` + memoryVisible + `
-WITH m, m.kw_terms AS terms, m.kw_freqs AS freqs, m.kw_len AS len
-WITH m, freqs, len, [t IN $terms | [i IN range(0, size(terms) - 1) WHERE terms[i] = t]] AS at
-WITH m, reduce(s = 0.0, j IN range(0, size($terms) - 1) | CASE WHEN size(at[j]) = 0 THEN s
-  ELSE s + $idf[j] * (freqs[at[j][0]] * ($k1 + 1) / (freqs[at[j][0]] + $k1 * (1 - $b + $b * len / $avgdl))) END) AS score
+WITH m, m.kw_tf AS tf, m.kw_len AS len
+WITH m, len, [t IN $terms | toInteger(split(coalesce(split(tf, ' ' + t + ':')[1], '0 '), ' ')[0])] AS f
+WITH m, reduce(s = 0.0, j IN range(0, size($terms) - 1) | CASE WHEN f[j] = 0 THEN s
+  ELSE s + $idf[j] * (f[j] * ($k1 + 1) / (f[j] + $k1 * (1 - $b + $b * len / $avgdl))) END) AS score
 WHERE score > 0
 WITH m, score ORDER BY score DESC, m.created_at DESC, m.id DESC LIMIT $limit
 RETURN ` + memoryProjection + ` AS m, score`
@@ -193,7 +193,7 @@ func (s *Store) KeywordSearch(ctx context.Context, f graph.Filter, query string,
 			return nil, err
 		}
 		recs, err := collect(ctx, tx, keywordDFCypher, map[string]any{
-			"query": q, "tenant": f.Scope.TenantID, "groups": groups, "terms": terms, "private": privateVisibilities(),
+			"query": q, "tenant": f.Scope.TenantID, "groups": groups, "terms": terms,
 		})
 		if err != nil {
 			return nil, err
@@ -227,28 +227,26 @@ func (s *Store) KeywordSearch(ctx context.Context, f graph.Filter, query string,
 	return out, nil
 }
 
-// admittedGroups reads f's tenant's keyword groups and returns those f
-// admits (as [org, repo, owner] for keywordDFCypher), their memories and
-// their average length in tokens.
-func admittedGroups(ctx context.Context, tx neo4jdrv.ManagedTransaction, f graph.Filter) ([][]string, int64, float64, error) {
+// admittedGroups reads f's tenant's keyword groups and returns the keys of
+// those f admits, their memories and their average length in tokens.
+func admittedGroups(ctx context.Context, tx neo4jdrv.ManagedTransaction, f graph.Filter) ([]string, int64, float64, error) {
 	recs, err := collect(ctx, tx, tenantGroupsCypher, map[string]any{"tenant": f.Scope.TenantID})
 	if err != nil {
 		return nil, 0, 0, err
 	}
 	var (
-		all, admitted           [][]string
+		all, admitted           []string
 		n, tokens, nAll, tokAll int64
 	)
 	for _, r := range recs {
 		p := r.AsMap()
 		g := kwGroup{scope: graph.Scope{TenantID: f.Scope.TenantID, OrgID: str(p, "org_id"), RepoID: str(p, "repo_id")},
 			owner: str(p, "owner")}
-		row := []string{g.scope.OrgID, g.scope.RepoID, g.owner}
-		all = append(all, row)
+		all = append(all, g.key())
 		nAll += i64(p, "docs")
 		tokAll += i64(p, "len")
 		if f.Admits(g.probe()) {
-			admitted = append(admitted, row)
+			admitted = append(admitted, g.key())
 			n += i64(p, "docs")
 			tokens += i64(p, "len")
 		}
@@ -266,26 +264,14 @@ func admittedGroups(ctx context.Context, tx neo4jdrv.ManagedTransaction, f graph
 	return admitted, n, float64(tokens) / float64(n), nil
 }
 
-// privateVisibilities are the visibilities that make a memory private to
-// its owner (graph.Visibility.Private).
-func privateVisibilities() []string {
-	var out []string
-	for _, v := range []graph.Visibility{graph.VisibilitySession, graph.VisibilityUser, graph.VisibilityProject,
-		graph.VisibilityPolicy, graph.VisibilityGlobal} {
-		if v.Private() {
-			out = append(out, string(v))
-		}
-	}
-	return out
-}
-
 // Backfill of the keyword properties and groups for memories written before
 // they existed (their text is in search_text, which memory_search_en
 // covered).
 const (
 	kwMissingCypher = `
 MATCH (m:Memory) WHERE m.kw_len IS NULL
-RETURN m.id AS id, m.tenant_id AS tenant_id, m.title AS title, coalesce(m.search_text, '') AS body
+RETURN m.id AS id, m.tenant_id AS tenant_id, m.org_id AS org_id, m.repo_id AS repo_id, m.user_id AS user_id,
+       m.scope AS visibility, m.title AS title, coalesce(m.search_text, '') AS body
 LIMIT 500`
 	kwBackfillCypher = `
 UNWIND $rows AS r
@@ -294,7 +280,8 @@ SET m += r.props
 REMOVE m.search_text`
 	kwRecountCypher = `
 MATCH (m:Memory)
-WITH m.tenant_id AS tenant_id, m.org_id AS org_id, m.repo_id AS repo_id, ` + kwOwner + ` AS owner,
+WITH m.tenant_id AS tenant_id, m.org_id AS org_id, m.repo_id AS repo_id,
+     CASE WHEN m.scope IN $private AND m.user_id <> '' THEN m.user_id ELSE '' END AS owner,
      count(*) AS docs, sum(m.kw_len) AS len
 MERGE (k:KeywordGroup {tenant_id: tenant_id, org_id: org_id, repo_id: repo_id, owner: owner})
 SET k.docs = docs, k.len = len`
@@ -317,7 +304,8 @@ func (s *Store) backfillKeywords(ctx context.Context) error {
 			for i, r := range recs {
 				p := r.AsMap()
 				props := map[string]any{}
-				keywordProps(props, str(p, "tenant_id"), str(p, "title"), str(p, "body"))
+				g := kwGroupOf(scopeOf(p), str(p, "user_id"), graph.Visibility(str(p, "visibility")))
+				keywordProps(props, g, str(p, "title"), str(p, "body"))
 				rows[i] = map[string]any{"id": str(p, "id"), "props": props}
 			}
 			_, err = collect(ctx, tx, kwBackfillCypher, map[string]any{"rows": rows})
@@ -335,7 +323,8 @@ func (s *Store) backfillKeywords(ctx context.Context) error {
 		return nil
 	}
 	_, err := write(ctx, s, func(tx neo4jdrv.ManagedTransaction) (struct{}, error) {
-		_, err := collect(ctx, tx, kwRecountCypher, map[string]any{"private": privateVisibilities()})
+		private := []string{string(graph.VisibilityUser), string(graph.VisibilitySession)} // graph.Visibility.Private
+		_, err := collect(ctx, tx, kwRecountCypher, map[string]any{"private": private})
 		return struct{}{}, err
 	})
 	if err != nil {

@@ -19,7 +19,7 @@ import (
 const asBeforeKeywordGroups = `
 MATCH (m:Memory)-[:HAS_VERSION]->(v:Version) WHERE v.id = m.current_version_id
 SET m.search_text = CASE WHEN trim(v.index_text) = '' THEN v.content ELSE v.index_text END
-REMOVE m.kw_terms, m.kw_freqs, m.kw_len, m.kw_text
+REMOVE m.kw_tf, m.kw_len, m.kw_text, m.kw_group
 WITH count(*) AS n
 MATCH (k:KeywordGroup) DELETE k`
 

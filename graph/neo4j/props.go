@@ -34,7 +34,7 @@ func memoryProps(m graph.Memory, v graph.VersionInput) map[string]any {
 		"channel": m.Channel, "tags": nonNil(m.Tags), "created_at": timeParam(m.CreatedAt),
 		"current_version_id": v.ID, "version_count": int64(1),
 	}
-	keywordProps(p, m.Scope.TenantID, m.Title, graph.SearchText(v.IndexText, v.Content))
+	keywordProps(p, kwGroupOf(m.Scope, m.UserID, m.Visibility), m.Title, graph.SearchText(v.IndexText, v.Content))
 	return p
 }
 

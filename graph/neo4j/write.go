@@ -303,8 +303,9 @@ func (s *Store) AddVersion(ctx context.Context, sc graph.Scope, memoryID string,
 			return graph.Version{}, fmt.Errorf("memory %q is %s: %w", memoryID, str(p, "status"), graph.ErrConflict)
 		}
 		number := int(i64(p, "version_count")) + 1
+		g := kwGroupOf(scopeOf(p), str(p, "user_id"), graph.Visibility(str(p, "visibility")))
 		kw := map[string]any{}
-		tokens := keywordProps(kw, str(p, "tenant_id"), str(p, "title"), graph.SearchText(in.IndexText, in.Content))
+		tokens := keywordProps(kw, g, str(p, "title"), graph.SearchText(in.IndexText, in.Content))
 		_, err = collect(ctx, tx, addVersionCypher, map[string]any{
 			"id": memoryID, "version": versionProps(memoryID, str(p, "title"), number, in, now), "kw": kw,
 		})
@@ -312,7 +313,7 @@ func (s *Store) AddVersion(ctx context.Context, sc graph.Scope, memoryID string,
 			return graph.Version{}, err
 		}
 		var b batch
-		b.kw.add(kwGroupOf(scopeOf(p), str(p, "user_id"), graph.Visibility(str(p, "visibility"))), 0, tokens-i64(p, "kw_len"))
+		b.kw.add(g, 0, tokens-i64(p, "kw_len"))
 		b.addVersionParts(scopeOf(p), memoryID, in, now)
 		if err := b.run(ctx, tx); err != nil {
 			return graph.Version{}, err
