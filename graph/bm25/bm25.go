@@ -14,6 +14,7 @@ package bm25
 import (
 	"math"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 
@@ -56,11 +57,15 @@ type Doc struct {
 }
 
 // Index makes the Doc of a title and a body.
-func Index(title, body string) Doc {
+func Index(title, body string) Doc { return IndexWith(title, body, Stem) }
+
+// IndexWith is Index with the stemmer given (Stems.Stem when indexing much
+// text: Snowball makes tokenizing 500 memories of 40-80 words take 90 ms).
+func IndexWith(title, body string, stem func(string) string) Doc {
 	var d Doc
 	at := map[string]int{}
 	count := func(text string, w int64) {
-		Tokens(text, func(t string) {
+		TokensWith(text, stem, func(t string) {
 			d.Len++
 			i, ok := at[t]
 			if !ok {
@@ -118,6 +123,37 @@ func TokensWith(s string, stem func(string) string, fn func(string)) {
 	if start >= 0 {
 		emit(len(s))
 	}
+}
+
+// Stems caches Stem for a writer that indexes much text, safe for
+// concurrent use. The zero value is ready. It keeps at most maxStems
+// tokens (an English vocabulary is far smaller), then stems the others
+// without caching them.
+type Stems struct {
+	mu sync.RWMutex
+	m  map[string]string
+}
+
+const maxStems = 1 << 18
+
+// Stem is Stem(tok), cached.
+func (s *Stems) Stem(tok string) string {
+	s.mu.RLock()
+	st, ok := s.m[tok]
+	s.mu.RUnlock()
+	if ok {
+		return st
+	}
+	st = Stem(tok)
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if s.m == nil {
+		s.m = map[string]string{}
+	}
+	if len(s.m) < maxStems {
+		s.m[tok] = st
+	}
+	return st
 }
 
 // Stem is the English stem of a lower-case token of three or more ASCII

@@ -50,3 +50,12 @@ func TestIDF(t *testing.T) {
 	assert.Equal(t, 1e-6, IDF(10, 9))
 	assert.Greater(t, IDF(100, 1), IDF(100, 10), "rarer terms weigh more")
 }
+
+func TestStems(t *testing.T) {
+	var s Stems
+	for _, tok := range []string{"researching", "researching", "k8s", "cafe", "painted"} {
+		assert.Equal(t, Stem(tok), s.Stem(tok), tok)
+	}
+	assert.Equal(t, Index("Painted walls", "researching paintings"),
+		IndexWith("Painted walls", "researching paintings", s.Stem), "cached stems index the same")
+}

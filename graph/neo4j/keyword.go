@@ -50,9 +50,10 @@ func kwTenantKey(tenant string) string {
 }
 
 // keywordProps sets the keyword properties of a memory of group g with
-// title and indexed text body on p and returns its length in tokens.
-func keywordProps(p map[string]any, g kwGroup, title, body string) int64 {
-	d := bm25.Index(title, body)
+// title and indexed text body on p, stemming with stem, and returns its
+// length in tokens.
+func keywordProps(p map[string]any, g kwGroup, title, body string, stem func(string) string) int64 {
+	d := bm25.IndexWith(title, body, stem)
 	key := kwTenantKey(g.scope.TenantID)
 	var text, tf strings.Builder
 	tf.WriteByte(' ')
@@ -305,7 +306,7 @@ func (s *Store) backfillKeywords(ctx context.Context) error {
 				p := r.AsMap()
 				props := map[string]any{}
 				g := kwGroupOf(scopeOf(p), str(p, "user_id"), graph.Visibility(str(p, "visibility")))
-				keywordProps(props, g, str(p, "title"), str(p, "body"))
+				keywordProps(props, g, str(p, "title"), str(p, "body"), s.stems.Stem)
 				rows[i] = map[string]any{"id": str(p, "id"), "props": props}
 			}
 			_, err = collect(ctx, tx, kwBackfillCypher, map[string]any{"rows": rows})

@@ -20,9 +20,9 @@ const memoryProjection = `m {.id, .tenant_id, .org_id, .repo_id, .user_id, .type
 const versionProjection = `v {.*}`
 
 // memoryProps is the property map of a new Memory node, with its keyword
-// properties (keywordProps). Zero times are left out (null), so "open-ended"
-// reads back as the zero time.
-func memoryProps(m graph.Memory, v graph.VersionInput) map[string]any {
+// properties (keywordProps, stemming with stem). Zero times are left out
+// (null), so "open-ended" reads back as the zero time.
+func memoryProps(m graph.Memory, v graph.VersionInput, stem func(string) string) map[string]any {
 	p := map[string]any{
 		"id": m.ID, "tenant_id": m.Scope.TenantID, "org_id": m.Scope.OrgID, "repo_id": m.Scope.RepoID,
 		"user_id": m.UserID, "type": m.Type, "layer": m.Layer, "sublayer": m.Sublayer,
@@ -34,7 +34,7 @@ func memoryProps(m graph.Memory, v graph.VersionInput) map[string]any {
 		"channel": m.Channel, "tags": nonNil(m.Tags), "created_at": timeParam(m.CreatedAt),
 		"current_version_id": v.ID, "version_count": int64(1),
 	}
-	keywordProps(p, kwGroupOf(m.Scope, m.UserID, m.Visibility), m.Title, graph.SearchText(v.IndexText, v.Content))
+	keywordProps(p, kwGroupOf(m.Scope, m.UserID, m.Visibility), m.Title, graph.SearchText(v.IndexText, v.Content), stem)
 	return p
 }
 

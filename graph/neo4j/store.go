@@ -11,6 +11,7 @@ import (
 	neo4jdrv "github.com/neo4j/neo4j-go-driver/v5/neo4j"
 
 	"github.com/mnemo-dev/mnemo/graph"
+	"github.com/mnemo-dev/mnemo/graph/bm25"
 )
 
 var _ graph.Store = (*Store)(nil)
@@ -33,6 +34,7 @@ type Store struct {
 	driver    neo4jdrv.DriverWithContext
 	database  string
 	now       func() time.Time
+	stems     bm25.Stems // the keyword terms' stems, for every write
 	closeOnce sync.Once
 	closeErr  error
 }

@@ -214,7 +214,7 @@ func (s *Store) CreateMemories(ctx context.Context, ins []graph.MemoryInput) ([]
 		m := &in.Memory
 		m.CreatedAt = m.CreatedAt.UTC()
 		m.LastAccessed, m.ValidFrom, m.ValidTo = utc(m.LastAccessed), utc(m.ValidFrom), utc(m.ValidTo)
-		props := memoryProps(*m, in.Version)
+		props := memoryProps(*m, in.Version, s.stems.Stem)
 		b.rows = append(b.rows, map[string]any{
 			"memory":  props,
 			"version": versionProps(m.ID, m.Title, 1, in.Version, now),
@@ -305,7 +305,7 @@ func (s *Store) AddVersion(ctx context.Context, sc graph.Scope, memoryID string,
 		number := int(i64(p, "version_count")) + 1
 		g := kwGroupOf(scopeOf(p), str(p, "user_id"), graph.Visibility(str(p, "visibility")))
 		kw := map[string]any{}
-		tokens := keywordProps(kw, g, str(p, "title"), graph.SearchText(in.IndexText, in.Content))
+		tokens := keywordProps(kw, g, str(p, "title"), graph.SearchText(in.IndexText, in.Content), s.stems.Stem)
 		_, err = collect(ctx, tx, addVersionCypher, map[string]any{
 			"id": memoryID, "version": versionProps(memoryID, str(p, "title"), number, in, now), "kw": kw,
 		})
