@@ -13,11 +13,31 @@
 // # Scope
 //
 // Every record belongs to a tenant and optionally to an organisation and a
-// repository inside it (Scope). A Filter whose scope is {T, O, R} sees records
-// of tenant T whose org is O or empty and whose repo is R or empty: broader
-// (tenant-wide, org-wide) records are visible to narrower principals, never
-// the other way round, and nothing crosses tenants. An empty OrgID or RepoID
-// in the Filter means "any".
+// repository inside it (Scope). A Filter whose scope is {T, O, R} sees
+// records of tenant T whose scope is {T, "", ""}, {T, O, ""} or {T, O, R}
+// (Scope.Sees): its own scope and those above it. Broader (tenant-wide,
+// org-wide) records are visible to narrower callers, never the other way
+// round: a tenant-wide caller sees only tenant-wide records, and nothing
+// crosses tenants. Only a Filter whose Reader has Subscopes (permission
+// subscopes, and the engine's own maintenance, System) also sees the scopes
+// beneath its own (Scope.Contains: an empty OrgID or RepoID in the Filter
+// then means "any").
+//
+// Users are the other half of the rule. A memory whose visibility is user or
+// session and that has an owner (Memory.UserID) is private to that owner: it
+// is read only by a Filter whose Reader.UserID is the owner, or whose Reader
+// has AllUsers (permission read_all_users; System). Memories without an
+// owner, and memories of visibility project, policy or global, are read by
+// every reader of their scope. Every read names its reader (Filter.Validate
+// refuses one that does not), and Filter.Admits is the reference predicate
+// the stores push into every query. Records other than memories (gate
+// requests, edits, proposals, decisions, baselines, capsules, receipts,
+// audit) carry no owner: the scope rule alone decides who reads them.
+//
+// Writes take the writer's Scope and reach it and the scopes beneath it
+// (Scope.Contains); whether a principal may write beneath its own scope
+// (permission subscopes) or as another user (act_as_user) is the engine's
+// check, not the store's.
 //
 // # Errors
 //

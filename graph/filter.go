@@ -91,8 +91,10 @@ func (f Filter) Admits(m Memory) bool {
 	return f.Scope.Reaches(m.Scope, f.Reader.Subscopes) && f.Reader.MayRead(m.UserID, m.Visibility)
 }
 
-// Validate reports a filter that must not reach a store: no tenant, or
-// malformed values.
+// Validate reports a filter that must not reach a store: no tenant, no
+// reader (a read names the user it is for: Reader.UserID, or AllUsers for
+// the engine's maintenance and principals allowed every user's memories),
+// or malformed values.
 func (f Filter) Validate() error {
 	if err := f.Scope.Validate(); err != nil {
 		return err
@@ -110,6 +112,9 @@ func (f Filter) Validate() error {
 	}
 	if !f.CreatedAfter.IsZero() && !f.CreatedBefore.IsZero() && !f.CreatedAfter.Before(f.CreatedBefore) {
 		return invalid("created_before", "must be after created_after")
+	}
+	if f.Reader.UserID == "" && !f.Reader.AllUsers {
+		return invalid("reader", "a read must name the user it is for")
 	}
 	return nil
 }

@@ -33,6 +33,34 @@ func TestScopeContains(t *testing.T) {
 	}
 }
 
+func TestFilterValidateReader(t *testing.T) {
+	tenant := Scope{TenantID: "t"}
+	tests := []struct {
+		name   string
+		reader Reader
+		ok     bool
+	}{
+		{"no reader", Reader{}, false},
+		{"subscopes alone names no user", Reader{Subscopes: true}, false},
+		{"a user", Reader{UserID: "u1"}, true},
+		{"every user", Reader{AllUsers: true}, true},
+		{"the engine", System, true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			err := Filter{Scope: tenant, Reader: tt.reader}.Validate()
+			if tt.ok {
+				assert.NoError(t, err)
+				return
+			}
+			require.ErrorIs(t, err, ErrInvalid)
+			var fe *FieldError
+			require.ErrorAs(t, err, &fe)
+			assert.Equal(t, "reader", fe.Field)
+		})
+	}
+}
+
 func TestMemoryInputValidate(t *testing.T) {
 	good := func() MemoryInput {
 		return MemoryInput{

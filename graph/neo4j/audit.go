@@ -98,7 +98,7 @@ func (s *Store) ListAudit(ctx context.Context, f graph.Filter, q graph.AuditQuer
 		return nil, "", fmt.Errorf("neo4j: list audit: %w", err)
 	}
 	evs, err := read(ctx, s, func(tx neo4jdrv.ManagedTransaction) ([]graph.AuditEvent, error) {
-		recs, err := collect(ctx, tx, listAuditCypher, scopeParams(f.Scope, map[string]any{
+		recs, err := collect(ctx, tx, listAuditCypher, readScopeParams(f, map[string]any{
 			"subject_id": q.SubjectID, "action": q.Action,
 			"c_at": timeParam(at), "c_id": id, "limit": int64(limit + 1),
 		}))

@@ -152,7 +152,7 @@ func reuseCorpus(b *testing.B, cfg neo4j.Config, scope graph.Scope, n int) (*neo
 	var ids []string
 	p := graph.Page{Limit: 1000}
 	for {
-		l, err := s.ListMemories(b.Context(), graph.Filter{Scope: scope}, p)
+		l, err := s.ListMemories(b.Context(), graph.Filter{Scope: scope, Reader: graph.System}, p)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -47,7 +47,7 @@ func requireInScope(ctx context.Context, tx neo4jdrv.ManagedTransaction, query, 
 	if len(want) == 0 {
 		return nil
 	}
-	recs, err := collect(ctx, tx, query, scopeParams(s, map[string]any{"ids": dedupe(want)}))
+	recs, err := collect(ctx, tx, query, writeScopeParams(s, map[string]any{"ids": dedupe(want)}))
 	if err != nil {
 		return err
 	}
@@ -83,7 +83,7 @@ func (s *Store) getNode(ctx context.Context, label string, f graph.Filter, id st
 		return nil, err
 	}
 	return read(ctx, s, func(tx neo4jdrv.ManagedTransaction) (map[string]any, error) {
-		recs, err := collect(ctx, tx, getInScopeCypher(label), scopeParams(f.Scope, map[string]any{"id": id}))
+		recs, err := collect(ctx, tx, getInScopeCypher(label), readScopeParams(f, map[string]any{"id": id}))
 		if err != nil {
 			return nil, err
 		}
@@ -279,7 +279,7 @@ func (s *Store) readBaseline(ctx context.Context, f graph.Filter, query, id stri
 		return graph.Baseline{}, err
 	}
 	return read(ctx, s, func(tx neo4jdrv.ManagedTransaction) (graph.Baseline, error) {
-		recs, err := collect(ctx, tx, query, scopeParams(f.Scope, map[string]any{"id": id}))
+		recs, err := collect(ctx, tx, query, readScopeParams(f, map[string]any{"id": id}))
 		if err != nil {
 			return graph.Baseline{}, err
 		}
@@ -352,7 +352,7 @@ func (s *Store) GetCapsule(ctx context.Context, f graph.Filter, id string) (grap
 		return graph.Capsule{}, fmt.Errorf("neo4j: get capsule: %w", err)
 	}
 	c, err := read(ctx, s, func(tx neo4jdrv.ManagedTransaction) (graph.Capsule, error) {
-		recs, err := collect(ctx, tx, getCapsuleCypher, scopeParams(f.Scope, map[string]any{"id": id}))
+		recs, err := collect(ctx, tx, getCapsuleCypher, readScopeParams(f, map[string]any{"id": id}))
 		if err != nil {
 			return graph.Capsule{}, err
 		}

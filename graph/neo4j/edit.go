@@ -35,7 +35,7 @@ func (s *Store) CreateEdit(ctx context.Context, e graph.Edit) (graph.Edit, error
 		imp = *e.Importance
 	}
 	_, err := write(ctx, s, func(tx neo4jdrv.ManagedTransaction) (struct{}, error) {
-		recs, err := collect(ctx, tx, createEditCypher, scopeParams(e.Scope, map[string]any{
+		recs, err := collect(ctx, tx, createEditCypher, writeScopeParams(e.Scope, map[string]any{
 			"target": e.TargetMemoryID,
 			"props": scopeProps(e.Scope, map[string]any{
 				"id": e.ID, "name": string(e.Kind) + " " + string(e.Status), "kind": string(e.Kind),
@@ -118,7 +118,7 @@ func (s *Store) DecideEdit(ctx context.Context, sc graph.Scope, id string, statu
 		at = s.now()
 	}
 	e, err := write(ctx, s, func(tx neo4jdrv.ManagedTransaction) (graph.Edit, error) {
-		recs, err := collect(ctx, tx, decideEditCypher, scopeParams(sc, map[string]any{
+		recs, err := collect(ctx, tx, decideEditCypher, writeScopeParams(sc, map[string]any{
 			"id": id, "status": string(status), "by": by, "at": at.UTC(),
 		}))
 		if err != nil {
@@ -163,7 +163,7 @@ func (s *Store) ListEdits(ctx context.Context, f graph.Filter, q graph.EditQuery
 		statuses = append(statuses, string(st))
 	}
 	out, err := read(ctx, s, func(tx neo4jdrv.ManagedTransaction) ([]graph.Edit, error) {
-		recs, err := collect(ctx, tx, listEditsCypher, scopeParams(f.Scope, map[string]any{
+		recs, err := collect(ctx, tx, listEditsCypher, readScopeParams(f, map[string]any{
 			"memory_ids": nonNil(q.MemoryIDs), "statuses": statuses,
 		}))
 		if err != nil {

@@ -7,22 +7,30 @@ import (
 )
 
 // inScope is the scope predicate on a node n with tenant_id, org_id and
-// repo_id properties (see graph.Scope.Contains): same tenant, and the node's
-// org and repo are empty or equal to the caller's (an empty caller org or
-// repo means any). Parameters: $f_tenant, $f_org, $f_repo.
+// repo_id properties: same tenant, and then, when $f_sub is false,
+// graph.Scope.Sees (the node's org is empty or the caller's; its repo is
+// empty, or the caller's inside the caller's org), and when $f_sub is true,
+// graph.Scope.Contains (the node's org and repo are empty or equal to the
+// caller's, an empty caller org or repo meaning any). Reads bind it with
+// readScopeParams ($f_sub is the reader's Subscopes), write checks with
+// writeScopeParams ($f_sub true: a writer reaches beneath its scope; the
+// engine decides whether the principal may). Parameters: $f_tenant, $f_org,
+// $f_repo, $f_sub.
 const inScope = `n.tenant_id = $f_tenant
-  AND ($f_org = '' OR n.org_id = '' OR n.org_id = $f_org)
-  AND ($f_repo = '' OR n.repo_id = '' OR n.repo_id = $f_repo)`
+  AND (n.org_id = '' OR n.org_id = $f_org OR ($f_sub AND $f_org = ''))
+  AND (n.repo_id = '' OR (n.repo_id = $f_repo AND ($f_sub OR n.org_id = $f_org)) OR ($f_sub AND $f_repo = ''))`
 
 // memoryVisible is the whole Filter as a predicate on a Memory m: every
 // clause is off when its parameter is empty, so the text is constant and only
-// parameters vary. Approved block and quarantine edits are read from the
+// parameters vary. The first three lines are the access rule (inScope's
+// scope rule, then the user rule of graph.Reader.MayRead: a memory whose
+// visibility, stored in the scope property, is user or session and that has
+// an owner is read by its owner only, unless $f_all_users); the rest is the
+// caller's narrowing. Approved block and quarantine edits are read from the
 // blocked_channels and quarantined properties their approval sets (see
 // applyEditCypher). The tenant equality comes first so the planner can use the
 // memory_* indexes. Parameters: filterParams.
-const memoryVisible = `m.tenant_id = $f_tenant
-  AND ($f_org = '' OR m.org_id = '' OR m.org_id = $f_org)
-  AND ($f_repo = '' OR m.repo_id = '' OR m.repo_id = $f_repo)
+const memoryVisible = memoryAccess + `
   AND m.status IN $f_statuses
   AND ($f_user = '' OR m.user_id = $f_user)
   AND (size($f_types) = 0 OR m.type IN $f_types)
@@ -41,6 +49,13 @@ const memoryVisible = `m.tenant_id = $f_tenant
   AND ($f_channel = '' OR NOT $f_channel IN coalesce(m.blocked_channels, []))
   AND ($f_quarantined OR m.quarantined IS NULL OR NOT m.quarantined)`
 
+// memoryAccess is the access rule alone (scope and user, no narrowing) on a
+// Memory m; memoryVisible begins with it. Parameters: filterParams.
+const memoryAccess = `m.tenant_id = $f_tenant
+  AND (m.org_id = '' OR m.org_id = $f_org OR ($f_sub AND $f_org = ''))
+  AND (m.repo_id = '' OR (m.repo_id = $f_repo AND ($f_sub OR m.org_id = $f_org)) OR ($f_sub AND $f_repo = ''))
+  AND ($f_all_users OR m.user_id = '' OR NOT m.scope IN ['user', 'session'] OR m.user_id = $f_reader)`
+
 // filterParams binds the parameters of memoryVisible and inScope for f,
 // merged into extra (which it returns).
 func filterParams(f graph.Filter, extra map[string]any) map[string]any {
@@ -52,7 +67,9 @@ func filterParams(f graph.Filter, extra map[string]any) map[string]any {
 	for _, v := range f.Visibility {
 		vis = append(vis, string(v))
 	}
-	p := scopeParams(f.Scope, extra)
+	p := readScopeParams(f, extra)
+	p["f_all_users"] = f.Reader.AllUsers
+	p["f_reader"] = f.Reader.UserID
 	p["f_statuses"] = statuses
 	p["f_user"] = f.UserID
 	p["f_types"] = nonNil(f.Types)
@@ -84,14 +101,29 @@ func directFilter(f graph.Filter) graph.Filter {
 	return f
 }
 
-// scopeParams binds the parameters of inScope, merged into extra.
-func scopeParams(s graph.Scope, extra map[string]any) map[string]any {
+// readScopeParams binds the parameters of inScope for a read under f: the
+// reader's scope rule (Sees, or Contains with Reader.Subscopes). Merged into
+// extra, which it returns.
+func readScopeParams(f graph.Filter, extra map[string]any) map[string]any {
+	return bindScope(f.Scope, f.Reader.Subscopes, extra)
+}
+
+// writeScopeParams binds the parameters of inScope for a write check by a
+// writer in scope s: s and the scopes beneath it (Contains). Whether the
+// principal may write beneath its own scope (permission subscopes) is the
+// engine's check.
+func writeScopeParams(s graph.Scope, extra map[string]any) map[string]any {
+	return bindScope(s, true, extra)
+}
+
+func bindScope(s graph.Scope, sub bool, extra map[string]any) map[string]any {
 	if extra == nil {
 		extra = map[string]any{}
 	}
 	extra["f_tenant"] = s.TenantID
 	extra["f_org"] = s.OrgID
 	extra["f_repo"] = s.RepoID
+	extra["f_sub"] = sub
 	return extra
 }
 

@@ -77,7 +77,7 @@ func (s *Store) ListGateRequests(ctx context.Context, f graph.Filter, status gra
 		return nil, "", fmt.Errorf("neo4j: list gate requests: %w", err)
 	}
 	gs, err := read(ctx, s, func(tx neo4jdrv.ManagedTransaction) ([]graph.GateRequest, error) {
-		recs, err := collect(ctx, tx, listGateRequestsCypher, scopeParams(f.Scope, map[string]any{
+		recs, err := collect(ctx, tx, listGateRequestsCypher, readScopeParams(f, map[string]any{
 			"status": string(status), "c_at": timeParam(at), "c_id": id, "limit": int64(limit + 1),
 		}))
 		if err != nil {
@@ -135,7 +135,7 @@ func (s *Store) DecideGateRequest(ctx context.Context, sc graph.Scope, id string
 		at = now
 	}
 	g, err := write(ctx, s, func(tx neo4jdrv.ManagedTransaction) (graph.GateRequest, error) {
-		recs, err := collect(ctx, tx, decideGateRequestCypher, scopeParams(sc, map[string]any{
+		recs, err := collect(ctx, tx, decideGateRequestCypher, writeScopeParams(sc, map[string]any{
 			"id": id, "status": string(d.Status), "by": d.DecidedBy, "reason": d.Reason,
 			"memory_id": d.MemoryID, "at": at.UTC(),
 		}))

@@ -236,28 +236,18 @@ func admittedGroups(ctx context.Context, tx neo4jdrv.ManagedTransaction, f graph
 		return nil, 0, 0, err
 	}
 	var (
-		all, admitted           []string
-		n, tokens, nAll, tokAll int64
+		admitted  []string
+		n, tokens int64
 	)
 	for _, r := range recs {
 		p := r.AsMap()
 		g := kwGroup{scope: graph.Scope{TenantID: f.Scope.TenantID, OrgID: str(p, "org_id"), RepoID: str(p, "repo_id")},
 			owner: str(p, "owner")}
-		all = append(all, g.key())
-		nAll += i64(p, "docs")
-		tokAll += i64(p, "len")
 		if f.Admits(g.probe()) {
 			admitted = append(admitted, g.key())
 			n += i64(p, "docs")
 			tokens += i64(p, "len")
 		}
-	}
-	if n == 0 {
-		// f admits nothing here, so the filter drops every match whatever
-		// its score: rank over the tenant's statistics. (Until every caller
-		// sets Filter.Reader, a zero Reader must still find private
-		// memories the filter lets through.)
-		admitted, n, tokens = all, nAll, tokAll
 	}
 	if n == 0 {
 		return nil, 0, 0, nil

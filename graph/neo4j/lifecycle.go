@@ -43,6 +43,9 @@ func supersede(ctx context.Context, tx neo4jdrv.ManagedTransaction, s graph.Scop
 	p := recs[0].AsMap()
 	old, _ := p["old"].(map[string]any)
 	nw, _ := p["new"].(map[string]any)
+	// Write checks: the writer's scope and beneath (Contains); whether the
+	// principal may write beneath its scope or as the memory's user is the
+	// engine's check (permissions subscopes, act_as_user).
 	if old == nil || !s.Contains(scopeOf(old)) {
 		return notFound("memory", oldID)
 	}
@@ -114,13 +117,18 @@ func (s *Store) FindActiveByKey(ctx context.Context, ns graph.Namespace, key str
 	return m, nil
 }
 
-// resolveCypher follows SUPERSEDES edges from a visible memory to the head
-// of its chain (the memory nothing supersedes). Uses memory_id.
+// resolveCypher follows SUPERSEDES edges from a visible memory while the
+// successor is visible under the filter, to the newest memory of the chain
+// the reader may read (a chain whose head is another user's private memory,
+// or lies beneath the reader's scope, resolves to the last one it may read,
+// as on SQLite). Every memory has at most one successor (only an active
+// memory can be superseded), so the paths upward from start are one chain.
+// Uses memory_id.
 const resolveCypher = `
 MATCH (start:Memory {id: $id})
 WITH start
 OPTIONAL MATCH p = (top:Memory)-[:SUPERSEDES*1..]->(start)
-WHERE NOT EXISTS { MATCH (:Memory)-[:SUPERSEDES]->(top) }
+WHERE all(m IN nodes(p) WHERE ` + memoryVisible + `)
 WITH start, top, length(p) AS hops ORDER BY hops DESC LIMIT 1
 WITH coalesce(top, start) AS m
 WHERE ` + memoryVisible + `
@@ -168,7 +176,7 @@ func (s *Store) Archive(ctx context.Context, sc graph.Scope, id string) error {
 		return fmt.Errorf("neo4j: archive: %w", err)
 	}
 	_, err := write(ctx, s, func(tx neo4jdrv.ManagedTransaction) (struct{}, error) {
-		recs, err := collect(ctx, tx, archiveCypher, scopeParams(sc, map[string]any{"id": id}))
+		recs, err := collect(ctx, tx, archiveCypher, writeScopeParams(sc, map[string]any{"id": id}))
 		if err != nil {
 			return struct{}{}, err
 		}
@@ -205,7 +213,7 @@ func (s *Store) Touch(ctx context.Context, sc graph.Scope, ids []string, at time
 		at = s.now()
 	}
 	_, err := write(ctx, s, func(tx neo4jdrv.ManagedTransaction) (struct{}, error) {
-		_, err := collect(ctx, tx, touchCypher, scopeParams(sc, map[string]any{"ids": dedupe(ids), "at": at.UTC()}))
+		_, err := collect(ctx, tx, touchCypher, writeScopeParams(sc, map[string]any{"ids": dedupe(ids), "at": at.UTC()}))
 		return struct{}{}, err
 	})
 	if err != nil {

@@ -112,16 +112,19 @@ func (s *Store) Candidates(ctx context.Context, f graph.Filter, names []string, 
 	return out, nil
 }
 
-// neighbourWalksCypher walks, per visible seed and per entity it mentions,
+// seedAccess is memoryAccess on the seed: a seed need only be readable (the
+// filter's narrowing applies to the neighbours, not the seeds), and one the
+// reader may not read yields nothing, lest its entities leak.
+var seedAccess = strings.ReplaceAll(memoryAccess, "m.", "seed.")
+
+// neighbourWalksCypher walks, per readable seed and per entity it mentions,
 // the entity's $fanout newest visible memories that are not seeds, and
 // returns each reached memory once per seed with the entities (and their
 // mention counts) that reached it. Rows come in seed order. Uses memory_id.
-const neighbourWalksCypher = `
+var neighbourWalksCypher = `
 UNWIND range(0, size($seeds) - 1) AS i
 MATCH (seed:Memory {id: $seeds[i]})
-WHERE seed.tenant_id = $f_tenant
-  AND ($f_org = '' OR seed.org_id = '' OR seed.org_id = $f_org)
-  AND ($f_repo = '' OR seed.repo_id = '' OR seed.repo_id = $f_repo)
+WHERE ` + seedAccess + `
 MATCH (seed)-[:MENTIONS]->(e:Entity)
 CALL {
   WITH e

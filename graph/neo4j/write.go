@@ -295,6 +295,8 @@ func (s *Store) AddVersion(ctx context.Context, sc graph.Scope, memoryID string,
 		if err != nil {
 			return graph.Version{}, err
 		}
+		// A write check: the writer's scope and beneath (Contains); the
+		// engine checks the principal may write there (subscopes).
 		if len(recs) == 0 || !sc.Contains(scopeOf(recs[0].AsMap())) {
 			return graph.Version{}, notFound("memory", memoryID)
 		}

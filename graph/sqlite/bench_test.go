@@ -135,7 +135,7 @@ func timeLoop(b *testing.B, op func(i int) error) {
 func BenchmarkCandidates(b *testing.B) {
 	s, c := cachedStore(b)
 	qs := c.EntityQueries(4096)
-	f := graph.Filter{Scope: benchScope}
+	f := graph.Filter{Scope: benchScope, Reader: graph.System}
 	timeLoop(b, func(i int) error {
 		q := qs[i%len(qs)]
 		got, err := s.Candidates(b.Context(), f, q, 20)
@@ -196,7 +196,7 @@ func BenchmarkKeywordSearch(b *testing.B) {
 func BenchmarkNeighbours(b *testing.B) {
 	s, c := cachedStore(b)
 	qs := c.EntityQueries(256)
-	f := graph.Filter{Scope: benchScope}
+	f := graph.Filter{Scope: benchScope, Reader: graph.System}
 	seeds := make([][]string, len(qs))
 	for i, q := range qs {
 		got, err := s.Candidates(b.Context(), f, q, 10)

@@ -67,7 +67,7 @@ func TestCrashSafety(t *testing.T) {
 	require.NoError(t, err, "store opens after kill -9")
 	t.Cleanup(func() { _ = s.Close() })
 	require.NoError(t, s.IntegrityCheck(t.Context()))
-	f := graph.Filter{Scope: crashScope}
+	f := graph.Filter{Scope: crashScope, Reader: graph.System}
 	got, err := s.GetMemories(t.Context(), f, committed)
 	require.NoError(t, err)
 	assert.Len(t, got, len(committed), "every memory reported committed survives")

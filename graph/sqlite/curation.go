@@ -14,7 +14,9 @@ import (
 // scopeOf reads a record's scope columns (tenant_id, org_id, repo_id).
 func scopeArgs(s graph.Scope) []any { return []any{s.TenantID, s.OrgID, s.RepoID} }
 
-// getOne reads one curation record by id and checks its scope against f.
+// getOne reads one curation record by id and checks its scope against f's
+// scope rule (Scope.Sees, or Contains with Reader.Subscopes). These records
+// have no owner, so the user rule does not apply.
 func (s *Store) getOne(ctx context.Context, f graph.Filter, kind, query, id string, scan func(sc scanner) (graph.Scope, error)) error {
 	if err := f.Validate(); err != nil {
 		return fmt.Errorf("get %s: %w", kind, err)
@@ -23,7 +25,7 @@ func (s *Store) getOne(ctx context.Context, f graph.Filter, kind, query, id stri
 		return fmt.Errorf("get %s: %w", kind, err)
 	}
 	sc, err := scan(s.r.QueryRowContext(ctx, query, id))
-	if errors.Is(err, sql.ErrNoRows) || (err == nil && !f.Scope.Contains(sc)) {
+	if errors.Is(err, sql.ErrNoRows) || (err == nil && !f.Scope.Reaches(sc, f.Reader.Subscopes)) {
 		return fmt.Errorf("%s %s: %w", kind, id, graph.ErrNotFound)
 	}
 	if err != nil {
@@ -179,7 +181,7 @@ func (s *Store) LatestBaseline(ctx context.Context, f graph.Filter) (graph.Basel
 		return graph.Baseline{}, fmt.Errorf("latest baseline: %w", err)
 	}
 	w := &where{}
-	w.scope("b", f.Scope)
+	w.readScope("b", f)
 	var b graph.Baseline
 	_, err := scanBaseline(s.r.QueryRowContext(ctx, fmt.Sprintf(latestBaseline, w.sql()), w.args...), &b)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -322,6 +324,9 @@ func (s *Store) DecideEdit(ctx context.Context, sc graph.Scope, id string, statu
 	err := s.write(ctx, func(t *tx) error {
 		var err error
 		e, err = scanEdit(t.queryRow(`SELECT `+editCols+` FROM edits ed WHERE ed.id = ?`, id))
+		// A write check: the decider's scope and beneath (Contains); the
+		// engine decides whether a librarian may settle edits beneath its
+		// own scope.
 		if errors.Is(err, sql.ErrNoRows) || (err == nil && !sc.Contains(e.Scope)) {
 			return fmt.Errorf("edit %s: %w", id, graph.ErrNotFound)
 		}
@@ -351,7 +356,7 @@ func (s *Store) ListEdits(ctx context.Context, f graph.Filter, q graph.EditQuery
 		return nil, fmt.Errorf("list edits: %w", err)
 	}
 	w := &where{}
-	w.scope("ed", f.Scope)
+	w.readScope("ed", f)
 	if len(q.MemoryIDs) > 0 {
 		w.in("ed.target_memory_id", anys(q.MemoryIDs))
 	}

@@ -351,7 +351,12 @@ func (s *Store) Neighbours(ctx context.Context, f graph.Filter, seedIDs []string
 		return nil, nil
 	}
 	walk := fmt.Sprintf(entityWalk, w.sql())
-	sw, _ := memoryFilter(graph.Filter{Scope: f.Scope}, true) // seeds need only be in scope
+	// Seeds need only be readable: the access rule, not the narrowing (a
+	// seed the reader may not read yields nothing, lest its entities leak).
+	sw, err := memoryFilter(graph.Filter{Scope: f.Scope, Reader: f.Reader}, true)
+	if err != nil {
+		return nil, fmt.Errorf("neighbours: %w", err)
+	}
 	seedsQuery := fmt.Sprintf(selectSeeds, sw.sql())
 	var stmts [4]*sql.Stmt // before the transaction: see stmtCache
 	for i, q := range []string{walk, seedsQuery, seedEntities, memoriesByRID} {
@@ -487,8 +492,8 @@ type seed struct {
 }
 
 // visibleSeeds resolves seed ids to rids with selectSeeds (q, prepared as
-// st, args the id list and the scope filter's): seeds need only be in
-// scope (the filter narrows the neighbours, not the seeds). Duplicates
+// st, args the id list and the access filter's): seeds need only be
+// readable (the filter narrows the neighbours, not the seeds). Duplicates
 // count once.
 func visibleSeeds(ctx context.Context, tx *sql.Tx, st *sql.Stmt, q string, args []any) ([]seed, error) {
 	rows, err := query(ctx, tx, st, q, args...)

@@ -27,10 +27,11 @@ func (w *where) sql() string {
 	return strings.Join(w.parts, "\n\tAND ")
 }
 
-// scopeSQL adds the tenant/org/repo rule of the graph package comment for
-// table alias a: same tenant; org and repo empty or equal unless the caller's
-// is empty (any).
-func (w *where) scope(a string, s graph.Scope) {
+// writeScope adds the reach of a writer's scope s for table alias a (see
+// graph.Scope.Contains): same tenant; org and repo empty or equal unless s's
+// is empty (any). Writes reach beneath the writer's scope; whether a
+// principal may write there is the engine's check (permission subscopes).
+func (w *where) writeScope(a string, s graph.Scope) {
 	w.add(a+".tenant_id = ?", s.TenantID)
 	if s.OrgID != "" {
 		w.add(a+".org_id IN ('', ?)", s.OrgID)
@@ -38,6 +39,43 @@ func (w *where) scope(a string, s graph.Scope) {
 	if s.RepoID != "" {
 		w.add(a+".repo_id IN ('', ?)", s.RepoID)
 	}
+}
+
+// readScope adds the scope half of f's access rule for table alias a:
+// graph.Scope.Sees (the filter's scope and its ancestors), or
+// graph.Scope.Contains when the reader has Subscopes. The tenant equality
+// comes first so every tenant-leading index serves it.
+func (w *where) readScope(a string, f graph.Filter) {
+	s := f.Scope
+	if f.Reader.Subscopes {
+		w.writeScope(a, s)
+		return
+	}
+	w.add(a+".tenant_id = ?", s.TenantID)
+	if s.OrgID == "" {
+		w.add(a + ".org_id = ''")
+	} else {
+		w.add(a+".org_id IN ('', ?)", s.OrgID)
+	}
+	switch {
+	case s.RepoID == "":
+		w.add(a + ".repo_id = ''")
+	case s.OrgID == "":
+		w.add(a+".repo_id IN ('', ?)", s.RepoID) // org_id = '' above: same org
+	default:
+		// A repo is seen only inside its own org ({T,O2,R} is not {T,O,R}).
+		w.add("("+a+".repo_id = '' OR ("+a+".repo_id = ? AND "+a+".org_id = ?))", s.RepoID, s.OrgID)
+	}
+}
+
+// readUser adds the user half of f's access rule on memories m (see
+// graph.Reader.MayRead): a private memory (visibility user or session) with
+// an owner is read only by its owner, unless the reader has AllUsers.
+func (w *where) readUser(f graph.Filter) {
+	if f.Reader.AllUsers {
+		return
+	}
+	w.add("(m.user_id = '' OR m.visibility NOT IN ('user', 'session') OR m.user_id = ?)", f.Reader.UserID)
 }
 
 // inList renders "col IN (?, ?, ...)".
@@ -76,7 +114,8 @@ func memoryFilter(f graph.Filter, direct bool) (*where, error) {
 		return nil, fmt.Errorf("filter: %w", err)
 	}
 	w := &where{}
-	w.scope("m", f.Scope)
+	w.readScope("m", f)
+	w.readUser(f)
 	switch {
 	case len(f.Statuses) > 0:
 		w.in("m.status", anys(f.Statuses))

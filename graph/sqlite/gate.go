@@ -58,7 +58,7 @@ func (s *Store) ListAudit(ctx context.Context, f graph.Filter, q graph.AuditQuer
 		return nil, "", fmt.Errorf("list audit: %w", err)
 	}
 	w := &where{}
-	w.scope("a", f.Scope)
+	w.readScope("a", f)
 	if q.SubjectID != "" {
 		w.add("a.subject_id = ?", q.SubjectID)
 	}
@@ -172,7 +172,7 @@ func (s *Store) ListGateRequests(ctx context.Context, f graph.Filter, status gra
 		return nil, "", fmt.Errorf("list gate requests: %w", err)
 	}
 	w := &where{}
-	w.scope("g", f.Scope)
+	w.readScope("g", f)
 	if status != "" {
 		w.add("g.status = ?", string(status))
 	}
@@ -228,6 +228,9 @@ func (s *Store) DecideGateRequest(ctx context.Context, sc graph.Scope, id string
 	err := s.write(ctx, func(t *tx) error {
 		var err error
 		g, _, err = scanGate(t.queryRow(`SELECT `+gateCols+` FROM gate_requests g WHERE g.id = ?`, id))
+		// A write check: the decider's scope and beneath (Contains); the
+		// engine decides whether a librarian may settle requests beneath
+		// its own scope.
 		if errors.Is(err, sql.ErrNoRows) || (err == nil && !sc.Contains(g.Scope)) {
 			return fmt.Errorf("gate request %s: %w", id, graph.ErrNotFound)
 		}

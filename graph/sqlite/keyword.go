@@ -327,13 +327,12 @@ func (h *kwRanking) next(dst []int64, scores map[int64]float64, n int) []int64 {
 	return dst
 }
 
-// rank scores every live document of f's tenant that contains any of terms
-// with BM25 (each term's idf times its saturated, length-normalised
-// frequency, the title's counting bm25.TitleWeight times) over the statistics of
-// the documents f admits (its scope and reader: graph.Filter.Admits) alone,
-// and returns them as a ranking. Documents f does not admit are ranked too,
-// for the store's filter to drop (KeywordSearch): their scores are never
-// returned and they change no admitted document's score.
+// rank scores the live documents of f's tenant that f admits (its scope and
+// reader: graph.Filter.Admits) and that contain any of terms, with BM25 (each
+// term's idf times its saturated, length-normalised frequency, the title's
+// counting bm25.TitleWeight times) over the statistics of the admitted
+// documents alone, and returns them as a ranking. The store's filter then
+// applies the caller's narrowing (KeywordSearch).
 func (k *keywordIndex) rank(f graph.Filter, terms []string) *kwRanking {
 	k.mu.RLock()
 	defer k.mu.RUnlock()
@@ -353,15 +352,7 @@ func (k *keywordIndex) rank(f graph.Filter, terms []string) *kwRanking {
 		}
 	}
 	if live == 0 {
-		// f admits nothing here, so the store's filter drops every match
-		// whatever its score: rank over the tenant's statistics. (Until
-		// every caller sets Filter.Reader, a zero Reader must still find
-		// private memories the store's filter lets through.)
-		live, totalLen = p.live, 0
-		for g := range p.groups {
-			admitted[g] = true
-			totalLen += p.groups[g].totalLen
-		}
+		return &kwRanking{}
 	}
 	// With every live document admitted (one group, or a reader that
 	// reaches them all), the tenant's document frequencies are the
@@ -386,11 +377,14 @@ func (k *keywordIndex) rank(f graph.Filter, terms []string) *kwRanking {
 					df++
 				}
 			}
+			if df == 0 {
+				continue
+			}
 		}
 		idf := bm25.IDF(n, float64(df))
 		for _, x := range postings {
 			d := &p.docs[x.doc]
-			if d.dead {
+			if d.dead || !admitted[d.group] {
 				continue
 			}
 			tf := float64(bm25.TitleWeight*int(x.title) + int(x.body))

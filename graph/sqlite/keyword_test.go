@@ -125,7 +125,7 @@ func TestKeywordIndexFollowsWrites(t *testing.T) {
 	dir := t.TempDir()
 	a, b := open(t, dir), open(t, dir)
 	scope := graph.Scope{TenantID: "t"}
-	f := graph.Filter{Scope: scope}
+	f := graph.Filter{Scope: scope, Reader: graph.System}
 	ids := func(s graph.Store, q string) []string {
 		t.Helper()
 		got, err := s.KeywordSearch(t.Context(), f, q, 10)
@@ -190,7 +190,7 @@ func TestWarmKeywordIndex(t *testing.T) {
 	cancel()
 	require.ErrorIs(t, s.WarmKeywordIndex(cancelled), context.Canceled)
 	require.NoError(t, s.WarmKeywordIndex(t.Context()))
-	got, err := s.KeywordSearch(t.Context(), graph.Filter{Scope: scope}, storetest.Corpus(scope, 3, 200).KeywordQueries(1)[0], 5)
+	got, err := s.KeywordSearch(t.Context(), graph.Filter{Scope: scope, Reader: graph.System}, storetest.Corpus(scope, 3, 200).KeywordQueries(1)[0], 5)
 	require.NoError(t, err)
 	assert.NotEmpty(t, got)
 }
@@ -209,7 +209,7 @@ func TestReadsNeverWaitOnASecondConnection(t *testing.T) {
 	require.NoError(t, err)
 	ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
 	defer cancel()
-	f := graph.Filter{Scope: scope}
+	f := graph.Filter{Scope: scope, Reader: graph.System}
 	var wg sync.WaitGroup
 	for i := range 16 {
 		wg.Go(func() {

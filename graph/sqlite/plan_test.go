@@ -24,11 +24,28 @@ func TestQueryPlans(t *testing.T) {
 	s, err := Open(t.Context(), t.TempDir(), Options{})
 	require.NoError(t, err)
 	defer s.Close()
-	w, err := memoryFilter(graph.Filter{Scope: graph.Scope{TenantID: "t", OrgID: "o"}, Types: []string{"note"},
-		Channel: "c"}, false)
+	// Every shape of the access rule: a plain reader (Sees and the user
+	// predicate), one in a repo (the org-and-repo clause), and the engine's
+	// System reader (Contains, no user predicate).
+	for _, r := range []struct {
+		name string
+		f    graph.Filter
+	}{
+		{"PlainOrg", graph.Filter{Scope: graph.Scope{TenantID: "t", OrgID: "o"}, Reader: graph.Reader{UserID: "u"}}},
+		{"PlainRepo", graph.Filter{Scope: graph.Scope{TenantID: "t", OrgID: "o", RepoID: "r"}, Reader: graph.Reader{UserID: "u"}}},
+		{"PlainTenant", graph.Filter{Scope: graph.Scope{TenantID: "t"}, Reader: graph.Reader{UserID: "u"}}},
+		{"System", graph.Filter{Scope: graph.Scope{TenantID: "t", OrgID: "o"}, Reader: graph.System}},
+	} {
+		r.f.Types, r.f.Channel = []string{"note"}, "c"
+		t.Run(r.name, func(t *testing.T) { checkPlans(t, s, r.f, bigTables) })
+	}
+}
+
+func checkPlans(t *testing.T, s *Store, f graph.Filter, bigTables map[string]bool) {
+	w, err := memoryFilter(f, false)
 	require.NoError(t, err)
 	scope := &where{}
-	scope.scope("m", graph.Scope{TenantID: "t", OrgID: "o"})
+	scope.writeScope("m", f.Scope)
 	ids := `["a","b"]`
 	for _, tc := range []struct {
 		name  string

@@ -375,8 +375,11 @@ func (s *Store) Touch(ctx context.Context, sc graph.Scope, ids []string, at time
 	if len(ids) == 0 {
 		return nil
 	}
+	// A write: the writer's reach (Contains). The engine touches only what
+	// a read under the access rule returned, so nothing the reader could
+	// not read is reinforced.
 	w := &where{}
-	w.scope("m", sc)
+	w.writeScope("m", sc)
 	err := s.write(ctx, func(t *tx) error {
 		_, err := t.ExecContext(ctx, fmt.Sprintf(touchMemories, w.sql()), append([]any{nanos(at.UTC()), jsonList(ids)}, w.args...)...)
 		return err

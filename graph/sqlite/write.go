@@ -161,7 +161,9 @@ const selectMemoryRef = `SELECT rid, tenant_id, org_id, repo_id, status, created
 FROM memories WHERE id = ?`
 
 // memoryRef loads a memory the writer scope s may touch; anything else is
-// graph.ErrNotFound.
+// graph.ErrNotFound. A write check, so Contains (s and beneath): whether the
+// principal may write beneath its own scope (permission subscopes) and as
+// the memory's user (act_as_user) is the engine's decision.
 func (t *tx) memoryRef(s graph.Scope, id string) (memRef, error) {
 	r := memRef{id: id}
 	var status string

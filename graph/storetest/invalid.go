@@ -80,7 +80,7 @@ func testInvalidInput(t *testing.T, x *suite) {
 		{"ReadWithoutTenant", func() error { _, err := x.s.ListMemories(ctx(t), graph.Filter{}, graph.Page{}); return err }},
 		{"CandidatesWithoutTenant", func() error { _, err := x.s.Candidates(ctx(t), graph.Filter{}, []string{"x"}, 5); return err }},
 		{"UnknownStatusFilter", func() error {
-			_, err := x.s.ListMemories(ctx(t), graph.Filter{Scope: s, Statuses: []graph.Status{"zombie"}}, graph.Page{})
+			_, err := x.s.ListMemories(ctx(t), graph.Filter{Scope: s, Reader: graph.System, Statuses: []graph.Status{"zombie"}}, graph.Page{})
 			return err
 		}},
 		{"EmptyMemoryIDGet", func() error { _, err := x.s.GetMemory(ctx(t), f, ""); return err }},
@@ -143,6 +143,21 @@ func testInvalidInput(t *testing.T, x *suite) {
 		_, err := x.s.CreateMemory(ctx(t), dup)
 		assert.ErrorIs(t, err, graph.ErrConflict)
 		assert.Len(t, x.listAll(t, f, 10), 1)
+	})
+	t.Run("ReadWithoutReader", func(t *testing.T) {
+		// Every read names the user it is for: a filter with a scope but
+		// no reader is refused, not read as "anyone".
+		nobody := graph.Filter{Scope: s}
+		for _, c := range x.readCalls(id) {
+			t.Run(c.name, func(t *testing.T) {
+				var err error
+				require.NotPanics(t, func() { err = c.call(ctx(t), nobody) })
+				require.ErrorIs(t, err, graph.ErrInvalid)
+				var fe *graph.FieldError
+				require.ErrorAs(t, err, &fe)
+				assert.Equal(t, "reader", fe.Field)
+			})
+		}
 	})
 }
 

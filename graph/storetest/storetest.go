@@ -64,6 +64,7 @@ func Run(t *testing.T, open func(t *testing.T) graph.Store, cfg Config) {
 		{"PaginationConcurrentInserts", testPaginationConcurrent},
 		{"TenantIsolation", testTenantIsolation},
 		{"ScopeInheritance", testScopeInheritance},
+		{"Users", testUsers},
 		{"ConcurrentWriters", testConcurrentWriters},
 		{"Reopen", testReopen},
 		{"InvalidInput", testInvalidInput},
@@ -96,8 +97,12 @@ func newScope(t *testing.T) graph.Scope {
 	return graph.Scope{TenantID: "t" + graph.NewID()}
 }
 
-// in is a filter that sees everything active in s.
-func in(s graph.Scope) graph.Filter { return graph.Filter{Scope: s} }
+// in is a filter that sees everything active in s: its reader reads every
+// user's memories but keeps the plain scope rule (s and above; the cases
+// that write beneath s say which reader they use).
+func in(s graph.Scope) graph.Filter {
+	return graph.Filter{Scope: s, Reader: graph.Reader{AllUsers: true}}
+}
 
 // memIn builds a minimal valid MemoryInput.
 func memIn(s graph.Scope, title, content string, ents ...string) graph.MemoryInput {

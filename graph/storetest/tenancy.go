@@ -2,7 +2,10 @@ package storetest
 
 import (
 	"encoding/json"
+	"maps"
+	"slices"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -215,36 +218,60 @@ func (x *suite) checkIsolation(t *testing.T, own graph.Scope, mine, its world) {
 	})
 }
 
-// testScopeInheritance checks org/repo visibility: broader records are seen
-// by narrower filters, never the other way round.
+// testScopeInheritance checks the scope half of the access rule on memories
+// and on every other record read by filter: a plain reader sees its own
+// scope and those above it (Scope.Sees), never beneath; a reader with
+// Subscopes also sees beneath (Scope.Contains). Writes reach the writer's
+// scope and beneath.
 func testScopeInheritance(t *testing.T, x *suite) {
 	tenant := newScope(t).TenantID
 	sc := func(org, repo string) graph.Scope { return graph.Scope{TenantID: tenant, OrgID: org, RepoID: repo} }
 	records := map[string]graph.Scope{
 		"tenant": sc("", ""), "o1": sc("o1", ""), "o1r1": sc("o1", "r1"), "o1r2": sc("o1", "r2"), "o2r1": sc("o2", "r1"),
+		"r1": sc("", "r1"), // a repo with no org: seen by {T, "", r1} only, not by {T, o1, r1}
 	}
+	// Broadest first: each record is newer than the broader ones, so the
+	// newest baseline a reader sees is its narrowest.
+	order := []string{"tenant", "o1", "r1", "o1r1", "o1r2", "o2r1"}
+	require.ElementsMatch(t, order, slices.Collect(maps.Keys(records)))
 	ids := map[string]string{}
-	for name, s := range records {
-		ids[name] = x.create(t, memIn(s, "scoped "+name, "scope test", "scoped")).Memory.ID
+	recs := map[string]scopedRecords{}
+	for i, name := range order {
+		s := records[name]
+		c := x.create(t, memIn(s, "scoped "+name, "scope test", "scoped"))
+		ids[name] = c.Memory.ID
+		recs[name] = x.buildRecords(t, s, c, base.Add(time.Duration(i)*time.Minute))
 	}
+	plain, sub := graph.Reader{UserID: "u1"}, graph.Reader{UserID: "u1", Subscopes: true}
 	for _, c := range []struct {
 		name   string
-		filter graph.Scope
+		scope  graph.Scope
+		reader graph.Reader
 		want   []string
 	}{
-		{"TenantWideSeesAll", sc("", ""), []string{"tenant", "o1", "o1r1", "o1r2", "o2r1"}},
-		{"OrgSeesOrgAndBroader", sc("o1", ""), []string{"tenant", "o1", "o1r1", "o1r2"}},
-		{"RepoSeesRepoAndBroader", sc("o1", "r1"), []string{"tenant", "o1", "o1r1"}},
-		{"OtherOrgSameRepoName", sc("o2", "r1"), []string{"tenant", "o2r1"}},
-		{"AnyOrgOneRepo", sc("", "r1"), []string{"tenant", "o1", "o1r1", "o2r1"}},
-		{"UnknownOrg", sc("o9", ""), []string{"tenant"}},
+		{"TenantWideSeesTenantOnly", sc("", ""), plain, []string{"tenant"}},
+		{"OrgSeesOrgAndBroader", sc("o1", ""), plain, []string{"tenant", "o1"}},
+		{"RepoSeesRepoAndBroader", sc("o1", "r1"), plain, []string{"tenant", "o1", "o1r1"}},
+		{"OtherOrgSameRepoName", sc("o2", "r1"), plain, []string{"tenant", "o2r1"}},
+		{"RepoWithoutOrg", sc("", "r1"), plain, []string{"tenant", "r1"}},
+		{"UnknownOrg", sc("o9", ""), plain, []string{"tenant"}},
+		{"SubscopesTenantWideSeesAll", sc("", ""), sub, []string{"tenant", "o1", "o1r1", "o1r2", "o2r1", "r1"}},
+		{"SubscopesOrgSeesBeneath", sc("o1", ""), sub, []string{"tenant", "o1", "o1r1", "o1r2", "r1"}},
+		{"SubscopesRepo", sc("o1", "r1"), sub, []string{"tenant", "o1", "o1r1", "r1"}},
+		{"SubscopesAnyOrgOneRepo", sc("", "r1"), sub, []string{"tenant", "o1", "o1r1", "o2r1", "r1"}},
+		{"SubscopesUnknownOrg", sc("o9", ""), sub, []string{"tenant", "r1"}},
 	} {
 		t.Run(c.name, func(t *testing.T) {
+			f := graph.Filter{Scope: c.scope, Reader: c.reader}
+			seen := map[string]bool{}
 			var want []string
 			for _, n := range c.want {
+				seen[n] = true
 				want = append(want, ids[n])
 			}
-			f := in(c.filter)
+			for name, s := range records {
+				assert.Equal(t, seen[name], f.Admits(graph.Memory{Scope: s}), "Filter.Admits disagrees on %s", name)
+			}
 			assert.ElementsMatch(t, want, x.listAll(t, f, 100), "ListMemories")
 			cs, err := x.s.Candidates(ctx(t), f, []string{"scoped"}, 100)
 			require.NoError(t, err)
@@ -254,17 +281,120 @@ func testScopeInheritance(t *testing.T, x *suite) {
 			assert.ElementsMatch(t, want, scoredIDs(ks), "KeywordSearch")
 			for name, id := range ids {
 				_, err := x.s.GetMemory(ctx(t), f, id)
-				if graph.Scope(c.filter).Contains(records[name]) {
+				if seen[name] {
 					assert.NoError(t, err, "GetMemory %s", name)
 				} else {
 					assert.ErrorIs(t, err, graph.ErrNotFound, "GetMemory %s", name)
 				}
 			}
+			x.checkRecords(t, f, order, recs, seen)
 		})
 	}
 	t.Run("WriteOutsideScope", func(t *testing.T) {
 		// A repo-scoped writer cannot archive an org-wide record of another org.
 		assert.ErrorIs(t, x.s.Archive(ctx(t), sc("o2", "r1"), ids["o1r1"]), graph.ErrNotFound)
+		// Writes reach beneath the writer's scope (whether a principal may
+		// write there is the engine's check: permission subscopes).
 		assert.NoError(t, x.s.Archive(ctx(t), sc("o1", ""), ids["o1r1"]))
 	})
 }
+
+// scopedRecords is one of every record read by filter, in one scope.
+type scopedRecords struct {
+	proposal, decision, baseline, capsule, edit, gate, receipt, audit string
+}
+
+// buildRecords writes one of every record into scope s around memory c
+// (the baseline dated at, so that the newest visible one is known).
+func (x *suite) buildRecords(t *testing.T, s graph.Scope, c graph.Created, at time.Time) scopedRecords {
+	t.Helper()
+	var r scopedRecords
+	d, err := x.s.CreateDecision(ctx(t), graph.Decision{Scope: s, Kind: "gate", Outcome: "queue", DecidedBy: "gate"})
+	require.NoError(t, err)
+	r.decision = d.ID
+	p, err := x.s.CreateProposal(ctx(t), graph.Proposal{Scope: s, Title: "p", Content: "c", ProposedBy: "a", TargetVersionID: c.Version.ID})
+	require.NoError(t, err)
+	r.proposal = p.ID
+	b, err := x.s.CreateBaseline(ctx(t), graph.Baseline{Scope: s, Name: "b", VersionIDs: []string{c.Version.ID}, PublishedBy: "l", CreatedAt: at})
+	require.NoError(t, err)
+	r.baseline = b.ID
+	cp, err := x.s.CreateCapsule(ctx(t), graph.Capsule{Scope: s, Name: "c", MemoryIDs: []string{c.Memory.ID}, CreatedBy: "a"})
+	require.NoError(t, err)
+	r.capsule = cp.ID
+	e, err := x.s.CreateEdit(ctx(t), graph.Edit{Scope: s, Kind: graph.EditRetract, TargetMemoryID: c.Memory.ID, CreatedBy: "l"})
+	require.NoError(t, err)
+	r.edit = e.ID
+	g, err := x.s.CreateGateRequest(ctx(t), graph.GateRequest{Scope: s, Title: "g", Payload: json.RawMessage(`{}`), RequestedBy: "a"},
+		graph.AuditEvent{Scope: s, Action: "gate.queue", ActorID: "gate"})
+	require.NoError(t, err)
+	r.gate = g.ID
+	rc, err := x.s.CreateContextReceipt(ctx(t), graph.ContextReceipt{Scope: s, PrincipalID: "a", Query: "q",
+		Citations: []graph.Citation{{ElementID: c.Memory.ID, VersionID: c.Version.ID}}})
+	require.NoError(t, err)
+	r.receipt = rc.ID
+	r.audit = graph.NewID()
+	require.NoError(t, x.s.AppendAudit(ctx(t), graph.AuditEvent{Scope: s, Action: "test.scoped", SubjectID: r.audit, ActorID: "a"}))
+	return r
+}
+
+// checkRecords asserts that every record read under f returns exactly the
+// records of the scopes named in seen (order: oldest first).
+func (x *suite) checkRecords(t *testing.T, f graph.Filter, order []string, recs map[string]scopedRecords, seen map[string]bool) {
+	t.Helper()
+	var wantEdits, wantGates, wantAudit []string
+	newest := ""
+	for _, name := range order {
+		r := recs[name]
+		gets := []struct {
+			kind string
+			err  error
+		}{
+			{"proposal", err1(x.s.GetProposal(ctx(t), f, r.proposal))},
+			{"decision", err1(x.s.GetDecision(ctx(t), f, r.decision))},
+			{"baseline", err1(x.s.GetBaseline(ctx(t), f, r.baseline))},
+			{"capsule", err1(x.s.GetCapsule(ctx(t), f, r.capsule))},
+			{"edit", err1(x.s.GetEdit(ctx(t), f, r.edit))},
+			{"gate request", err1(x.s.GetGateRequest(ctx(t), f, r.gate))},
+			{"context receipt", err1(x.s.GetContextReceipt(ctx(t), f, r.receipt))},
+		}
+		for _, g := range gets {
+			if seen[name] {
+				assert.NoError(t, g.err, "%s of %s", g.kind, name)
+			} else {
+				assert.ErrorIs(t, g.err, graph.ErrNotFound, "%s of %s", g.kind, name)
+			}
+		}
+		if seen[name] {
+			wantEdits, wantGates, wantAudit = append(wantEdits, r.edit), append(wantGates, r.gate), append(wantAudit, r.audit)
+			newest = r.baseline
+		}
+	}
+	es, err := x.s.ListEdits(ctx(t), f, graph.EditQuery{})
+	require.NoError(t, err)
+	var got []string
+	for _, e := range es {
+		got = append(got, e.ID)
+	}
+	assert.ElementsMatch(t, wantEdits, got, "ListEdits")
+	gs, _, err := x.s.ListGateRequests(ctx(t), f, "", graph.Page{Limit: 1000})
+	require.NoError(t, err)
+	got = nil
+	for _, g := range gs {
+		got = append(got, g.ID)
+	}
+	assert.ElementsMatch(t, wantGates, got, "ListGateRequests")
+	evs, _, err := x.s.ListAudit(ctx(t), f, graph.AuditQuery{Action: "test.scoped"}, graph.Page{Limit: 1000})
+	require.NoError(t, err)
+	got = nil
+	for _, e := range evs {
+		got = append(got, e.SubjectID)
+	}
+	assert.ElementsMatch(t, wantAudit, got, "ListAudit")
+	b, err := x.s.LatestBaseline(ctx(t), f)
+	if assert.NoError(t, err, "LatestBaseline") {
+		assert.Equal(t, newest, b.ID, "LatestBaseline is the newest visible one")
+	}
+}
+
+// err1 keeps the error of a two-value call.
+func err1[T any](_ T, err error) error { return err }
