@@ -30,13 +30,16 @@ const (
 	TitleWeight = 2
 )
 
+// MinIDF is the weight of a term found in half the documents or more: as in
+// FTS5, such a term still counts a little rather than nothing or less.
+const MinIDF = 1e-6
+
 // IDF is the inverse document frequency of a term found in df of n
-// documents. As in FTS5, a term in half the documents or more still counts
-// a little (1e-6) rather than nothing or less.
+// documents, at least MinIDF.
 func IDF(n, df float64) float64 {
 	idf := math.Log((n - df + 0.5) / (df + 0.5))
 	if idf <= 0 {
-		return 1e-6
+		return MinIDF
 	}
 	return idf
 }

@@ -37,9 +37,10 @@ import (
 //     kept by every write in the write's transaction.
 //
 // A search reads the tenant's groups and keeps those its filter admits
-// (graph.Filter.Admits), which give N and the average length; counts the
-// admitted memories holding each query term (df); then scores the memories
-// that pass the whole filter in Cypher with those statistics.
+// (graph.Filter.Admits), which give N and the average length; then one
+// query walks the admitted memories holding a query term, counts each
+// term's document frequency among them, and scores those that pass the
+// whole filter.
 
 // kwTenantKey prefixes a tenant's terms in kw_text: a hash, so that any
 // tenant id makes a plain token (a collision only adds candidates that the
@@ -146,27 +147,28 @@ const tenantGroupsCypher = `
 MATCH (k:KeywordGroup) WHERE k.tenant_id = $tenant
 RETURN k.org_id AS org_id, k.repo_id AS repo_id, k.owner AS owner, k.docs AS docs, k.len AS len`
 
-// keywordDFCypher counts, per query term, the memories of admitted groups
-// that hold it. Uses memory_keyword.
-const keywordDFCypher = `
-CALL db.index.fulltext.queryNodes('memory_keyword', $query) YIELD node AS m
-WHERE m.tenant_id = $tenant AND m.kw_group IN $groups
-WITH m.kw_tf AS tf
-UNWIND [t IN $terms WHERE tf CONTAINS ' ' + t + ':'] AS t
-RETURN t, count(*) AS df`
-
-// keywordSearchCypher scores the memories holding a query term that pass
-// the filter: Σ over the query's terms of idf · bm25.Saturate, in the
+// keywordSearchCypher walks the tenant's memories that hold a query term
+// once: those of admitted groups ($groups) give each term's document
+// frequency and idf (bm25.IDF, in Cypher), and those that pass the whole
+// filter are scored, Σ over the query's terms of idf · bm25.Saturate, in the
 // query's order, as graph/sqlite sums them. A candidate without any term
 // (Lucene splits tokens longer than 255 characters) scores 0 and is
-// dropped. Uses memory_keyword.
+// dropped. The filter's memories are all in admitted groups, since the
+// groups are what graph.Filter.Admits lets the reader read. Uses
+// memory_keyword.
 const keywordSearchCypher = `
 CALL db.index.fulltext.queryNodes('memory_keyword', $query) YIELD node AS m
+WHERE m.tenant_id = $f_tenant AND m.kw_group IN $groups
+WITH collect([m, m.kw_tf]) AS rows
+WITH rows, [t IN $terms | size([r IN rows WHERE r[1] CONTAINS ' ' + t + ':'])] AS df
+WITH rows, [d IN df | log(($n - d + 0.5) / (d + 0.5))] AS idf
+WITH rows, [x IN idf | CASE WHEN x > 0 THEN x ELSE $min_idf END] AS idf
+UNWIND rows AS r
+WITH r[0] AS m, r[1] AS tf, idf
 WHERE ` + memoryVisible + `
-WITH m, m.kw_tf AS tf, m.kw_len AS len
-WITH m, len, [t IN $terms | toInteger(split(coalesce(split(tf, ' ' + t + ':')[1], '0 '), ' ')[0])] AS f
+WITH m, idf, m.kw_len AS len, [t IN $terms | toInteger(split(coalesce(split(tf, ' ' + t + ':')[1], '0 '), ' ')[0])] AS f
 WITH m, reduce(s = 0.0, j IN range(0, size($terms) - 1) | CASE WHEN f[j] = 0 THEN s
-  ELSE s + $idf[j] * (f[j] * ($k1 + 1) / (f[j] + $k1 * (1 - $b + $b * len / $avgdl))) END) AS score
+  ELSE s + idf[j] * (f[j] * ($k1 + 1) / (f[j] + $k1 * (1 - $b + $b * len / $avgdl))) END) AS score
 WHERE score > 0
 WITH m, score ORDER BY score DESC, m.created_at DESC, m.id DESC LIMIT $limit
 RETURN ` + memoryProjection + ` AS m, score`
@@ -193,23 +195,9 @@ func (s *Store) KeywordSearch(ctx context.Context, f graph.Filter, query string,
 		if err != nil || n == 0 {
 			return nil, err
 		}
-		recs, err := collect(ctx, tx, keywordDFCypher, map[string]any{
-			"query": q, "tenant": f.Scope.TenantID, "groups": groups, "terms": terms,
-		})
-		if err != nil {
-			return nil, err
-		}
-		df := map[string]int64{}
-		for _, r := range recs {
-			p := r.AsMap()
-			df[str(p, "t")] = i64(p, "df")
-		}
-		idf := make([]float64, len(terms))
-		for i, t := range terms {
-			idf[i] = bm25.IDF(float64(n), float64(df[t]))
-		}
-		recs, err = collect(ctx, tx, keywordSearchCypher, filterParams(f, map[string]any{
-			"query": q, "terms": terms, "idf": idf, "k1": bm25.K1, "b": bm25.B, "avgdl": avgdl, "limit": int64(limit),
+		recs, err := collect(ctx, tx, keywordSearchCypher, filterParams(f, map[string]any{
+			"query": q, "terms": terms, "groups": groups, "n": float64(n), "avgdl": avgdl,
+			"min_idf": bm25.MinIDF, "k1": bm25.K1, "b": bm25.B, "limit": int64(limit),
 		}))
 		if err != nil {
 			return nil, err
