@@ -72,3 +72,14 @@ lint:
 
 clean:
 	rm -rf bin
+
+## fuzz: every fuzz target for FUZZTIME each (plain `go test` runs their seeds only).
+FUZZTIME ?= 30s
+.PHONY: fuzz
+fuzz:
+	@set -e; for t in ./extract:FuzzChunkMarkdown ./extract:FuzzKey ./policy:FuzzParse \
+	  ./vector/embed:FuzzTokenizerEncode ./engine:FuzzCheckCitation \
+	  ./server:FuzzDecodeIngest ./server:FuzzDecodeBatch ./server:FuzzDecodeSearch \
+	  ./server:FuzzDecodeContext ./server:FuzzDecodeVerify; do \
+	  echo "$$t"; $(GO) test $${t%%:*} -run '^$$' -fuzz "^$${t##*:}\$$" -fuzztime $(FUZZTIME); \
+	done

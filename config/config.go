@@ -14,6 +14,7 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"time"
 
 	"gopkg.in/yaml.v3"
 )
@@ -48,6 +49,21 @@ type Config struct {
 	// write make it a dead letter (default 10; `mnemo outbox retry`
 	// requeues dead letters).
 	OutboxMaxAttempts int64 `yaml:"outbox_max_attempts"`
+	// ReadHeaderTimeout bounds reading a request's headers (default 10s).
+	ReadHeaderTimeout time.Duration `yaml:"read_header_timeout"`
+	// ReadTimeout bounds reading a whole request, body included (default
+	// 30s): a client that sends its body slowly is cut off.
+	ReadTimeout time.Duration `yaml:"read_timeout"`
+	// RequestTimeout is each request's deadline once read (default 30s);
+	// past it the request stops and answers 504.
+	RequestTimeout time.Duration `yaml:"request_timeout"`
+	// WriteTimeout bounds a request from the end of its headers to the end
+	// of its answer (default 75s); it must exceed read_timeout plus
+	// request_timeout, or slow answers are cut without a word.
+	WriteTimeout time.Duration `yaml:"write_timeout"`
+	// IdleTimeout closes a keep-alive connection idle this long (default
+	// 120s).
+	IdleTimeout time.Duration `yaml:"idle_timeout"`
 }
 
 // Neo4j locates a Neo4j 5 server.
@@ -78,6 +94,9 @@ type APIKey struct {
 	Tenant    string   `yaml:"tenant"`
 	Org       string   `yaml:"org"`
 	Repo      string   `yaml:"repo"`
+	// User is the user the key acts as: the owner of what it writes and of
+	// the private memories it reads. Empty means the principal id.
+	User string `yaml:"user"`
 }
 
 // FieldError names the configuration field that is wrong.
@@ -100,6 +119,8 @@ func Defaults() Config {
 			ModelDir: ".cache/mnemo/model",
 		},
 		LogLevel: "info", LogFormat: "text", MaxBodyBytes: 4 << 20, OutboxMaxAttempts: 10,
+		ReadHeaderTimeout: 10 * time.Second, ReadTimeout: 30 * time.Second, RequestTimeout: 30 * time.Second,
+		WriteTimeout: 75 * time.Second, IdleTimeout: 120 * time.Second,
 	}
 }
 
@@ -108,6 +129,7 @@ type setting struct {
 	flag, env, usage string
 	str              *string
 	i64              *int64
+	dur              *time.Duration
 }
 
 func (c *Config) settings() []setting {
@@ -128,6 +150,11 @@ func (c *Config) settings() []setting {
 		{flag: "log-format", env: "MNEMO_LOG_FORMAT", usage: "text|json", str: &c.LogFormat},
 		{flag: "max-body-bytes", env: "MNEMO_MAX_BODY_BYTES", usage: "request body limit in bytes", i64: &c.MaxBodyBytes},
 		{flag: "outbox-max-attempts", env: "MNEMO_OUTBOX_MAX_ATTEMPTS", usage: "failed deliveries before a vector-index write is dead-lettered", i64: &c.OutboxMaxAttempts},
+		{flag: "read-header-timeout", env: "MNEMO_READ_HEADER_TIMEOUT", usage: "time to read request headers", dur: &c.ReadHeaderTimeout},
+		{flag: "read-timeout", env: "MNEMO_READ_TIMEOUT", usage: "time to read a whole request", dur: &c.ReadTimeout},
+		{flag: "request-timeout", env: "MNEMO_REQUEST_TIMEOUT", usage: "deadline of each request once read", dur: &c.RequestTimeout},
+		{flag: "write-timeout", env: "MNEMO_WRITE_TIMEOUT", usage: "time from request headers to the end of the answer", dur: &c.WriteTimeout},
+		{flag: "idle-timeout", env: "MNEMO_IDLE_TIMEOUT", usage: "keep-alive idle time", dur: &c.IdleTimeout},
 	}
 }
 
@@ -139,16 +166,19 @@ func Load(name string, args []string, getenv func(string) string) (Config, []str
 	c := Defaults()
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	configFile := fs.String("config", getenv("MNEMO_CONFIG"), "YAML configuration file (env MNEMO_CONFIG)")
-	keys := fs.String("api-keys", "", "API keys: key:principal:role1|role2:tenant[/org[/repo]],... (env MNEMO_API_KEYS)")
+	keys := fs.String("api-keys", "", "API keys: key:principal:role1|role2:tenant[/org[/repo]][:user],... (env MNEMO_API_KEYS)")
 	// Flags are registered against a scratch config so their defaults do
 	// not overwrite file and environment values; only flags actually set
 	// are copied over.
 	var scratch Config
 	flagSettings := scratch.settings()
 	for _, s := range flagSettings {
-		if s.str != nil {
+		switch {
+		case s.str != nil:
 			fs.StringVar(s.str, s.flag, "", s.usage+" (env "+s.env+")")
-		} else {
+		case s.dur != nil:
+			fs.DurationVar(s.dur, s.flag, 0, s.usage+" (env "+s.env+")")
+		default:
 			fs.Int64Var(s.i64, s.flag, 0, s.usage+" (env "+s.env+")")
 		}
 	}
@@ -199,6 +229,14 @@ func (s setting) set(v string) error {
 		*s.str = v
 		return nil
 	}
+	if s.dur != nil {
+		d, err := time.ParseDuration(v)
+		if err != nil {
+			return fmt.Errorf("%q is not a duration such as 30s or 2m", v)
+		}
+		*s.dur = d
+		return nil
+	}
 	n, err := strconv.ParseInt(v, 10, 64)
 	if err != nil {
 		return fmt.Errorf("%q is not a whole number", v)
@@ -221,8 +259,9 @@ func (c *Config) readFile(path string) error {
 }
 
 // ParseAPIKeys parses the compact key list of --api-keys and
-// MNEMO_API_KEYS: comma-separated key:principal:roles:scope, roles joined
-// with |, scope tenant[/org[/repo]].
+// MNEMO_API_KEYS: comma-separated key:principal:roles:scope[:user], roles
+// joined with |, scope tenant[/org[/repo]], user (optional) the user the
+// key acts as (else the principal id).
 func ParseAPIKeys(s string) ([]APIKey, error) {
 	var out []APIKey
 	for i, item := range strings.Split(s, ",") {
@@ -231,8 +270,8 @@ func ParseAPIKeys(s string) ([]APIKey, error) {
 			continue
 		}
 		parts := strings.Split(item, ":")
-		if len(parts) != 4 {
-			return nil, fmt.Errorf("entry %d: want key:principal:roles:tenant[/org[/repo]]", i+1)
+		if len(parts) != 4 && len(parts) != 5 {
+			return nil, fmt.Errorf("entry %d: want key:principal:roles:tenant[/org[/repo]][:user]", i+1)
 		}
 		scope := strings.Split(parts[3], "/")
 		if len(scope) > 3 {
@@ -244,6 +283,12 @@ func ParseAPIKeys(s string) ([]APIKey, error) {
 		}
 		if len(scope) > 2 {
 			k.Repo = scope[2]
+		}
+		if len(parts) == 5 {
+			if parts[4] == "" {
+				return nil, fmt.Errorf("entry %d: the user field is empty: leave it out to act as the principal", i+1)
+			}
+			k.User = parts[4]
 		}
 		out = append(out, k)
 	}
@@ -272,6 +317,17 @@ func (c Config) Validate() error {
 		return fail("max_body_bytes", "must be positive")
 	case c.OutboxMaxAttempts <= 0:
 		return fail("outbox_max_attempts", "must be positive")
+	case c.ReadHeaderTimeout <= 0:
+		return fail("read_header_timeout", "must be positive")
+	case c.ReadTimeout <= 0:
+		return fail("read_timeout", "must be positive")
+	case c.RequestTimeout <= 0:
+		return fail("request_timeout", "must be positive")
+	case c.IdleTimeout <= 0:
+		return fail("idle_timeout", "must be positive")
+	case c.WriteTimeout <= c.ReadTimeout+c.RequestTimeout:
+		return fail("write_timeout", "%s must exceed read_timeout plus request_timeout (%s), or slow answers are cut off",
+			c.WriteTimeout, c.ReadTimeout+c.RequestTimeout)
 	}
 	switch c.LogLevel {
 	case "debug", "info", "warn", "error":

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -15,6 +16,8 @@ func envOf(m map[string]string) func(string) string { return func(k string) stri
 func TestLoadPrecedence(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "mnemo.yaml")
 	require.NoError(t, os.WriteFile(file, []byte("listen: 127.0.0.1:7000\nstore: neo4j\ndata_dir: /from-file\nlog_level: warn\n"), 0o600))
+	timeouts := filepath.Join(t.TempDir(), "timeouts.yaml")
+	require.NoError(t, os.WriteFile(timeouts, []byte("read_timeout: 5s\n"), 0o600))
 
 	tests := []struct {
 		name  string
@@ -44,8 +47,19 @@ func TestLoadPrecedence(t *testing.T) {
 			require.Len(t, c.APIKeys, 1)
 			assert.Equal(t, APIKey{Key: "secret-key-1", Principal: "alice", Roles: []string{"admin", "writer"}, Tenant: "acme", Org: "eng", Repo: "api"}, c.APIKeys[0])
 		}},
+		{"api key with a user", nil, map[string]string{"MNEMO_API_KEYS": "secret-key-1:agent-7:writer:acme:alice, secret-key-2:bob:reader:acme/eng"}, func(t *testing.T, c Config) {
+			require.Len(t, c.APIKeys, 2)
+			assert.Equal(t, APIKey{Key: "secret-key-1", Principal: "agent-7", Roles: []string{"writer"}, Tenant: "acme", User: "alice"}, c.APIKeys[0])
+			assert.Equal(t, APIKey{Key: "secret-key-2", Principal: "bob", Roles: []string{"reader"}, Tenant: "acme", Org: "eng"}, c.APIKeys[1])
+		}},
 		{"int setting", []string{"--max-body-bytes", "1024"}, nil, func(t *testing.T, c Config) {
 			assert.EqualValues(t, 1024, c.MaxBodyBytes)
+		}},
+		{"timeouts", []string{"--config", timeouts, "--write-timeout", "2m"}, map[string]string{"MNEMO_REQUEST_TIMEOUT": "10s"}, func(t *testing.T, c Config) {
+			assert.Equal(t, 5*time.Second, c.ReadTimeout, "from the file")
+			assert.Equal(t, 10*time.Second, c.RequestTimeout, "from the environment")
+			assert.Equal(t, 2*time.Minute, c.WriteTimeout, "from the flag")
+			assert.Equal(t, Defaults().IdleTimeout, c.IdleTimeout)
 		}},
 	}
 	for _, tt := range tests {
@@ -71,8 +85,13 @@ func TestLoadErrorsNameTheField(t *testing.T) {
 		{"qdrant without url", []string{"--vector", "qdrant"}, nil, "vector.qdrant_url"},
 		{"short key", []string{"--api-keys", "k:alice:admin:acme"}, nil, "api_keys[0].key"},
 		{"malformed key", []string{"--api-keys", "secretkey:alice"}, nil, "api_keys"},
+		{"key with six fields", []string{"--api-keys", "secretkey:alice:admin:acme:alice:x"}, nil, "api_keys"},
+		{"key with an empty user", []string{"--api-keys", "secretkey:alice:admin:acme:"}, nil, "api_keys"},
 		{"bad number", nil, map[string]string{"MNEMO_MAX_BODY_BYTES": "lots"}, "MNEMO_MAX_BODY_BYTES"},
 		{"bad level", []string{"--log-level", "loud"}, nil, "log_level"},
+		{"bad duration", nil, map[string]string{"MNEMO_READ_TIMEOUT": "soon"}, "MNEMO_READ_TIMEOUT"},
+		{"zero request timeout", nil, map[string]string{"MNEMO_REQUEST_TIMEOUT": "0s"}, "request_timeout"},
+		{"write timeout too short", []string{"--write-timeout", "50s"}, nil, "write_timeout"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -63,6 +63,11 @@ type ContextItem struct {
 	Content      string           `json:"content"`
 	Citations    []graph.Citation `json:"citations"`
 	WhyIncluded  []string         `json:"why_included"`
+	// Status is the element's status when it is not active (superseded,
+	// archived); HeadID then names the newest memory of its supersession
+	// chain, the one that holds the fact now.
+	Status graph.Status `json:"status,omitempty"`
+	HeadID string       `json:"head_id,omitempty"`
 }
 
 // ContextResponse is read_context's answer. ContextID names the stored
@@ -278,6 +283,16 @@ func (e *Engine) contextItems(ctx context.Context, f graph.Filter, hs []*hit, pi
 		}
 		it := ContextItem{RepositoryID: repositoryID(h.mem.Scope), ElementID: h.mem.ID, VersionID: h.version.ID,
 			Title: h.mem.Title, Content: content, WhyIncluded: []string{}}
+		if h.mem.Status != graph.StatusActive {
+			it.Status = h.mem.Status
+		}
+		if h.mem.SupersededBy != "" {
+			head, err := e.headOf(ctx, f, h.mem)
+			if err != nil {
+				return nil, err
+			}
+			it.HeadID = head
+		}
 		start, end := 0, len(content)
 		whole := citationOf(h.mem, h.version.ID)
 		whole.Start, whole.End = &start, &end

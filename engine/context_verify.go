@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/mnemo-dev/mnemo/graph"
 )
@@ -34,8 +35,10 @@ type VerifyResponse struct {
 // contextID. A citation passes when the receipt holds a citation of the
 // same repository, element and version; a chunk key must be one the
 // receipt handed out, and a byte range must lie inside the range of the
-// receipt's citation. A context outside the principal's scope is
-// ErrNotFound.
+// receipt's citation. A context outside the principal's scope, or one
+// citing a memory the principal may not read (another user's private
+// memory, a record beneath its scope), is ErrNotFound: verifying says what
+// a context held, so it is a read of every element the context cites.
 func (e *Engine) VerifyCitations(ctx context.Context, p graph.Principal, r VerifyRequest) (VerifyResponse, error) {
 	switch {
 	case r.ContextID == "":
@@ -50,6 +53,9 @@ func (e *Engine) VerifyCitations(ctx context.Context, p graph.Principal, r Verif
 		return VerifyResponse{}, err
 	}
 	rc, err := e.store.GetContextReceipt(ctx, f, r.ContextID)
+	if err == nil {
+		err = e.mayReadCited(ctx, f, rc.Citations)
+	}
 	if err != nil {
 		return VerifyResponse{}, fmt.Errorf("context %s: %w", r.ContextID, err)
 	}
@@ -61,6 +67,43 @@ func (e *Engine) VerifyCitations(ctx context.Context, p graph.Principal, r Verif
 	}
 	resp.Valid = len(resp.Invalid) == 0
 	return resp, nil
+}
+
+// mayReadCited is ErrNotFound unless f's reader may read every element
+// cited (whatever its status now).
+func (e *Engine) mayReadCited(ctx context.Context, f graph.Filter, cs []graph.Citation) error {
+	ids := make([]string, 0, len(cs))
+	for _, c := range cs {
+		if !slices.Contains(ids, c.ElementID) {
+			ids = append(ids, c.ElementID)
+		}
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	f.Statuses = allStatuses
+	ms, err := e.store.GetMemories(ctx, f, ids)
+	if err != nil {
+		return err
+	}
+	if len(ms) < len(ids) {
+		return graph.ErrNotFound
+	}
+	return nil
+}
+
+// rangeInside reports whether [start, end) lies inside what g handed out:
+// anywhere when g has no range (the whole version), nowhere when g's range
+// is malformed (half set; a receipt should never hold one, the fuzz target
+// found that it used to panic on it).
+func rangeInside(start, end int, g graph.Citation) bool {
+	switch {
+	case g.Start == nil && g.End == nil:
+		return true
+	case g.Start == nil || g.End == nil:
+		return false
+	}
+	return start >= *g.Start && end <= *g.End
 }
 
 // checkCitation returns why c is not backed by given, or "" when it is.
@@ -88,7 +131,7 @@ func checkCitation(given []graph.Citation, c graph.Citation) string {
 			reason = "chunk not in this context"
 			continue
 		}
-		if c.Start != nil && g.Start != nil && (*c.Start < *g.Start || *c.End > *g.End) {
+		if c.Start != nil && !rangeInside(*c.Start, *c.End, g) {
 			reason = "range outside what the context returned"
 			continue
 		}

@@ -1,6 +1,8 @@
 package engine
 
 import (
+	"encoding/json"
+	"slices"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -34,4 +36,59 @@ func TestCheckCitation(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) { assert.Equal(t, tc.want, checkCitation(given, tc.c)) })
 	}
+}
+
+// FuzzCheckCitation feeds arbitrary receipts and citations (as JSON) to
+// checkCitation. It never panics; every citation a receipt holds (with ids
+// and a well-formed range) verifies against it; an accepted citation names
+// an element and version of the receipt; and a citation that verifies
+// still does with its range narrowed, its chunk key or repository left out,
+// or the receipt reordered.
+//
+//	go test ./engine -run '^$' -fuzz '^FuzzCheckCitation$' -fuzztime 30s
+func FuzzCheckCitation(f *testing.F) {
+	f.Add(`[{"repository_id":"r","element_id":"m1","version_id":"v1","start":0,"end":100}]`,
+		`{"repository_id":"r","element_id":"m1","version_id":"v1","start":10,"end":90}`)
+	f.Add(`[{"element_id":"m1","version_id":"v1","chunk_key":"Intro","start":0,"end":40}]`,
+		`{"element_id":"m1","version_id":"v1","chunk_key":"Intro"}`)
+	f.Add(`[{"element_id":"m1","version_id":"v1","start":5}]`, `{"element_id":"m1","version_id":"v1","start":1,"end":2}`)
+	f.Add(`[{"element_id":"m1","version_id":"v1","end":5}]`, `{"element_id":"m1","version_id":"v1","start":1,"end":2}`)
+	f.Add(`[{"element_id":"m1","version_id":"v1","start":9,"end":2}]`, `{"element_id":"m1","version_id":"v1","start":3,"end":4}`)
+	f.Add(`[{"element_id":"m1","version_id":"v1","start":0}]`, `{"element_id":"m1","version_id":"v1","start":1,"end":2}`)
+	f.Add(`[]`, `{"element_id":"m1","version_id":"v1","start":-1,"end":0}`)
+	f.Add(`[{"element_id":"","version_id":""}]`, `{}`)
+	f.Fuzz(func(t *testing.T, receipt, citation string) {
+		var (
+			given []graph.Citation
+			c     graph.Citation
+		)
+		if json.Unmarshal([]byte(receipt), &given) != nil || json.Unmarshal([]byte(citation), &c) != nil {
+			t.Skip()
+		}
+		reason := checkCitation(given, c)
+		for _, g := range given {
+			if g.ElementID != "" && g.VersionID != "" && (g.Start == nil) == (g.End == nil) &&
+				(g.Start == nil || (*g.Start >= 0 && *g.Start <= *g.End)) {
+				assert.Empty(t, checkCitation(given, g), "the receipt's own citation %+v", g)
+			}
+		}
+		if reason != "" {
+			return
+		}
+		assert.True(t, slices.ContainsFunc(given, func(g graph.Citation) bool {
+			return g.ElementID == c.ElementID && g.VersionID == c.VersionID
+		}), "accepted %+v, which names no element and version of the receipt", c)
+		wider := c
+		wider.ChunkKey, wider.RepositoryID = "", ""
+		assert.Empty(t, checkCitation(given, wider), "less specific than an accepted citation")
+		if c.Start != nil && *c.End > *c.Start {
+			narrow := c
+			s, e := *c.Start+1, *c.End
+			narrow.Start, narrow.End = &s, &e
+			assert.Empty(t, checkCitation(given, narrow), "a range inside an accepted one")
+		}
+		reversed := slices.Clone(given)
+		slices.Reverse(reversed)
+		assert.Empty(t, checkCitation(reversed, c), "the receipt's order does not matter")
+	})
 }

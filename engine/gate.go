@@ -25,6 +25,10 @@ const (
 	// AuditIntegrityReject: the write contradicts the stored state (e.g.
 	// supersedes names a memory that is no longer active).
 	AuditIntegrityReject = "ingest.reject"
+	// AuditPossibleContradiction: a new memory was kept beside an active
+	// one under its key that it may contradict (the event's reason names
+	// the other memory); neither hides the other.
+	AuditPossibleContradiction = "ingest.possible_contradiction"
 	// AuditLibrarianApprove and AuditLibrarianReject settle a GateRequest.
 	AuditLibrarianApprove = "librarian.approve"
 	AuditLibrarianReject  = "librarian.reject"
@@ -68,6 +72,20 @@ func approveAudit(pl *plan, action, actor string, now time.Time) graph.AuditEven
 		ev.SubjectKind, ev.SubjectID = subjectVersion, pl.in.Version.ID
 	}
 	return ev
+}
+
+// contradictionAudits are the events that flag the possible contradictions
+// of a new memory, written in its transaction.
+func contradictionAudits(pl *plan, actor string, now time.Time) []graph.AuditEvent {
+	var out []graph.AuditEvent
+	for _, c := range pl.contradicts {
+		out = append(out, graph.AuditEvent{
+			ID: graph.NewID(), Scope: pl.in.Memory.Scope, Action: AuditPossibleContradiction, SubjectKind: subjectMemory,
+			ActorID: actor, Rule: "integrity:canonical-key", Outcome: "kept both: may contradict " + c.id,
+			Reason: fmt.Sprintf("memory %s holds key %s: %s", c.id, c.key, c.reason), CreatedAt: now,
+		})
+	}
+	return out
 }
 
 // rejectAudit is the event of a rejected write; its subject is the

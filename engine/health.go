@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/mnemo-dev/mnemo/vector"
+	"github.com/mnemo-dev/mnemo/graph"
 )
 
 // embedProbeTimeout bounds the embedder probe.
@@ -21,7 +21,7 @@ func (e *Engine) Probes() map[string]func(context.Context) error {
 	}
 	return map[string]func(context.Context) error{
 		"vector_index": func(ctx context.Context) error {
-			if _, err := e.index.Count(ctx, vector.Filter{TenantID: "healthz"}); err != nil {
+			if _, err := e.index.Count(ctx, maintenanceFilter(graph.Scope{TenantID: "healthz"})); err != nil {
 				return fmt.Errorf("count points: %w", err)
 			}
 			return nil

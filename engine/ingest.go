@@ -110,10 +110,25 @@ type IngestResult struct {
 	Fix string `json:"fix,omitempty"`
 	// Entities are the names of the entities the memory mentions.
 	Entities []string `json:"entities"`
+	// Integrity says why the write reinforced or superseded a memory
+	// found under its canonical key ("same content words", "same subject
+	// and listen, a new value").
+	Integrity string `json:"integrity,omitempty"`
+	// Contradicts names active memories the new one may contradict: they
+	// share its key and subject, but nothing shows the new statement
+	// replaces them, so both are kept and the pair is flagged (also as an
+	// ingest.possible_contradiction audit event) — never hidden.
+	Contradicts []PossibleContradiction `json:"contradicts,omitempty"`
 	// Conflict marks a rejection caused by the stored state (e.g. the
 	// memory named in supersedes is no longer active) rather than by the
 	// policy.
 	Conflict bool `json:"conflict,omitempty"`
+}
+
+// PossibleContradiction is an active memory a new one may contradict.
+type PossibleContradiction struct {
+	ID     string `json:"id"`
+	Reason string `json:"reason"`
 }
 
 // Ingest runs one write through the write path: normalize, classify,
@@ -125,9 +140,15 @@ type IngestResult struct {
 func (e *Engine) Ingest(ctx context.Context, p graph.Principal, r IngestRequest) (IngestResult, error) {
 	res, err := e.ingest(ctx, e.policy.Current(), p, []IngestRequest{r}, ingestOpts{})
 	if err != nil {
-		var fe *graph.FieldError
-		if errors.As(err, &fe) {
+		var (
+			fe *graph.FieldError
+			ie *itemErr
+		)
+		switch {
+		case errors.As(err, &fe):
 			fe.Field = strings.TrimPrefix(fe.Field, "items[0].")
+		case errors.As(err, &ie):
+			err = ie.err
 		}
 		return IngestResult{}, err
 	}
@@ -203,7 +224,7 @@ func (e *Engine) ingest(ctx context.Context, pol *policy.Policy, p graph.Princip
 		return nil, err
 	}
 	now := e.now().UTC()
-	plans, err := e.prepare(pol, p, rs, now)
+	plans, err := e.prepare(ctx, pol, p, rs, now)
 	if err != nil {
 		return nil, err
 	}

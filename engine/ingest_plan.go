@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"github.com/mnemo-dev/mnemo/extract"
 	"github.com/mnemo-dev/mnemo/graph"
 	"github.com/mnemo-dev/mnemo/policy"
 )
@@ -22,6 +23,11 @@ const (
 type plan struct {
 	idx       int
 	principal graph.Principal
+	// reader is what the principal may read (an explicit supersedes must
+	// name a memory it can read); actAsUser whether it may supersede
+	// another user's memory.
+	reader    graph.Reader
+	actAsUser bool
 	// req is the request as stated, with its scope resolved: the payload of
 	// a queued write.
 	req IngestRequest
@@ -31,6 +37,12 @@ type plan struct {
 	dedupe   bool // the type dedupes by canonical key (policy TypeDef.Dedupe)
 	entities []string
 	gate     policy.GateDecision
+	x        *extract.Extractor // the policy's extractor: compares statements, derives keys
+	// baseKey is the key the statement was given (SAQ, the caller's or a
+	// document's); integrity may write it under a slot or fact key instead.
+	baseKey   string
+	callerKey bool // the caller chose the key
+	exclusive bool // the key is to be exclusive (reset restores it)
 
 	// Integrity and gate outcome.
 	act        action
@@ -41,6 +53,10 @@ type plan struct {
 	fix        string
 	conflict   bool
 	auditID    string // subject id of a rejection's audit event
+	// decision says why integrity reinforced or superseded; contradicts
+	// names the active memories the new one may contradict (both kept).
+	decision    string
+	contradicts []contradiction
 
 	// Write outcome.
 	memory    graph.Memory
@@ -55,6 +71,8 @@ func (pl *plan) reset() {
 	pl.rule, pl.reason, pl.fix, pl.conflict = "", "", "", false
 	pl.memory, pl.version, pl.requestID, pl.written = graph.Memory{}, graph.Version{}, "", false
 	pl.in.Memory.AccessCount = 1
+	pl.in.Memory.CanonicalKey, pl.in.ExclusiveKey = pl.baseKey, pl.exclusive
+	pl.decision, pl.contradicts = "", nil
 	pl.in.Supersedes = ""
 	pl.in.Audit = nil
 }
@@ -89,6 +107,12 @@ func (pl *plan) result() IngestResult {
 	r := IngestResult{
 		CanonicalKey: m.CanonicalKey, Type: m.Type, Layer: m.Layer, Sublayer: m.Sublayer,
 		Rule: pl.rule, Reason: pl.reason, Fix: pl.fix, Entities: pl.entities, Conflict: pl.conflict,
+		Integrity: pl.decision,
+	}
+	if pl.act == actNew || pl.act == actSupersede || pl.act == actQueue {
+		for _, c := range pl.contradicts {
+			r.Contradicts = append(r.Contradicts, PossibleContradiction{ID: c.id, Reason: c.reason})
+		}
 	}
 	if r.Entities == nil {
 		r.Entities = []string{}
@@ -113,4 +137,11 @@ func (pl *plan) result() IngestResult {
 		r.Status, r.RequestID = StatusRejected, pl.auditID
 	}
 	return r
+}
+
+// contradiction is an active memory a new one may contradict: it holds a
+// key the new one tried, about the same subject, with no evidence that the
+// new statement replaces it.
+type contradiction struct {
+	id, key, reason string
 }

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
@@ -32,7 +33,14 @@ const titleLen = 80
 // prepare runs the pure stages — normalize, classify, entities, key, index
 // text, gate decision — on every item and validates the writes. Any bad item
 // fails the whole call with a *graph.FieldError naming items[i].field.
-func (e *Engine) prepare(pol *policy.Policy, p graph.Principal, rs []IngestRequest, now time.Time) ([]*plan, error) {
+// Sizes are checked before any extraction starts, and no new item starts
+// once ctx is done: extraction costs CPU in proportion to the text.
+func (e *Engine) prepare(ctx context.Context, pol *policy.Policy, p graph.Principal, rs []IngestRequest, now time.Time) ([]*plan, error) {
+	for i, r := range rs {
+		if err := checkSizes(r); err != nil {
+			return nil, itemError(i, err)
+		}
+	}
 	x := e.xc.get(pol)
 	plans := make([]*plan, len(rs))
 	errs := make([]error, len(rs))
@@ -45,30 +53,97 @@ func (e *Engine) prepare(pol *policy.Policy, p graph.Principal, rs []IngestReque
 	for range min(runtime.GOMAXPROCS(0), len(rs)) {
 		wg.Go(func() {
 			for i := int(next.Add(1)) - 1; i < len(rs); i = int(next.Add(1)) - 1 {
+				if errs[i] = ctx.Err(); errs[i] != nil {
+					return
+				}
 				plans[i], errs[i] = e.prepareOne(pol, x, p, rs[i], now)
 			}
 		})
 	}
 	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
 	for i, err := range errs {
 		if err != nil {
-			var fe *graph.FieldError
-			if errors.As(err, &fe) {
-				return nil, &graph.FieldError{Field: fmt.Sprintf("items[%d].%s", i, fe.Field), Message: fe.Message}
-			}
-			return nil, fmt.Errorf("items[%d]: %w", i, err)
+			return nil, itemError(i, err)
 		}
 		plans[i].idx = i
 	}
 	return plans, nil
 }
 
+// itemError names item i in err: items[i].field for a field error, an
+// *itemErr otherwise.
+func itemError(i int, err error) error {
+	var fe *graph.FieldError
+	if errors.As(err, &fe) {
+		return &graph.FieldError{Field: fmt.Sprintf("items[%d].%s", i, fe.Field), Message: fe.Message}
+	}
+	return &itemErr{i: i, err: err}
+}
+
+// itemErr is an error of one item of a batch; Ingest, which has one item,
+// answers the error itself.
+type itemErr struct {
+	i   int
+	err error
+}
+
+func (e *itemErr) Error() string { return fmt.Sprintf("items[%d]: %v", e.i, e.err) }
+func (e *itemErr) Unwrap() error { return e.err }
+
+// checkSizes refuses text fields over the limits graph validates, before
+// extraction reads them. Extraction is linear in the text (about 1.3 ms of
+// CPU per KiB with NER capped at extract.NERLimit, at e2b9c33, 2026-11-26),
+// so the largest content accepted, graph.MaxContentLen, costs about 1.3 s;
+// a 4 MiB content used to cost 46 s before graph refused it.
+func checkSizes(r IngestRequest) error {
+	for _, f := range []struct {
+		field string
+		n     int
+		max   int
+	}{
+		{"content", len(r.Content), graph.MaxContentLen},
+		{"summary", len(r.Summary), graph.MaxContentLen},
+		{"title", len(r.Title), graph.MaxTitleLen},
+		{"canonical_key", len(r.CanonicalKey), graph.MaxTitleLen},
+	} {
+		if f.n > f.max {
+			return &graph.FieldError{Field: f.field, Message: fmt.Sprintf(
+				"is %d bytes, more than the %s one memory may hold; split it into several memories", f.n, sizeText(f.max))}
+		}
+	}
+	switch {
+	case len(r.Tags) > graph.MaxTags:
+		return &graph.FieldError{Field: "tags", Message: fmt.Sprintf("has %d tags, more than %d", len(r.Tags), graph.MaxTags)}
+	case len(r.Entities) > graph.MaxEntities:
+		return &graph.FieldError{Field: "entities", Message: fmt.Sprintf("has %d names, more than %d", len(r.Entities), graph.MaxEntities)}
+	}
+	return nil
+}
+
+// sizeText formats a byte count for a message: "1 MiB (1048576 bytes)", or
+// "1000 bytes" when it is not a whole number of MiB or KiB.
+func sizeText(n int) string {
+	switch {
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%d MiB (%d bytes)", n>>20, n)
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return fmt.Sprintf("%d KiB (%d bytes)", n>>10, n)
+	}
+	return fmt.Sprintf("%d bytes", n)
+}
+
 func (e *Engine) prepareOne(pol *policy.Policy, x *extract.Extractor, p graph.Principal, r IngestRequest, now time.Time) (*plan, error) {
-	s, err := scopeFor(p, r.Scope)
+	s, err := scopeFor(pol, p, r.Scope)
 	if err != nil {
 		return nil, err
 	}
 	r.Scope = &s
+	if err := mayWriteAs(pol, p, r.UserID); err != nil {
+		return nil, err
+	}
 	if strings.TrimSpace(r.Content) == "" {
 		return nil, &graph.FieldError{Field: "content", Message: "required"}
 	}
@@ -132,7 +207,7 @@ func (e *Engine) prepareOne(pol *policy.Policy, x *extract.Extractor, p graph.Pr
 	refs, names := entityRefs(mentions, r.Entities)
 	userID := r.UserID
 	if userID == "" {
-		userID = p.ID
+		userID = p.User()
 	}
 	importance := defaultImportance
 	if r.Importance != nil {
@@ -179,19 +254,25 @@ func (e *Engine) prepareOne(pol *policy.Policy, x *extract.Extractor, p graph.Pr
 		Type: cls.Type, Layer: cls.Layer, Sublayer: cls.Sublayer, SourceKind: string(sourceKind),
 		Roles: p.Roles, Metadata: meta,
 	})
-	return &plan{principal: p, req: r, in: in, doc: doc, dedupe: td.Dedupes(), entities: names, gate: gate}, nil
+	return &plan{principal: p, reader: readerOf(pol, p), actAsUser: pol.Allows(p.Roles, policy.PermActAsUser),
+		req: r, in: in, doc: doc, dedupe: td.Dedupes(), entities: names, gate: gate,
+		x: x, baseKey: key, callerKey: r.CanonicalKey != "", exclusive: in.ExclusiveKey}, nil
 }
 
 // chunkDocument splits a markdown document by heading path and extracts
-// each chunk's entities; the document mentions the union.
+// each chunk's entities; the document mentions the union. NER reads at most
+// extract.NERLimit bytes of the whole document (the first chunks'), so a
+// long document costs no more NER than a long note.
 func chunkDocument(x *extract.Extractor, content string) ([]graph.ChunkInput, []extract.Mention) {
 	var (
 		chunks []graph.ChunkInput
 		all    []extract.Mention
 		seen   = map[string]bool{}
+		ner    = extract.NERLimit
 	)
 	for _, c := range extract.ChunkMarkdown(content) {
-		ms := x.Entities(content[c.Start:c.End])
+		ms := x.EntitiesNER(content[c.Start:c.End], ner)
+		ner -= c.End - c.Start
 		refs, _ := entityRefs(ms, nil)
 		chunks = append(chunks, graph.ChunkInput{Key: c.Key, Start: c.Start, End: c.End, Entities: refs})
 		for _, m := range ms {

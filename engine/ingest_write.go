@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/mnemo-dev/mnemo/graph"
@@ -68,7 +69,8 @@ func (e *Engine) writeMemories(ctx context.Context, plans []*plan, actor func(*p
 		if pl.act == actSupersede {
 			pl.in.Supersedes = pl.targetID()
 		}
-		pl.in.Audit = []graph.AuditEvent{approveAudit(pl, AuditGateApprove, actor(pl), now)}
+		pl.in.Audit = append([]graph.AuditEvent{approveAudit(pl, AuditGateApprove, actor(pl), now)},
+			contradictionAudits(pl, actor(pl), now)...)
 		pl.in.Settles = o.settle.of(pl)
 		pl.in.Version.Index = e.enqueue
 		w := wave(pl)
@@ -286,8 +288,20 @@ func (e *Engine) indexNow(ctx context.Context, plans []*plan, ahead map[string][
 
 // point is the vector index entry of memory m at version versionID.
 func point(m graph.Memory, versionID string, vec []float32) vector.Point {
-	return vector.Point{ID: m.ID, Vector: vec, Payload: vector.Payload{
+	return vector.Point{ID: m.ID, Vector: vec, Payload: VectorPayload(m, versionID)}
+}
+
+// VectorPayload is what the vector index stores of memory m at version
+// versionID: every field vectorFilter pushes into the index (scope, owner,
+// visibility, type, tags, subject, project, session, creation time). A
+// memory's fields do not change after it is written (only its status, which
+// the index does not carry), so the payload stays right until the next
+// version. Benchmarks that load an index directly use it too.
+func VectorPayload(m graph.Memory, versionID string) vector.Payload {
+	return vector.Payload{
 		MemoryID: m.ID, VersionID: versionID, TenantID: m.Scope.TenantID, OrgID: m.Scope.OrgID,
-		RepoID: m.Scope.RepoID, Type: m.Type, CreatedAt: m.CreatedAt,
-	}}
+		RepoID: m.Scope.RepoID, UserID: m.UserID, Visibility: string(m.Visibility), Type: m.Type,
+		Tags: slices.Clone(m.Tags), SubjectType: m.SubjectType, SubjectID: m.SubjectID,
+		ProjectID: m.ProjectID, SessionID: m.SessionID, CreatedAt: m.CreatedAt,
+	}
 }

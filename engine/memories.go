@@ -13,6 +13,10 @@ import (
 type MemoryView struct {
 	Memory  graph.Memory  `json:"memory"`
 	Version graph.Version `json:"version"`
+	// HeadID names the newest memory of a superseded memory's chain (A
+	// superseded by B superseded by C: C), the one to read or supersede;
+	// Memory.SupersededBy is only the next hop.
+	HeadID string `json:"head_id,omitempty"`
 }
 
 // Get fetches one memory in p's scope with its current version and
@@ -37,7 +41,29 @@ func (e *Engine) Get(ctx context.Context, p graph.Principal, id string) (MemoryV
 		m.AccessCount++
 		m.LastAccessed = now
 	}
-	return MemoryView{Memory: m, Version: v}, nil
+	view := MemoryView{Memory: m, Version: v}
+	if m.SupersededBy != "" {
+		if view.HeadID, err = e.headOf(ctx, f, m); err != nil {
+			return MemoryView{}, fmt.Errorf("get memory %s: %w", id, err)
+		}
+	}
+	return view, nil
+}
+
+// headOf is the id of the newest memory of m's supersession chain that f
+// admits (its successors may be archived; retracted ones are not followed),
+// or "" when f admits none of m's successors.
+func (e *Engine) headOf(ctx context.Context, f graph.Filter, m graph.Memory) (string, error) {
+	f.Statuses = []graph.Status{graph.StatusActive, graph.StatusSuperseded, graph.StatusArchived}
+	f.ValidAt = time.Time{}
+	head, err := e.store.Resolve(ctx, f, m.ID)
+	if err != nil {
+		return "", fmt.Errorf("head of supersession chain of %s: %w", m.ID, err)
+	}
+	if head.ID == m.ID {
+		return "", nil
+	}
+	return head.ID, nil
 }
 
 // ListRequest narrows a listing. Scope may narrow the principal's scope;

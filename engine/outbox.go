@@ -236,7 +236,7 @@ func (e *Engine) drainScope(ctx context.Context, s graph.Scope, byMem map[string
 func (e *Engine) indexedVersions(ctx context.Context, s graph.Scope, ids []string) (map[string]string, error) {
 	probe := make([]float32, e.index.Dimensions())
 	probe[0] = 1
-	hits, err := e.index.Score(ctx, probe, vector.Filter{TenantID: s.TenantID, OrgID: s.OrgID, RepoID: s.RepoID}, ids)
+	hits, err := e.index.Score(ctx, probe, maintenanceFilter(s), ids)
 	if err != nil {
 		return nil, fmt.Errorf("read vector index: %w", err)
 	}

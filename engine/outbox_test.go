@@ -22,7 +22,7 @@ func TestOutbox(t *testing.T) {
 	}})
 	ctx := ingCtx(t)
 	w := f.as("writer")
-	tenant := vector.Filter{TenantID: f.scope.TenantID}
+	tenant := vector.Filter{TenantID: f.scope.TenantID, AllUsers: true, Subscopes: true}
 	pointVersion := func(t *testing.T, id string) string {
 		t.Helper()
 		hits, err := f.index.Score(ctx, []float32{1, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0}, tenant, []string{id})
@@ -162,7 +162,7 @@ func TestOutboxTwoProcesses(t *testing.T) {
 	require.NoError(t, err)
 	assert.True(t, after.Healthy(), "doctor: %+v", after)
 	assert.Equal(t, 3, after.Points)
-	hits, err := server.index.Score(ctx, oneHot(16), vector.Filter{TenantID: server.scope.TenantID}, []string{up.ID})
+	hits, err := server.index.Score(ctx, oneHot(16), vector.Filter{TenantID: server.scope.TenantID, AllUsers: true, Subscopes: true}, []string{up.ID})
 	require.NoError(t, err)
 	require.Len(t, hits, 1)
 	assert.Equal(t, up.VersionID, hits[0].Payload.VersionID, "the document is indexed at its newest version")
@@ -206,7 +206,7 @@ func TestOutboxRetry(t *testing.T) {
 	// Pass 2: retried items go alone; only the poisonous one fails.
 	assert.Equal(t, engine.DrainStats{Seen: 3, Embedded: 2, Failed: 1}, drain(t))
 	for _, id := range []string{ids[0], ids[2]} {
-		hits, err := f.index.Score(ctx, oneHot(16), vector.Filter{TenantID: f.scope.TenantID}, []string{id})
+		hits, err := f.index.Score(ctx, oneHot(16), vector.Filter{TenantID: f.scope.TenantID, AllUsers: true, Subscopes: true}, []string{id})
 		require.NoError(t, err)
 		assert.Len(t, hits, 1, "%s delivered despite the poisonous item", id)
 	}

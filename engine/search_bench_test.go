@@ -73,8 +73,7 @@ func loadBenchCorpus(b *testing.B, n int) *benchCorpus {
 				for k := range v {
 					v[k] = float32(r.NormFloat64())
 				}
-				pts[j] = vector.Point{ID: cr.Memory.ID, Vector: v, Payload: vector.Payload{VersionID: cr.Version.ID,
-					TenantID: scope.TenantID, Type: cr.Memory.Type, CreatedAt: cr.Memory.CreatedAt}}
+				pts[j] = vector.Point{ID: cr.Memory.ID, Vector: v, Payload: engine.VectorPayload(cr.Memory, cr.Version.ID)}
 			}
 			require.NoError(b, idx.Upsert(ctx, pts))
 		}

@@ -23,9 +23,11 @@ const (
 	expansionPerSeed = 5
 	// keywordPool caps Store.KeywordSearch.
 	keywordPool = 100
-	// vectorPool is the vector hits wanted after filtering; the index is
-	// asked for vectorOverfetch (or vectorOverfetchNarrow, when the filter
-	// narrows beyond what the index can push down) times as many.
+	// vectorPool is the vector hits wanted after the effective view; the
+	// index applies the access rule and every narrowing field but statuses,
+	// validity and entity types, so it is asked for vectorOverfetch times as
+	// many (superseded, archived and expired memories keep their points),
+	// or vectorOverfetchNarrow times when the filter names entity types.
 	vectorPool            = 100
 	vectorOverfetch       = 2
 	vectorOverfetchNarrow = 6
@@ -323,9 +325,10 @@ func addKeyword(p *pool, hits []graph.Scored, within map[string]bool) {
 }
 
 // vectorHits runs the nearest-neighbour search of the vector signal. The
-// index can push down only tenant/org/repo, types and the creation window;
-// the rest of the filter is applied by the store when the hits are loaded
-// (loadMissing), so the index is asked for more hits than wanted.
+// index applies the access rule and the caller's narrowing inside its
+// search (vectorFilter); what it cannot carry (statuses, validity, entity
+// types) the store applies when the hits are loaded (loadAdmitted), so the
+// index is asked for somewhat more hits than wanted.
 func (e *Engine) vectorHits(ctx context.Context, q searchPlan, qvec []float32) ([]vector.Hit, error) {
 	k := vectorPool * vectorOverfetch
 	if narrowsBeyondIndex(q.f) {
@@ -351,17 +354,38 @@ func addVector(p *pool, hits []vector.Hit, mems map[string]graph.Memory) {
 	}
 }
 
-// vectorFilter is the part of f the vector index can apply.
+// vectorFilter is f as the vector index applies it: the scope and the
+// reader (the access rule, vector.Filter mirrors graph.Reader) and every
+// narrowing field the index carries. A filter without a reader is refused
+// by the index (vector.ErrInvalid), never read as "everyone". Statuses,
+// validity, entity types, channel blocks and quarantine are not in the
+// index; the store and the effective view apply them.
 func vectorFilter(f graph.Filter) vector.Filter {
-	return vector.Filter{TenantID: f.Scope.TenantID, OrgID: f.Scope.OrgID, RepoID: f.Scope.RepoID,
-		Types: f.Types, CreatedAfter: f.CreatedAfter, CreatedBefore: f.CreatedBefore}
+	vf := vector.Filter{
+		TenantID: f.Scope.TenantID, OrgID: f.Scope.OrgID, RepoID: f.Scope.RepoID,
+		ReaderUserID: f.Reader.UserID, AllUsers: f.Reader.AllUsers, Subscopes: f.Reader.Subscopes,
+		UserID: f.UserID, Types: f.Types, Tags: f.Tags,
+		SubjectType: f.SubjectType, SubjectID: f.SubjectID, ProjectID: f.ProjectID, SessionID: f.SessionID,
+		CreatedAfter: f.CreatedAfter, CreatedBefore: f.CreatedBefore,
+	}
+	for _, v := range f.Visibility {
+		vf.Visibility = append(vf.Visibility, string(v))
+	}
+	return vf
 }
 
-// narrowsBeyondIndex reports whether f restricts more than vectorFilter
-// carries (so more index hits are dropped when loaded).
+// maintenanceFilter is the vector filter of the engine's own maintenance
+// (outbox, reindex, doctor) in scope s: graph.System, every user and every
+// subscope.
+func maintenanceFilter(s graph.Scope) vector.Filter {
+	return vectorFilter(graph.Filter{Scope: s, Reader: graph.System})
+}
+
+// narrowsBeyondIndex reports whether f restricts what the index cannot
+// carry beyond statuses and validity (so more index hits are dropped when
+// loaded): entity types, which live on MENTIONS edges.
 func narrowsBeyondIndex(f graph.Filter) bool {
-	return f.UserID != "" || len(f.Tags) > 0 || len(f.Visibility) > 0 || f.SubjectType != "" ||
-		f.SubjectID != "" || f.ProjectID != "" || f.SessionID != "" || len(f.EntityTypes) > 0
+	return len(f.EntityTypes) > 0
 }
 
 // loadMissing loads the memories only known by id (vector hits not loaded

@@ -94,3 +94,27 @@ func BenchmarkNewNER(b *testing.B) {
 		_ = extract.NewNER()
 	}
 }
+
+// BenchmarkExtractSize is the write path's extraction (Normalize, Classify,
+// Entities with NER, Key) on prose notes of growing size; ms/KiB shows
+// the cost is linear and what the largest accepted content costs. Run with
+// -benchtime=1x: the 1 MiB case takes about a second.
+func BenchmarkExtractSize(b *testing.B) {
+	x := extract.NewExtractor(defaultPolicy(b), extract.NewNER())
+	notes := shortNotes(512)
+	for _, kib := range []int{1, 16, 256, 1024} {
+		var sb strings.Builder
+		for i := 0; sb.Len() < kib<<10; i++ {
+			sb.WriteString(notes[i%len(notes)])
+			sb.WriteString(" ")
+		}
+		text := sb.String()[:kib<<10]
+		b.Run(fmt.Sprintf("kib=%d", kib), func(b *testing.B) {
+			b.SetBytes(int64(len(text)))
+			for b.Loop() {
+				_ = x.Extract(text, extract.Hint{})
+			}
+			b.ReportMetric(float64(b.Elapsed().Milliseconds())/float64(b.N)/float64(kib), "ms/KiB")
+		})
+	}
+}

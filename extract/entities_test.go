@@ -1,6 +1,8 @@
 package extract_test
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -89,4 +91,47 @@ func TestExtract(t *testing.T) {
 	assert.Equal(t, "preference", r.Classification.Rule)
 	assert.Equal(t, "Self-Pref-DarkMode", r.Key)
 	assert.Equal(t, []ent{{"Visual Studio Code", "tool"}}, mentions(r.Entities))
+}
+
+func TestEntitiesNERLimit(t *testing.T) {
+	x := extract.NewExtractor(defaultPolicy(t), extract.NewNER())
+	const person = "Ada Lovelace met Charles Babbage in London."
+	filler := strings.Repeat("the cache keeps recent results for ten minutes ", extract.NERLimit/40)
+	tests := []struct {
+		name     string
+		text     string
+		nerBytes int
+		want     bool // Ada Lovelace found by NER
+	}{
+		{"inside the limit", person + " " + filler, extract.NERLimit, true},
+		{"past the limit", filler + person, extract.NERLimit, false},
+		{"no NER", person, 0, false},
+		{"cut at a word boundary", person, len("Ada Lovelace met Charles Babbage in Lon"), true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			found := false
+			for _, m := range x.EntitiesNER(tt.text, tt.nerBytes) {
+				found = found || m.Name == "Ada Lovelace"
+				assert.NotEqual(t, "Lon", m.Name)
+			}
+			assert.Equal(t, tt.want, found)
+		})
+	}
+}
+
+// TestEntitiesManyPatternMatches holds the fix for the quadratic overlap
+// test: every match is still found once, whatever the count.
+func TestEntitiesManyPatternMatches(t *testing.T) {
+	x := extract.NewExtractor(defaultPolicy(t), nil)
+	var b strings.Builder
+	for i := range 3000 {
+		fmt.Fprintf(&b, "see a%d/b and v1.%d.0 with @u%d, ", i, i, i)
+	}
+	got := x.Entities(b.String())
+	count := map[string]int{}
+	for _, m := range got {
+		count[m.Type]++
+	}
+	assert.Equal(t, map[string]int{"path": 3000, "version": 3000, "handle": 3000}, count)
 }

@@ -19,10 +19,14 @@ import (
 //     before the first verb or cue;
 //   - aspect: the first aspect (in policy order) with a cue in the statement,
 //     else the fallback aspect; its last cue in the statement is the one used;
-//   - qualifier: the cue's fixed qualifier if the policy gives one, else the
-//     first two salient words (no stopwords, verbs, generic or banned words,
-//     numbers); a negated statement swaps the first through the antonym
-//     table (not relative -> Absolute);
+//   - qualifier: the cue's fixed qualifier if the policy gives one; else,
+//     when a subject phrase of two or more salient words is followed by a
+//     copula or a single-valued verb ("the deploy target is staging", "the
+//     log level defaults to info"), its salient words besides the head, so
+//     the key names the slot and not its value; else the first two salient
+//     words (no stopwords, verbs, generic or banned words, numbers); a
+//     negated statement swaps the first through the antonym table (not
+//     relative -> Absolute);
 //   - parts are PascalCase and the key is cut to max_length.
 type Keyer struct {
 	max                 int
@@ -98,7 +102,7 @@ func (k *Keyer) Key(text string) string { return k.keyOf(Normalize(text)) }
 
 // keyOf keys an already normalized text.
 func (k *Keyer) keyOf(norm string) string {
-	words := k.words(firstSentence(norm))
+	words, raw := k.split(firstSentence(norm))
 
 	negated := false
 	for _, w := range words {
@@ -109,12 +113,24 @@ func (k *Keyer) keyOf(norm string) string {
 	}
 
 	aspect, cue := k.aspect(words)
-	subject, head := k.subject(words)
+	subject, head, verb := k.subject(words, raw)
 
 	var qual []string
 	if cue >= 0 && aspect >= 0 {
 		if fixed := k.aspects[aspect].Qualifiers[words[cue]]; fixed != "" {
 			qual = []string{fixed}
+		}
+	}
+	if qual == nil && k.slotPhrase(words, raw, head, verb) {
+		qual = k.qualifier(words[:verb], head, aspect, negated)
+		if qual == nil {
+			qual = []string{}
+		}
+	}
+	if sv := k.slotVerb(words, raw, head, verb); qual == nil && sv >= 0 {
+		qual = []string{words[sv]}
+		if _, cue := k.cueAspect[words[sv]]; cue {
+			qual = []string{} // the aspect names the slot: "the report is due"
 		}
 	}
 	if qual == nil {
@@ -143,9 +159,21 @@ func firstSentence(s string) string {
 	return s
 }
 
-// words splits s into canonical lower-case words: letters, digits and
-// apostrophes, with dots kept between digits (0.0.0.0, v1.2).
-func (k *Keyer) words(s string) []string {
+// split splits s into canonical lower-case words — letters, digits and
+// apostrophes, with dots kept between digits (0.0.0.0, v1.2), mapped
+// through synonyms and folded to singular — and the same words lower-cased
+// only.
+func (k *Keyer) split(s string) (words, raw []string) {
+	raw = k.rawWords(s)
+	words = make([]string, len(raw))
+	for i, w := range raw {
+		words[i] = k.canon(w)
+	}
+	return words, raw
+}
+
+// rawWords splits s into lower-case words.
+func (k *Keyer) rawWords(s string) []string {
 	var out []string
 	start := -1
 	flush := func(end int) {
@@ -156,7 +184,7 @@ func (k *Keyer) words(s string) []string {
 		w = strings.TrimSuffix(w, "'s")
 		start = -1
 		if w != "" {
-			out = append(out, k.canon(w))
+			out = append(out, strings.ReplaceAll(w, "’", "'"))
 		}
 	}
 	for i, r := range s {
@@ -173,9 +201,6 @@ func (k *Keyer) words(s string) []string {
 		flush(i)
 	}
 	flush(len(s))
-	for i, w := range out {
-		out[i] = strings.ReplaceAll(w, "’", "'")
-	}
 	return out
 }
 
@@ -229,12 +254,13 @@ func (k *Keyer) aspect(words []string) (aspect, cue int) {
 	return aspect, cue
 }
 
-// subject returns the subject part and the position of the head word used
-// for it (or -1).
-func (k *Keyer) subject(words []string) (string, int) {
+// subject returns the subject part, the position of the head word used
+// for it (or -1) and the position of the verb that ends the subject phrase
+// (or -1).
+func (k *Keyer) subject(words, raw []string) (string, int, int) {
 	for _, w := range words {
 		if k.self.has(w) {
-			return k.selfSubj, -1
+			return k.selfSubj, -1, -1
 		}
 	}
 	if len(words) > 0 {
@@ -243,12 +269,13 @@ func (k *Keyer) subject(words []string) (string, int) {
 			first = 1
 		}
 		if k.imper.has(words[first]) {
-			return k.imperSubj, -1
+			return k.imperSubj, -1, -1
 		}
 	}
-	head := -1
+	head, verb := -1, -1
 	for i, w := range words {
-		if k.verbs.has(w) || k.neg.has(w) {
+		if k.verbs.has(w) || k.neg.has(w) || head >= 0 && k.inflectedVerb(raw, i) {
+			verb = i
 			break
 		}
 		if _, cue := k.cueAspect[w]; cue {
@@ -269,9 +296,77 @@ func (k *Keyer) subject(words []string) (string, int) {
 		}
 	}
 	if head < 0 {
-		return k.fallback.Subject, -1
+		return k.fallback.Subject, -1, verb
 	}
-	return pascal(words[head]), head
+	if verb < 0 {
+		for i := head + 1; i < len(words); i++ {
+			if k.verbs.has(words[i]) || k.inflectedVerb(raw, i) {
+				verb = i
+				break
+			}
+		}
+	}
+	return pascal(words[head]), head, verb
+}
+
+// inflectedVerb reports whether raw[i] is an -s or past form of a common
+// verb used as one: "reports to", "defaults to", "lives in", but not
+// "calls are" or "run 3" (nouns).
+func (k *Keyer) inflectedVerb(raw []string, i int) bool {
+	w := raw[i]
+	if !singleValued[w] && !otherVerbs[w] {
+		return false
+	}
+	if !strings.HasSuffix(w, "s") && !strings.HasSuffix(w, "ed") && !irregular[w] {
+		return false
+	}
+	if i+1 < len(raw) {
+		next := raw[i+1]
+		if k.verbs.has(next) || k.neg.has(next) || isDigit(next[0]) {
+			return false
+		}
+	}
+	return true
+}
+
+// slotVerb returns the position of a single-valued verb that names the
+// slot of a one-word subject ("Alice reports to", "the lease ends on", "the
+// bike is parked in"), or -1. A copula followed by its value ("Ahmed is a
+// nurse", "Ahmed is allergic to ...") names none: the value tells the slot.
+func (k *Keyer) slotVerb(words, raw []string, head, verb int) int {
+	if head < 0 || verb <= head {
+		return -1
+	}
+	sv := verb
+	if copulas[raw[verb]] {
+		sv = verb + 1
+		if sv >= len(raw) || copulas[raw[sv]] || !singleValued[raw[sv]] {
+			return -1
+		}
+	}
+	if !singleValued[raw[sv]] && !singleValued[words[sv]] {
+		return -1
+	}
+	return sv
+}
+
+// copulas link a subject to its value.
+var copulas = map[string]bool{"is": true, "are": true, "was": true, "were": true, "am": true, "be": true, "been": true}
+
+// slotPhrase reports whether the statement names a slot in its subject
+// phrase: two or more salient words before a copula or a single-valued
+// verb, under a subject that is not the speaker or an instruction.
+func (k *Keyer) slotPhrase(words, raw []string, head, verb int) bool {
+	if head < 0 || verb <= head || !(singleValued[raw[verb]] || singleValued[words[verb]]) {
+		return false
+	}
+	n := 0
+	for _, w := range words[:verb] {
+		if k.salient(w) && !k.generic.has(w) {
+			n++
+		}
+	}
+	return n >= 2
 }
 
 // salient reports whether w may name a subject or qualifier.

@@ -99,6 +99,9 @@ func (f Filter) Validate() error {
 	if err := f.Scope.Validate(); err != nil {
 		return err
 	}
+	if err := f.validateLists(); err != nil {
+		return err
+	}
 
 	for _, s := range f.Statuses {
 		if !s.valid() {
@@ -319,4 +322,37 @@ func (s ProposalStatus) valid() bool {
 		return true
 	}
 	return false
+}
+
+// MaxFilterValues caps each list of a Filter (types, tags, entity types,
+// visibilities, statuses), so that no query outgrows a store's limits
+// (SQLite's bound parameters, Neo4j's parameter maps): 32,760 types used to
+// fail SQLite with a 500. A memory carries at most MaxTags tags, so a
+// longer tag list could match nothing anyway.
+const MaxFilterValues = 64
+
+func (f Filter) validateLists() error {
+	for _, l := range []struct {
+		field  string
+		values []string
+		max    int
+	}{
+		{"types", f.Types, MaxIDLen}, {"tags", f.Tags, MaxTagLen}, {"entity_types", f.EntityTypes, MaxNameLen},
+	} {
+		if len(l.values) > MaxFilterValues {
+			return invalid(l.field, "lists %d values, more than %d", len(l.values), MaxFilterValues)
+		}
+		for _, v := range l.values {
+			if len(v) > l.max {
+				return invalid(l.field, "has a value longer than %d bytes", l.max)
+			}
+		}
+	}
+	if len(f.Visibility) > MaxFilterValues {
+		return invalid("visibility", "lists %d values, more than %d", len(f.Visibility), MaxFilterValues)
+	}
+	if len(f.Statuses) > MaxFilterValues {
+		return invalid("statuses", "lists %d values, more than %d", len(f.Statuses), MaxFilterValues)
+	}
+	return nil
 }

@@ -44,8 +44,18 @@ func NormName(name string) string {
 	return strings.ToLower(strings.Join(strings.Fields(name), " "))
 }
 
-// checkID validates an identifier: optional or required, bounded, printable
-// UTF-8 with no whitespace.
+// CheckID validates an identifier as every write does: required, at most
+// MaxIDLen bytes of valid UTF-8, every character visible (see checkID).
+// The server checks ids in request paths with it.
+func CheckID(field, id string) error { return checkID(field, id, false) }
+
+// checkID validates an identifier: optional or required, bounded, valid
+// UTF-8 whose every character is visible: no whitespace, no control
+// characters, no format characters (zero-width spaces and joiners U+200B-
+// U+200D, direction marks and overrides U+200E-U+200F, U+202A-U+202E,
+// U+2066-U+2069, the byte order mark U+FEFF, soft hyphen U+00AD...), no
+// private-use or unassigned code points, and no blank letters (Hangul
+// fillers). Two ids that look alike must be alike.
 func checkID(field, id string, optional bool) error {
 	if id == "" {
 		if optional {
@@ -60,11 +70,23 @@ func checkID(field, id string, optional bool) error {
 		return invalid(field, "not valid UTF-8")
 	}
 	for _, r := range id {
-		if unicode.IsSpace(r) || unicode.IsControl(r) {
+		switch {
+		case unicode.IsSpace(r) || unicode.IsControl(r):
 			return invalid(field, "contains whitespace or control characters")
+		case !unicode.IsGraphic(r) || blankLetter(r):
+			return invalid(field, "contains the invisible or direction-changing character U+%04X", r)
 		}
 	}
 	return nil
+}
+
+// blankLetter reports letters that render as nothing.
+func blankLetter(r rune) bool {
+	switch r {
+	case '\u115F', '\u1160', '\u3164', '\uFFA0', '\u2800':
+		return true
+	}
+	return false
 }
 
 // checkText validates free text: valid UTF-8, no NUL, at most max bytes.

@@ -1,7 +1,6 @@
 package server
 
 import (
-	"bytes"
 	"encoding/json"
 	"net/http"
 
@@ -36,9 +35,7 @@ func parseSelector(raw json.RawMessage) (engine.ContextSelector, error) {
 		}
 		return engine.ContextSelector{Kind: str}, nil
 	}
-	dec := json.NewDecoder(bytes.NewReader(raw))
-	dec.DisallowUnknownFields()
-	if err := dec.Decode(&sel); err != nil {
+	if err := decodeBytes(raw, &sel); err != nil {
 		return sel, errorf(http.StatusBadRequest, "invalid", "selector",
 			`selector must be "published" or {"kind": "published"|"baseline", "baseline_id": "..."}`)
 	}

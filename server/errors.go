@@ -4,17 +4,19 @@ import (
 	"context"
 	"errors"
 	"net/http"
+	"strings"
 
 	"github.com/gin-gonic/gin"
 
 	"github.com/mnemo-dev/mnemo/graph"
 )
 
-// apiError is the body of every error response.
+// apiError is the body of every error response, under "error". Field names
+// the request field at fault, or is empty.
 type apiError struct {
 	Code    string `json:"code"`
 	Message string `json:"message"`
-	Field   string `json:"field,omitempty"`
+	Field   string `json:"field"`
 }
 
 // httpError is an error the server itself raises with a fixed status.
@@ -38,20 +40,20 @@ func statusOf(err error) (int, apiError) {
 	}
 	var fe *graph.FieldError
 	if errors.As(err, &fe) {
-		return http.StatusBadRequest, apiError{Code: "invalid", Message: err.Error(), Field: fe.Field}
+		return http.StatusBadRequest, apiError{Code: "invalid", Message: fe.Error(), Field: fe.Field}
 	}
 	var mbe *http.MaxBytesError
 	switch {
 	case errors.As(err, &mbe):
 		return http.StatusRequestEntityTooLarge, apiError{Code: "too_large", Message: "request body too large"}
 	case errors.Is(err, graph.ErrInvalid):
-		return http.StatusBadRequest, apiError{Code: "invalid", Message: err.Error()}
+		return http.StatusBadRequest, apiError{Code: "invalid", Message: sentence(err)}
 	case errors.Is(err, graph.ErrNotFound):
-		return http.StatusNotFound, apiError{Code: "not_found", Message: err.Error()}
+		return http.StatusNotFound, apiError{Code: "not_found", Message: sentence(err)}
 	case errors.Is(err, graph.ErrForbidden):
-		return http.StatusForbidden, apiError{Code: "forbidden", Message: err.Error()}
+		return http.StatusForbidden, apiError{Code: "forbidden", Message: sentence(err)}
 	case errors.Is(err, graph.ErrConflict):
-		return http.StatusConflict, apiError{Code: "conflict", Message: err.Error()}
+		return http.StatusConflict, apiError{Code: "conflict", Message: sentence(err)}
 	case errors.Is(err, context.DeadlineExceeded):
 		return http.StatusGatewayTimeout, apiError{Code: "timeout", Message: "the request timed out"}
 	case errors.Is(err, context.Canceled):
@@ -67,4 +69,18 @@ func (s *Server) fail(c *gin.Context, err error) {
 		s.log.Error("request failed", "method", c.Request.Method, "path", c.FullPath(), "err", err)
 	}
 	c.AbortWithStatusJSON(status, gin.H{"error": body})
+}
+
+// sentence is err's message for a client: the wrapping chain with a
+// segment that repeats the one before it dropped ("list memories: list
+// memories: x" reads "list memories: x").
+func sentence(err error) string {
+	parts := strings.Split(err.Error(), ": ")
+	out := parts[:1]
+	for _, p := range parts[1:] {
+		if p != out[len(out)-1] {
+			out = append(out, p)
+		}
+	}
+	return strings.Join(out, ": ")
 }

@@ -15,9 +15,11 @@ import (
 //	201 approved or superseded (a new memory)
 //	200 reinforced (an identical memory exists) or updated (a new version)
 //	202 pending (queued for a librarian; request_id names the request)
-//	422 rejected by the policy gate (reason, rule and fix say why)
+//	422 rejected by the policy gate (reason, rule and fix say why;
+//	    error.code is "rejected")
 //	409 rejected because of the stored state (e.g. supersedes names a
-//	    memory that is no longer active; fix says what to do)
+//	    memory that is no longer active; fix says what to do; error.code
+//	    is "conflict", error.field "supersedes")
 //	400 bad input (error.field names the field); nothing is written
 func (s *Server) createMemory(c *gin.Context) {
 	var req engine.IngestRequest
@@ -30,7 +32,24 @@ func (s *Server) createMemory(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
-	c.JSON(ingestStatus(res), res)
+	status := ingestStatus(res)
+	if status < 400 {
+		c.JSON(status, res)
+		return
+	}
+	// A refused write answers its result (rule, reason, fix) and, like
+	// every error, an error object.
+	e := apiError{Code: "rejected", Message: res.Reason, Field: ""}
+	if res.Conflict {
+		e.Code, e.Field = "conflict", "supersedes"
+	}
+	c.JSON(status, rejection{IngestResult: res, Error: e})
+}
+
+// rejection is the body of a 409 or 422 answer to POST /v1/memories.
+type rejection struct {
+	engine.IngestResult
+	Error apiError `json:"error"`
 }
 
 // ingestStatus maps an ingest outcome to its HTTP status.

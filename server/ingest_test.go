@@ -29,9 +29,10 @@ type ingAPI struct {
 	url        string
 	store      graph.Store
 	policyFile string
+	handler    http.Handler
 }
 
-func newIngAPI(t *testing.T) *ingAPI {
+func newIngAPI(t testing.TB, opts ...func(*server.Options)) *ingAPI {
 	t.Helper()
 	gin.SetMode(gin.TestMode)
 	st := graphtest.Open(t)
@@ -44,16 +45,20 @@ func newIngAPI(t *testing.T) *ingAPI {
 	eng, err := engine.New(engine.Options{Store: st, Policy: holder})
 	require.NoError(t, err)
 	keys := map[string]graph.Principal{}
-	for _, role := range []string{"reader", "writer", "librarian", "admin"} {
+	for _, role := range []string{"reader", "writer", "librarian", "admin", "operator"} {
 		keys[role+"-key"] = graph.Principal{ID: role, Roles: []string{role}, Scope: graph.Scope{TenantID: "t1"}}
 	}
-	srv, err := server.New(server.Options{Engine: eng, Keys: keys, PolicyLoader: func() (*policy.Policy, error) {
+	o := server.Options{Engine: eng, Keys: keys, PolicyLoader: func() (*policy.Policy, error) {
 		return policy.LoadFile(file)
-	}})
+	}}
+	for _, opt := range opts {
+		opt(&o)
+	}
+	srv, err := server.New(o)
 	require.NoError(t, err)
 	hs := httptest.NewServer(srv)
 	t.Cleanup(hs.Close)
-	return &ingAPI{url: hs.URL, store: st, policyFile: file}
+	return &ingAPI{url: hs.URL, store: st, policyFile: file, handler: srv}
 }
 
 // call sends body (JSON text) as role and decodes the answer into a map.
@@ -81,7 +86,7 @@ func (a *ingAPI) call(t *testing.T, role, method, path, body string) (int, map[s
 
 func (a *ingAPI) count(t *testing.T) int {
 	t.Helper()
-	l, err := a.store.ListMemories(context.Background(), graph.Filter{Scope: graph.Scope{TenantID: "t1"},
+	l, err := a.store.ListMemories(context.Background(), graph.Filter{Scope: graph.Scope{TenantID: "t1"}, Reader: graph.System,
 		Statuses: []graph.Status{graph.StatusActive, graph.StatusSuperseded, graph.StatusArchived}}, graph.Page{Limit: 1000})
 	require.NoError(t, err)
 	return len(l.Memories)
@@ -204,8 +209,10 @@ func TestLibrarianHTTP(t *testing.T) {
 
 func TestPolicyReloadHTTP(t *testing.T) {
 	a := newIngAPI(t)
-	code, _ := a.call(t, "librarian", "POST", "/v1/admin/policy/reload", "")
-	assert.Equal(t, 403, code)
+	for _, role := range []string{"librarian", "admin"} {
+		code, body := a.call(t, role, "POST", "/v1/admin/policy/reload", "")
+		assert.Equal(t, 403, code, "%s may not reload the process-wide policy: %v", role, body)
+	}
 
 	good, err := os.ReadFile(a.policyFile)
 	require.NoError(t, err)
@@ -215,13 +222,13 @@ func TestPolicyReloadHTTP(t *testing.T) {
 		[]byte("match: {types: [note, task, episode], source_kinds: [AUTHORED], roles: [writer]}\n      action: reject"), 1)
 	require.NotEqual(t, good, strict)
 	require.NoError(t, os.WriteFile(a.policyFile, strict, 0o600))
-	code, body := a.call(t, "admin", "POST", "/v1/admin/policy/reload", "")
+	code, body := a.call(t, "operator", "POST", "/v1/admin/policy/reload", "")
 	require.Equal(t, 200, code, "%v", body)
 	code, body = a.call(t, "writer", "POST", "/v1/memories", `{"type":"note","content":"Grafana runs on mon-1."}`)
 	assert.Equal(t, 422, code, "the reloaded gate applies: %v", body)
 
 	require.NoError(t, os.WriteFile(a.policyFile, []byte("version: 1\ngate:\n  default: maybe\n"), 0o600))
-	code, body = a.call(t, "admin", "POST", "/v1/admin/policy/reload", "")
+	code, body = a.call(t, "operator", "POST", "/v1/admin/policy/reload", "")
 	require.Equal(t, 400, code)
 	msg := body["error"].(map[string]any)["message"].(string)
 	assert.Regexp(t, `policy\.yaml:\d+`, msg, "the error names file:line")

@@ -36,7 +36,12 @@ func (s *Server) listGateRequests(c *gin.Context) {
 
 // gateRequest serves GET /v1/librarian/requests/{id}.
 func (s *Server) gateRequest(c *gin.Context) {
-	v, err := s.engine.GetGateRequest(c.Request.Context(), principal(c), c.Param("id"))
+	id := c.Param("id")
+	if err := graph.CheckID("id", id); err != nil {
+		s.fail(c, err)
+		return
+	}
+	v, err := s.engine.GetGateRequest(c.Request.Context(), principal(c), id)
 	if err != nil {
 		s.fail(c, err)
 		return
@@ -58,6 +63,10 @@ func (s *Server) decideGateRequest(c *gin.Context) {
 	id, verb, ok := strings.Cut(c.Param("id"), ":")
 	if !ok || (verb != "approve" && verb != "reject") {
 		s.fail(c, errorf(http.StatusNotFound, "not_found", "", "no such route: use {id}:approve or {id}:reject"))
+		return
+	}
+	if err := graph.CheckID("id", id); err != nil {
+		s.fail(c, err)
 		return
 	}
 	var req decisionRequest

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"fmt"
 	"net/http"
 	"strconv"
 	"strings"
@@ -13,7 +14,12 @@ import (
 )
 
 func (s *Server) getMemory(c *gin.Context) {
-	view, err := s.engine.Get(c.Request.Context(), principal(c), c.Param("id"))
+	id := c.Param("id")
+	if err := graph.CheckID("id", id); err != nil {
+		s.fail(c, err)
+		return
+	}
+	view, err := s.engine.Get(c.Request.Context(), principal(c), id)
 	if err != nil {
 		s.fail(c, err)
 		return
@@ -27,6 +33,13 @@ func (s *Server) getMemory(c *gin.Context) {
 // status, ANDed for tag.
 func (s *Server) listMemories(c *gin.Context) {
 	q := c.Request.URL.Query()
+	for _, param := range []string{"type", "tag", "status"} {
+		if n := len(multi(q[param])); n > graph.MaxFilterValues {
+			s.fail(c, errorf(http.StatusBadRequest, "invalid", param,
+				fmt.Sprintf("%s lists %d values, more than %d", param, n, graph.MaxFilterValues)))
+			return
+		}
+	}
 	r := engine.ListRequest{
 		Types: multi(q["type"]), UserID: q.Get("user_id"), Tags: multi(q["tag"]), Cursor: q.Get("cursor"),
 	}

@@ -1,14 +1,18 @@
 package server
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"crypto/subtle"
 	"errors"
+	"fmt"
 	"io"
 	"log/slog"
 	"maps"
 	"net/http"
+	"runtime/debug"
+	"strings"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -22,7 +26,7 @@ import (
 type HealthCheck func(ctx context.Context) error
 
 // Options configures a Server. Engine is required; a nil Logger discards;
-// MaxBodyBytes defaults to 4 MiB.
+// MaxBodyBytes defaults to 4 MiB and RequestTimeout to 30 s.
 type Options struct {
 	Engine *engine.Engine
 	Keys   map[string]graph.Principal // API key -> principal
@@ -31,6 +35,9 @@ type Options struct {
 	Health       map[string]HealthCheck
 	Logger       *slog.Logger
 	MaxBodyBytes int64
+	// RequestTimeout is the deadline of each request's context: handlers
+	// and the engine stop when it passes and answer 504.
+	RequestTimeout time.Duration
 	// PolicyLoader reloads the policy for POST /v1/admin/policy/reload;
 	// nil answers 501.
 	PolicyLoader func() (*policy.Policy, error)
@@ -43,6 +50,7 @@ type Server struct {
 	health     map[string]HealthCheck
 	log        *slog.Logger
 	maxBody    int64
+	timeout    time.Duration
 	loadPolicy func() (*policy.Policy, error)
 	router     *gin.Engine
 }
@@ -63,7 +71,11 @@ func New(o Options) (*Server, error) {
 	if o.MaxBodyBytes <= 0 {
 		o.MaxBodyBytes = 4 << 20
 	}
-	s := &Server{engine: o.Engine, health: map[string]HealthCheck{}, log: o.Logger, maxBody: o.MaxBodyBytes, loadPolicy: o.PolicyLoader}
+	if o.RequestTimeout <= 0 {
+		o.RequestTimeout = DefaultRequestTimeout
+	}
+	s := &Server{engine: o.Engine, health: map[string]HealthCheck{}, log: o.Logger, maxBody: o.MaxBodyBytes,
+		timeout: o.RequestTimeout, loadPolicy: o.PolicyLoader}
 	for name, probe := range o.Engine.Probes() {
 		s.health[name] = probe
 	}
@@ -72,7 +84,7 @@ func New(o Options) (*Server, error) {
 		s.keys = append(s.keys, keyEntry{hash: sha256.Sum256([]byte(k)), principal: p})
 	}
 	r := gin.New()
-	r.Use(gin.Recovery(), s.logRequests)
+	r.Use(gin.CustomRecoveryWithWriter(io.Discard, s.recovered), s.logRequests, s.deadline)
 	r.HandleMethodNotAllowed = true
 	r.NoRoute(func(c *gin.Context) { s.fail(c, errorf(http.StatusNotFound, "not_found", "", "no such route")) })
 	r.NoMethod(func(c *gin.Context) {
@@ -98,12 +110,58 @@ func New(o Options) (*Server, error) {
 // ServeHTTP implements http.Handler.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.router.ServeHTTP(w, r) }
 
-// authenticate maps the API key (Authorization: Bearer KEY, or X-API-Key)
-// to its principal, comparing in constant time.
+// Timeouts bound each connection of an http.Server; zero fields take the
+// defaults of config.Defaults.
+type Timeouts struct {
+	// ReadHeader bounds reading a request's headers.
+	ReadHeader time.Duration
+	// Read bounds reading a whole request, body included: a client that
+	// sends its body a byte at a time is cut off when it passes.
+	Read time.Duration
+	// Write bounds the time from the end of a request's headers to the
+	// end of its answer; it must exceed Read plus the request timeout.
+	Write time.Duration
+	// Idle closes a keep-alive connection idle this long.
+	Idle time.Duration
+}
+
+// NewHTTPServer returns the http.Server that serves h under t.
+func NewHTTPServer(h http.Handler, t Timeouts) *http.Server {
+	return &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: cmp.Or(t.ReadHeader, 10*time.Second),
+		ReadTimeout:       cmp.Or(t.Read, 30*time.Second),
+		WriteTimeout:      cmp.Or(t.Write, 75*time.Second),
+		IdleTimeout:       cmp.Or(t.Idle, 120*time.Second),
+		MaxHeaderBytes:    64 << 10,
+	}
+}
+
+// recovered answers a handler's panic as every other internal error, with
+// the error body, and logs it.
+func (s *Server) recovered(c *gin.Context, v any) {
+	s.log.Error("handler panicked", "path", c.FullPath(), "panic", v, "stack", string(debug.Stack()))
+	s.fail(c, fmt.Errorf("panic: %v", v))
+}
+
+// DefaultRequestTimeout is a request's deadline when Options names none.
+const DefaultRequestTimeout = 30 * time.Second
+
+// deadline gives each request's context the server's timeout.
+func (s *Server) deadline(c *gin.Context) {
+	ctx, cancel := context.WithTimeout(c.Request.Context(), s.timeout)
+	defer cancel()
+	c.Request = c.Request.WithContext(ctx)
+	c.Next()
+}
+
+// authenticate maps the API key (Authorization: Bearer KEY, the scheme in
+// any case, or X-API-Key) to its principal, comparing in constant time.
 func (s *Server) authenticate(c *gin.Context) {
 	key := c.GetHeader("X-API-Key")
-	if h := c.GetHeader("Authorization"); key == "" && len(h) > 7 && h[:7] == "Bearer " {
-		key = h[7:]
+	if scheme, cred, ok := strings.Cut(strings.TrimSpace(c.GetHeader("Authorization")), " "); key == "" && ok &&
+		strings.EqualFold(scheme, "Bearer") {
+		key = strings.TrimSpace(cred)
 	}
 	if key == "" {
 		s.fail(c, errorf(http.StatusUnauthorized, "unauthenticated", "", "missing API key (Authorization: Bearer KEY)"))

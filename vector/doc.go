@@ -11,9 +11,10 @@
 // Backends live in sub-packages (vector/local, the embedded default;
 // vector/qdrant) and all pass the conformance suite in vector/indextest.
 //
-// Scope semantics match package graph: a point is visible under a filter when
-// its tenant equals the filter's tenant exactly, and for org and repo the
-// filter's value is empty, or the point's value equals it, or the point's
-// value is empty (tenant-wide and org-wide points are visible to narrower
-// principals).
+// Access semantics match package graph (graph.Filter.Admits), restated in
+// Filter because this package does not import graph: a point is visible
+// under a filter when its tenant equals the filter's exactly; its org and
+// repo are the filter's or above them (empty), or, with Filter.Subscopes,
+// also beneath them; and, when it is private (visibility user or session
+// with an owner), the filter's reader is its owner or reads all users.
 package vector

@@ -22,18 +22,52 @@ var (
 	ErrDimension = fmt.Errorf("%w: wrong dimensions", ErrInvalid)
 	// ErrClosed reports a call on a closed index.
 	ErrClosed = errors.New("vector index closed")
+	// ErrOldFormat reports an index written by an older mnemo whose points
+	// lack fields the filter needs (before format 2: the owner, visibility,
+	// tags, subject, project and session the access rule reads). Such an
+	// index is refused, never read with empty access fields; `mnemo
+	// reindex` rebuilds it from the graph.
+	ErrOldFormat = errors.New("vector index written in an older format")
 )
 
-// Payload is what a point carries besides its vector: enough to filter inside
-// the index without a round trip to the graph.
+// Payload is what a point carries besides its vector: every field the
+// access rule and the caller's narrowing need, so that the index filters
+// inside its search without a round trip to the graph. A memory's payload
+// fields never change after it is written (only its status does, which the
+// index does not carry), so a point stays correct until its memory gets a
+// new version.
 type Payload struct {
 	MemoryID  string
 	VersionID string // the version whose text was embedded
 	TenantID  string // required
-	OrgID     string // empty: visible to every org of the tenant
-	RepoID    string // empty: visible to every repo of the org
-	Type      string // memory type, e.g. "note"
-	CreatedAt time.Time
+	OrgID     string // empty: a tenant-wide record
+	RepoID    string // empty: an org-wide (or tenant-wide) record
+	// UserID owns the memory; with a private Visibility only that user (or
+	// a filter with AllUsers) reads the point.
+	UserID string
+	// Visibility is graph.Visibility as a string: session, user, project,
+	// policy or global. session and user are private to UserID.
+	Visibility  string
+	Type        string // memory type, e.g. "note"
+	Tags        []string
+	SubjectType string
+	SubjectID   string
+	ProjectID   string
+	SessionID   string
+	CreatedAt   time.Time
+}
+
+// Visibilities private to their owner (graph.Visibility.Private): a point
+// with one of these and a non-empty UserID is read only by that user or by a
+// filter with AllUsers.
+const (
+	VisibilitySession = "session"
+	VisibilityUser    = "user"
+)
+
+// Private reports whether p is readable only by its owner (and AllUsers).
+func (p Payload) Private() bool {
+	return p.UserID != "" && (p.Visibility == VisibilityUser || p.Visibility == VisibilitySession)
 }
 
 // Point is one memory in the index: ID is the memory id (one point per
@@ -45,14 +79,51 @@ type Point struct {
 	Payload Payload
 }
 
-// Filter restricts a search to what the caller may see and asked for. It is
-// built by the engine from the principal and pushed into the index; results
-// are never filtered after ranking.
+// Filter restricts a search to what the caller may read and asked for. It is
+// built by the engine from graph.Filter (the principal's scope and reader,
+// and the request's narrowing) and pushed into the index; results are never
+// filtered after ranking.
+//
+// The access fields mirror graph.Reader (this package does not import
+// graph; the rule is restated here and in the package comment, and the
+// engine's tests check the two agree):
+//
+//   - Scope: without Subscopes a filter sees points of its own scope and of
+//     the scopes above it (graph.Scope.Sees): the point's org is empty or
+//     the filter's, and the point's repo is empty or (the filter's, in the
+//     filter's org). A tenant-wide filter sees only tenant-wide points. With
+//     Subscopes it also sees the points beneath (graph.Scope.Contains: an
+//     empty org or repo in the filter means any).
+//   - Users: a private point (Payload.Private: visibility user or session
+//     with a non-empty owner) is seen only when ReaderUserID is its owner or
+//     AllUsers is set. Every other point is seen by every reader of the
+//     scope.
+//
+// A filter names its reader: Validate refuses one with neither ReaderUserID
+// nor AllUsers. The engine's own maintenance (outbox, reindex, doctor) uses
+// AllUsers and Subscopes, graph.System's equivalent.
 type Filter struct {
-	TenantID string   // required
-	OrgID    string   // empty: any org
-	RepoID   string   // empty: any repo
-	Types    []string // empty: any type; otherwise one of these
+	TenantID string // required
+	OrgID    string // the reader's org; see Subscopes
+	RepoID   string // the reader's repo; see Subscopes
+
+	// ReaderUserID is the user the read is for (graph.Reader.UserID).
+	ReaderUserID string
+	// AllUsers reads every user's private points (graph.Reader.AllUsers).
+	AllUsers bool
+	// Subscopes reads points in scopes beneath OrgID/RepoID
+	// (graph.Reader.Subscopes).
+	Subscopes bool
+
+	// The caller's narrowing; each zero value means no restriction.
+	UserID      string   // the point's owner equals it (widens nothing)
+	Types       []string // one of these
+	Tags        []string // every one of these is among the point's tags
+	Visibility  []string // one of these
+	SubjectType string
+	SubjectID   string
+	ProjectID   string
+	SessionID   string
 
 	CreatedAfter  time.Time // inclusive; zero: no bound
 	CreatedBefore time.Time // exclusive; zero: no bound
@@ -100,11 +171,14 @@ type Index interface {
 	Close() error
 }
 
-// Validate reports a filter that must not reach an index: no tenant, or an
-// empty time window.
+// Validate reports a filter that must not reach an index: no tenant, no
+// reader (neither ReaderUserID nor AllUsers), or an empty time window.
 func (f Filter) Validate() error {
 	if f.TenantID == "" {
 		return fmt.Errorf("%w: filter: tenant_id required", ErrInvalid)
+	}
+	if f.ReaderUserID == "" && !f.AllUsers {
+		return fmt.Errorf("%w: filter: a reader is required (reader_user_id, or all_users for maintenance)", ErrInvalid)
 	}
 	if !f.CreatedAfter.IsZero() && !f.CreatedBefore.IsZero() && !f.CreatedAfter.Before(f.CreatedBefore) {
 		return fmt.Errorf("%w: filter: created_before must be after created_after", ErrInvalid)
@@ -112,26 +186,56 @@ func (f Filter) Validate() error {
 	return nil
 }
 
-// Match reports whether a point carrying p is visible under f (see the
-// package comment for the scope rules).
+// Match reports whether a point carrying p is visible under f: the access
+// rule (scope and users, see Filter) and then the caller's narrowing. It is
+// the reference every backend implements inside its search.
 func (f Filter) Match(p Payload) bool {
+	return f.Admits(p) && f.narrowsTo(p)
+}
+
+// Admits is the access half of Match: tenant, scope and the private rule.
+func (f Filter) Admits(p Payload) bool {
 	if f.TenantID == "" || p.TenantID != f.TenantID {
 		return false
 	}
-	if f.OrgID != "" && p.OrgID != "" && p.OrgID != f.OrgID {
+	if f.Subscopes {
+		// Contains: an empty org or repo on either side matches.
+		if f.OrgID != "" && p.OrgID != "" && p.OrgID != f.OrgID {
+			return false
+		}
+		if f.RepoID != "" && p.RepoID != "" && p.RepoID != f.RepoID {
+			return false
+		}
+	} else {
+		// Sees: the point's scope is the filter's or above it.
+		if p.OrgID != "" && p.OrgID != f.OrgID {
+			return false
+		}
+		if p.RepoID != "" && (p.RepoID != f.RepoID || p.OrgID != f.OrgID) {
+			return false
+		}
+	}
+	return f.AllUsers || !p.Private() || p.UserID == f.ReaderUserID
+}
+
+// narrowsTo is the caller's half of Match.
+func (f Filter) narrowsTo(p Payload) bool {
+	switch {
+	case f.UserID != "" && p.UserID != f.UserID,
+		len(f.Types) > 0 && !slices.Contains(f.Types, p.Type),
+		len(f.Visibility) > 0 && !slices.Contains(f.Visibility, p.Visibility),
+		f.SubjectType != "" && p.SubjectType != f.SubjectType,
+		f.SubjectID != "" && p.SubjectID != f.SubjectID,
+		f.ProjectID != "" && p.ProjectID != f.ProjectID,
+		f.SessionID != "" && p.SessionID != f.SessionID,
+		!f.CreatedAfter.IsZero() && p.CreatedAt.Before(f.CreatedAfter),
+		!f.CreatedBefore.IsZero() && !p.CreatedAt.Before(f.CreatedBefore):
 		return false
 	}
-	if f.RepoID != "" && p.RepoID != "" && p.RepoID != f.RepoID {
-		return false
-	}
-	if len(f.Types) > 0 && !slices.Contains(f.Types, p.Type) {
-		return false
-	}
-	if !f.CreatedAfter.IsZero() && p.CreatedAt.Before(f.CreatedAfter) {
-		return false
-	}
-	if !f.CreatedBefore.IsZero() && !p.CreatedAt.Before(f.CreatedBefore) {
-		return false
+	for _, t := range f.Tags {
+		if !slices.Contains(p.Tags, t) {
+			return false
+		}
 	}
 	return true
 }

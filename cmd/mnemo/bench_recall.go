@@ -283,8 +283,7 @@ func ingestConversation(ctx context.Context, store graph.Store, idx vector.Index
 		}
 		pts := make([]vector.Point, len(part))
 		for j, cr := range part {
-			pts[j] = vector.Point{ID: cr.Memory.ID, Vector: vecs[j], Payload: vector.Payload{
-				VersionID: cr.Version.ID, TenantID: benchTenant, Type: cr.Memory.Type, CreatedAt: cr.Memory.CreatedAt}}
+			pts[j] = vector.Point{ID: cr.Memory.ID, Vector: vecs[j], Payload: engine.VectorPayload(cr.Memory, cr.Version.ID)}
 		}
 		if err := idx.Upsert(ctx, pts); err != nil {
 			return err

@@ -96,7 +96,7 @@ func runBenchSciFact(ctx context.Context, args []string, stdout, stderr io.Write
 		if err != nil {
 			return err
 		}
-		hits, err := idx.Search(ctx, vecs[0], vector.Filter{TenantID: "scifact"}, 10)
+		hits, err := idx.Search(ctx, vecs[0], vector.Filter{TenantID: "scifact", AllUsers: true, Subscopes: true}, 10)
 		if err != nil {
 			return err
 		}

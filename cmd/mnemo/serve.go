@@ -33,8 +33,9 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	gin.SetMode(gin.ReleaseMode)
 	srv, err := server.New(server.Options{
 		Engine: a.engine, Keys: principals(a.cfg.APIKeys), Logger: a.log, MaxBodyBytes: a.cfg.MaxBodyBytes,
-		Health:       map[string]server.HealthCheck{"graph": a.store.Health},
-		PolicyLoader: func() (*policy.Policy, error) { return loadPolicy(a.cfg) },
+		RequestTimeout: a.cfg.RequestTimeout,
+		Health:         map[string]server.HealthCheck{"graph": a.store.Health},
+		PolicyLoader:   func() (*policy.Policy, error) { return loadPolicy(a.cfg) },
 	})
 	if err != nil {
 		return err
@@ -60,7 +61,9 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return fmt.Errorf("listen: %w", err)
 	}
-	hs := &http.Server{Handler: srv, ReadHeaderTimeout: 10 * time.Second}
+	hs := server.NewHTTPServer(srv, server.Timeouts{
+		ReadHeader: a.cfg.ReadHeaderTimeout, Read: a.cfg.ReadTimeout, Write: a.cfg.WriteTimeout, Idle: a.cfg.IdleTimeout,
+	})
 	a.log.Info("mnemo serving", "addr", "http://"+ln.Addr().String(), "wiring", a.describe())
 	errc := make(chan error, 1)
 	go func() { errc <- hs.Serve(ln) }()

@@ -8,6 +8,7 @@ import (
 	"path/filepath"
 	"strings"
 
+	"github.com/mnemo-dev/mnemo/vector"
 	"github.com/mnemo-dev/mnemo/vector/local"
 )
 
@@ -47,6 +48,19 @@ func checkVectorModel(dataDir string, idx *local.Index, model string, reindexing
 		"once for each scope (tenant/org/repo) to rebuild them from the graph, which is untouched "+
 		"(meanwhile `--vector off` runs on graph and keywords alone)",
 		errVectorModel, filepath.Join(dataDir, "vectors"), have, model)
+}
+
+// explainVectorFormat adds the way out to an index refused because it was
+// written in an older format (vector.ErrOldFormat): its points lack the
+// owner, visibility and other fields the access filter reads, so reading
+// it would show private memories to everyone. where names the index.
+func explainVectorFormat(err error, where string) error {
+	if !errors.Is(err, vector.ErrOldFormat) {
+		return err
+	}
+	return fmt.Errorf("%w; stop the server and run `mnemo reindex` once for each scope (tenant/org/repo): "+
+		"the first run empties %s and each run rebuilds its scope from the graph, which is untouched "+
+		"(meanwhile `--vector off` runs on graph and keywords alone)", err, where)
 }
 
 // recordVectorModel writes model as the one that wrote the embedded index,

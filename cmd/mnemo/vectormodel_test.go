@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"encoding/binary"
+	"errors"
 	"os"
 	"path/filepath"
 	"testing"
@@ -81,4 +83,30 @@ func TestCheckVectorModel(t *testing.T) {
 		require.NoError(t, checkVectorModel(dir, idx, model, false))
 		assert.Equal(t, model+"\n", recorded(t, dir))
 	})
+}
+
+// TestVectorFormatRefused opens an embedded index whose snapshot is in
+// format 1 (points without owner, visibility, tags, subject, project,
+// session): it is refused with the way out, and opened empty only for a
+// rebuild.
+func TestVectorFormatRefused(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "vectors")
+	require.NoError(t, os.MkdirAll(dir, 0o755))
+	snapshot := append([]byte("MNEMOVEC"), binary.LittleEndian.AppendUint32(nil, 1)...)
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "snapshot"), append(snapshot, make([]byte, 32)...), 0o644))
+
+	_, err := local.Open(dir, local.Options{Dimensions: 2})
+	err = explainVectorFormat(err, dir)
+	require.ErrorIs(t, err, vector.ErrOldFormat)
+	assert.Contains(t, err.Error(), "mnemo reindex")
+	assert.Contains(t, err.Error(), dir)
+
+	idx, err := local.Open(dir, local.Options{Dimensions: 2, DiscardOldFormat: true})
+	require.NoError(t, explainVectorFormat(err, dir))
+	assert.Zero(t, idx.Stats().Points)
+	require.NoError(t, idx.Close())
+
+	assert.NoError(t, explainVectorFormat(nil, dir))
+	other := errors.New("disk on fire")
+	assert.Equal(t, other, explainVectorFormat(other, dir), "other errors pass unchanged")
 }

@@ -64,7 +64,7 @@ func principals(keys []config.APIKey) map[string]graph.Principal {
 	out := make(map[string]graph.Principal, len(keys))
 	for _, k := range keys {
 		out[k.Key] = graph.Principal{
-			ID: k.Principal, Roles: k.Roles,
+			ID: k.Principal, UserID: k.User, Roles: k.Roles,
 			Scope: graph.Scope{TenantID: k.Tenant, OrgID: k.Org, RepoID: k.Repo},
 		}
 	}
@@ -128,7 +128,9 @@ func openApp(ctx context.Context, name string, args []string, stderr io.Writer) 
 // its writes enqueue their vector-index items all the same (only `vector:
 // off` stops that), and the server drains them.
 // An embedded index written by another model than the embedder's is refused
-// (checkVectorModel), except by `mnemo reindex`, which rebuilds it.
+// (checkVectorModel), and so is an index in an older format
+// (vector.ErrOldFormat: points without the access fields), except by `mnemo
+// reindex`, which rebuilds it (an old-format index is emptied first).
 func (a *app) openVectors(ctx context.Context, required, reindexing bool) error {
 	if a.cfg.Vector.Backend == "off" {
 		a.log.Info("vector rerank is off (--vector off)")
@@ -142,10 +144,13 @@ func (a *app) openVectors(ctx context.Context, required, reindexing bool) error 
 	var idx vector.Index
 	switch a.cfg.Vector.Backend {
 	case "qdrant":
-		idx, err = qdrant.Open(ctx, qdrant.Config{URL: a.cfg.Vector.QdrantURL, Dimensions: emb.Dimensions()})
+		idx, err = qdrant.Open(ctx, qdrant.Config{URL: a.cfg.Vector.QdrantURL, Dimensions: emb.Dimensions(), DiscardOldFormat: reindexing})
+		err = explainVectorFormat(err, "the Qdrant collection")
 	default:
 		var li *local.Index
-		li, err = local.Open(filepath.Join(a.cfg.DataDir, "vectors"), local.Options{Dimensions: emb.Dimensions(), Logger: a.log})
+		dir := filepath.Join(a.cfg.DataDir, "vectors")
+		li, err = local.Open(dir, local.Options{Dimensions: emb.Dimensions(), Logger: a.log, DiscardOldFormat: reindexing})
+		err = explainVectorFormat(err, dir)
 		if err == nil {
 			idx = li
 			if err = checkVectorModel(a.cfg.DataDir, li, emb.ModelID(), reindexing); err != nil {

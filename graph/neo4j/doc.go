@@ -11,8 +11,8 @@
 // the same store and transaction as the graph write it follows.
 //
 // A few properties are kept for the read path and are not part of the model:
-// Memory.search_text (the current version's index text, or its content) is
-// what the memory_search_en fulltext index covers; Memory.quarantined and
+// Memory.kw_tf, kw_len, kw_text and kw_group, and the KeywordGroup nodes,
+// are keyword search's (keyword.go); Memory.quarantined and
 // Memory.blocked_channels mirror approved quarantine and block edits so the
 // read filter is a property check; Entity.alias_norms (the aliases in norm
 // form) is what Candidates matches aliases against.

@@ -8,8 +8,8 @@ import (
 )
 
 // memoryProjection returns a Memory m as a map, with the read-only
-// SupersededBy filled from the SUPERSEDES edge pointing at it (search_text is
-// left out: it is the fulltext index's copy of the content).
+// SupersededBy filled from the SUPERSEDES edge pointing at it (the kw_*
+// properties are left out: they are keyword search's, keyword.go).
 const memoryProjection = `m {.id, .tenant_id, .org_id, .repo_id, .user_id, .type, .layer, .sublayer,
   .title, .canonical_key, .status, .source_kind, .importance, .access_count, .last_accessed,
   .valid_from, .valid_to, .scope, .subject_type, .subject_id, .project_id, .session_id,
@@ -19,10 +19,11 @@ const memoryProjection = `m {.id, .tenant_id, .org_id, .repo_id, .user_id, .type
 // versionProjection returns a Version v as a map.
 const versionProjection = `v {.*}`
 
-// memoryProps is the property map of a new Memory node. Zero times are left
-// out (null), so "open-ended" reads back as the zero time.
-func memoryProps(m graph.Memory, v graph.VersionInput) map[string]any {
-	return map[string]any{
+// memoryProps is the property map of a new Memory node, with its keyword
+// properties (keywordProps, stemming with stem). Zero times are left out
+// (null), so "open-ended" reads back as the zero time.
+func memoryProps(m graph.Memory, v graph.VersionInput, stem func(string) string) map[string]any {
+	p := map[string]any{
 		"id": m.ID, "tenant_id": m.Scope.TenantID, "org_id": m.Scope.OrgID, "repo_id": m.Scope.RepoID,
 		"user_id": m.UserID, "type": m.Type, "layer": m.Layer, "sublayer": m.Sublayer,
 		"title": m.Title, "canonical_key": m.CanonicalKey, "status": string(m.Status),
@@ -31,8 +32,10 @@ func memoryProps(m graph.Memory, v graph.VersionInput) map[string]any {
 		"valid_to": timeParam(m.ValidTo), "scope": string(m.Visibility), "subject_type": m.SubjectType,
 		"subject_id": m.SubjectID, "project_id": m.ProjectID, "session_id": m.SessionID,
 		"channel": m.Channel, "tags": nonNil(m.Tags), "created_at": timeParam(m.CreatedAt),
-		"current_version_id": v.ID, "version_count": int64(1), "search_text": graph.SearchText(v.IndexText, v.Content),
+		"current_version_id": v.ID, "version_count": int64(1),
 	}
+	keywordProps(p, kwGroupOf(m.Scope, m.UserID, m.Visibility), m.Title, graph.SearchText(v.IndexText, v.Content), stem)
+	return p
 }
 
 // versionProps is the property map of a new Version node. Provenance is

@@ -7,7 +7,6 @@ import (
 	"strconv"
 	"strings"
 	"time"
-	"unicode"
 
 	neo4jdrv "github.com/neo4j/neo4j-go-driver/v5/neo4j"
 
@@ -214,56 +213,6 @@ func (s *Store) Neighbours(ctx context.Context, f graph.Filter, seedIDs []string
 		return nil, fmt.Errorf("neo4j: neighbours: %w", err)
 	}
 	return out, nil
-}
-
-// keywordSearchCypher ranks visible memories by Lucene relevance of $query
-// over title and search_text; the filter applies before the limit. Uses
-// memory_search_en.
-const keywordSearchCypher = `
-CALL db.index.fulltext.queryNodes('memory_search_en', $query) YIELD node AS m, score
-WHERE ` + memoryVisible + `
-WITH m, score ORDER BY score DESC, m.created_at DESC, m.id DESC LIMIT $limit
-RETURN ` + memoryProjection + ` AS m, score`
-
-// KeywordSearch ranks memories by full-text relevance of query over their
-// title and current version's text.
-func (s *Store) KeywordSearch(ctx context.Context, f graph.Filter, query string, limit int) ([]graph.Scored, error) {
-	if err := f.Validate(); err != nil {
-		return nil, fmt.Errorf("neo4j: keyword search: %w", err)
-	}
-	q := luceneQuery(query)
-	if q == "" || limit <= 0 {
-		return nil, nil
-	}
-	out, err := read(ctx, s, func(tx neo4jdrv.ManagedTransaction) ([]graph.Scored, error) {
-		recs, err := collect(ctx, tx, keywordSearchCypher, filterParams(f, map[string]any{
-			"query": q, "limit": int64(limit),
-		}))
-		if err != nil {
-			return nil, err
-		}
-		out := make([]graph.Scored, 0, len(recs))
-		for _, r := range recs {
-			score, _ := r.Get("score")
-			sc, _ := score.(float64)
-			out = append(out, graph.Scored{Memory: memoryOf(r, "m"), Score: sc})
-		}
-		return out, nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("neo4j: keyword search: %w", err)
-	}
-	return out, nil
-}
-
-// luceneQuery turns free text into a Lucene query that cannot fail to
-// parse: its words (letters and digits), lower-cased so none reads as an
-// operator, OR-ed together (Lucene's default).
-func luceneQuery(text string) string {
-	words := strings.FieldsFunc(strings.ToLower(text), func(r rune) bool {
-		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
-	})
-	return strings.Join(dedupe(words), " ")
 }
 
 // pageLimit applies graph.Page's default (50) and cap (1000).

@@ -52,18 +52,23 @@ func schema() []string {
 		// Items written before retries had a schedule are due now and live.
 		"MATCH (o:OutboxItem) WHERE o.next_attempt_at IS NULL " +
 			"SET o.next_attempt_at = datetime({epochSeconds: 0}), o.dead = false, o.last_error = ''",
-		// memory_search_en: KeywordSearch over the title and the current
-		// version's text (Memory.search_text, kept in step by the write
-		// methods), with Lucene's English analyzer (stop words, Porter
-		// stems), as the SQLite index stems. It replaces memory_search
-		// (standard analyzer; an index's analyzer cannot change in place).
 		// active_key: graph.MemoryInput.ExclusiveKey. Only active memories
 		// that asked carry the property, so the constraint holds per
 		// namespace and key across every client of the database.
 		"CREATE CONSTRAINT memory_active_key IF NOT EXISTS FOR (n:Memory) REQUIRE n.active_key IS UNIQUE",
+		// memory_keyword: KeywordSearch finds a tenant's memories holding a
+		// query term through Memory.kw_text, terms mnemo made (bm25.Tokens)
+		// prefixed with the tenant's key, so the analyzer only splits on
+		// spaces (keyword.go). It replaces memory_search_en and
+		// memory_search, whose Lucene scores were over every tenant.
 		"DROP INDEX memory_search IF EXISTS",
-		"CREATE FULLTEXT INDEX memory_search_en IF NOT EXISTS FOR (n:Memory) ON EACH [n.title, n.search_text] " +
-			"OPTIONS {indexConfig: {`fulltext.analyzer`: 'english'}}",
+		"DROP INDEX memory_search_en IF EXISTS",
+		"CREATE FULLTEXT INDEX memory_keyword IF NOT EXISTS FOR (n:Memory) ON EACH [n.kw_text] " +
+			"OPTIONS {indexConfig: {`fulltext.analyzer`: 'whitespace'}}",
+		// keyword_group: one KeywordGroup per tenant, org, repo and private
+		// owner, which MERGE relies on under concurrent writes; its index
+		// finds a tenant's groups (keyword.go).
+		"CREATE CONSTRAINT keyword_group IF NOT EXISTS FOR (n:KeywordGroup) REQUIRE (n.tenant_id, n.org_id, n.repo_id, n.owner) IS UNIQUE",
 	}
 }
 

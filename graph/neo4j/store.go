@@ -11,6 +11,7 @@ import (
 	neo4jdrv "github.com/neo4j/neo4j-go-driver/v5/neo4j"
 
 	"github.com/mnemo-dev/mnemo/graph"
+	"github.com/mnemo-dev/mnemo/graph/bm25"
 )
 
 var _ graph.Store = (*Store)(nil)
@@ -33,6 +34,7 @@ type Store struct {
 	driver    neo4jdrv.DriverWithContext
 	database  string
 	now       func() time.Time
+	stems     bm25.Stems // the keyword terms' stems, for every write
 	closeOnce sync.Once
 	closeErr  error
 }
@@ -57,6 +59,10 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 		return nil, fmt.Errorf("neo4j: connect %s: %w", cfg.URI, err)
 	}
 	if err := s.ensureSchema(ctx); err != nil {
+		_ = driver.Close(ctx)
+		return nil, err
+	}
+	if err := s.backfillKeywords(ctx); err != nil {
 		_ = driver.Close(ctx)
 		return nil, err
 	}

@@ -71,6 +71,7 @@ type batch struct {
 	mentions []map[string]any
 	chunks   []map[string]any
 	outbox   []map[string]any
+	kw       kwDeltas
 }
 
 // addEntity records an entity ref for merging and returns its norm name.
@@ -150,6 +151,7 @@ func (b *batch) run(ctx context.Context, tx neo4jdrv.ManagedTransaction) error {
 		{memoryMentionsCypher, "mentions", b.mentions},
 		{createChunksCypher, "chunks", b.chunks},
 		{createOutboxCypher, "items", b.outbox},
+		{keywordGroupsCypher, "groups", b.kw.rows()}, // last: the groups' locks are held the least
 	}
 	for _, st := range steps {
 		if len(st.rows) == 0 {
@@ -213,10 +215,12 @@ func (s *Store) CreateMemories(ctx context.Context, ins []graph.MemoryInput) ([]
 		m := &in.Memory
 		m.CreatedAt = m.CreatedAt.UTC()
 		m.LastAccessed, m.ValidFrom, m.ValidTo = utc(m.LastAccessed), utc(m.ValidFrom), utc(m.ValidTo)
+		props := memoryProps(*m, in.Version, s.stems.Stem)
 		b.rows = append(b.rows, map[string]any{
-			"memory":  memoryProps(*m, in.Version),
+			"memory":  props,
 			"version": versionProps(m.ID, m.Title, 1, in.Version, now),
 		})
+		b.kw.add(kwGroupOf(m.Scope, m.UserID, m.Visibility), 1, props["kw_len"].(int64))
 		b.addVersionParts(m.Scope, m.ID, in.Version, now)
 		mem := *m
 		mem.CurrentVersionID, mem.VersionCount = in.Version.ID, 1
@@ -264,7 +268,8 @@ const versionForAddCypher = `
 MATCH (m:Memory {id: $id})
 SET m._lock = true REMOVE m._lock
 RETURN m.tenant_id AS tenant_id, m.org_id AS org_id, m.repo_id AS repo_id,
-       m.status AS status, m.title AS title, m.version_count AS version_count`
+       m.status AS status, m.title AS title, m.version_count AS version_count,
+       m.user_id AS user_id, m.scope AS visibility, m.kw_len AS kw_len`
 
 // addVersionCypher appends a version to a memory, makes it current and drops
 // the memory's old MENTIONS (the new version's are linked afterwards). Uses
@@ -273,7 +278,7 @@ const addVersionCypher = `
 MATCH (m:Memory {id: $id})
 CREATE (v:Version) SET v = $version
 CREATE (m)-[:HAS_VERSION]->(v)
-SET m.current_version_id = v.id, m.version_count = v.number, m.search_text = $search_text
+SET m.current_version_id = v.id, m.version_count = v.number, m += $kw
 WITH m
 OPTIONAL MATCH (m)-[r:MENTIONS]->(:Entity)
 DELETE r`
@@ -309,14 +314,17 @@ func (s *Store) AddVersion(ctx context.Context, sc graph.Scope, memoryID string,
 			return graph.Version{}, err
 		}
 		number := int(i64(p, "version_count")) + 1
+		g := kwGroupOf(scopeOf(p), str(p, "user_id"), graph.Visibility(str(p, "visibility")))
+		kw := map[string]any{}
+		tokens := keywordProps(kw, g, str(p, "title"), graph.SearchText(in.IndexText, in.Content), s.stems.Stem)
 		_, err = collect(ctx, tx, addVersionCypher, map[string]any{
-			"id": memoryID, "version": versionProps(memoryID, str(p, "title"), number, in, now),
-			"search_text": graph.SearchText(in.IndexText, in.Content),
+			"id": memoryID, "version": versionProps(memoryID, str(p, "title"), number, in, now), "kw": kw,
 		})
 		if err != nil {
 			return graph.Version{}, err
 		}
 		var b batch
+		b.kw.add(g, 0, tokens-i64(p, "kw_len"))
 		b.addVersionParts(scopeOf(p), memoryID, in, now)
 		if err := b.run(ctx, tx); err != nil {
 			return graph.Version{}, err

@@ -148,13 +148,23 @@ func BenchmarkCandidates(b *testing.B) {
 
 // BenchmarkKeywordSearch ranks 20 memories (a caller's page) and 100 (the
 // engine's keyword pool) for 2-3 word queries drawn with the corpus's word
-// distribution.
+// distribution, for a reader of every memory (reader=all: the tenant's
+// statistics are the reader's) and for one of the corpus's 20 users
+// (reader=user: statistics over what that user may read, counted on the
+// postings).
 func BenchmarkKeywordSearch(b *testing.B) {
-	for _, limit := range []int{20, 100} {
-		b.Run(fmt.Sprintf("limit=%d", limit), func(b *testing.B) {
+	for _, bc := range []struct {
+		reader string
+		limit  int
+	}{{"all", 20}, {"all", 100}, {"user", 20}, {"user", 100}} {
+		b.Run(fmt.Sprintf("reader=%s/limit=%d", bc.reader, bc.limit), func(b *testing.B) {
 			s, c := cachedStore(b)
 			qs := c.KeywordQueries(4096)
+			limit := bc.limit
 			f := graph.Filter{Scope: benchScope, Reader: graph.System}
+			if bc.reader == "user" {
+				f.Reader = graph.Reader{UserID: "u1"}
+			}
 			// The first search builds the in-memory index: its time and
 			// the heap it adds.
 			var before, after runtime.MemStats

@@ -10,6 +10,7 @@ import (
 	"sort"
 
 	"github.com/mnemo-dev/mnemo/graph"
+	"github.com/mnemo-dev/mnemo/graph/bm25"
 )
 
 // queryer is a connection or a transaction.
@@ -521,15 +522,16 @@ FROM json_each(?) j CROSS JOIN memories m ON m.rid = j.value WHERE %s`
 
 // KeywordSearch implements graph.Store. Any query term matches (OR); more
 // matching terms and rarer terms rank higher: BM25 over title (weight 2) and
-// body, computed by the store's in-memory keyword index over the tenant's
-// memories. Matches are taken in rank order and filtered in growing batches
-// until limit pass, so the filter is applied before the limit, never after.
+// body, computed by the store's in-memory keyword index with the statistics
+// of the memories f admits (keywordIndex). Matches are taken in rank order
+// and filtered in growing batches until limit pass, so the filter is applied
+// before the limit, never after.
 func (s *Store) KeywordSearch(ctx context.Context, f graph.Filter, query string, limit int) ([]graph.Scored, error) {
 	w, err := memoryFilter(f, false)
 	if err != nil {
 		return nil, fmt.Errorf("keyword search: %w", err)
 	}
-	terms := queryTerms(query)
+	terms := bm25.QueryTerms(query)
 	if len(terms) == 0 || limit <= 0 {
 		return nil, nil
 	}
@@ -546,7 +548,7 @@ func (s *Store) KeywordSearch(ctx context.Context, f graph.Filter, query string,
 	if err := s.kw.sync(ctx, t); err != nil {
 		return nil, fmt.Errorf("keyword search: %w", err)
 	}
-	ranking := s.kw.rank(f.Scope.TenantID, terms)
+	ranking := s.kw.rank(f, terms)
 	var (
 		out    []graph.Scored
 		rids   []int64

@@ -6,21 +6,24 @@ import (
 	"database/sql"
 	"fmt"
 	"math"
-	"strings"
 	"sync"
-	"unicode"
-	"unicode/utf8"
-
-	"github.com/kljensen/snowball/english"
-	"golang.org/x/text/unicode/norm"
 
 	"github.com/mnemo-dev/mnemo/graph"
+	"github.com/mnemo-dev/mnemo/graph/bm25"
 )
 
 // keywordIndex is the store's keyword index: BM25 over each memory's title
-// and indexed body (English-stemmed terms, kwTokens), held in memory and partitioned by tenant, so a query
-// touches only its tenant's postings and its statistics (document count,
-// lengths, document frequencies) are the tenant's own.
+// and indexed body (English-stemmed terms, bm25.Tokens), held in memory and
+// partitioned by tenant, so a query touches only its tenant's postings.
+//
+// A score's statistics (document count, average length, document
+// frequencies) are those of the memories the caller may read (graph.Filter
+// Admits: its scope and the ones its reader reaches, other users' private
+// memories only with AllUsers), whatever their status, and of no other: a
+// caller's scores reveal nothing of another tenant, another org or repo, or
+// another user's private memories. Inside a tenant, documents fall in groups
+// that the rule admits or refuses whole (kwGroup), and each group keeps its
+// own count and length.
 //
 // The tables stay the source of truth. Every change to a memory's indexed
 // text is a new versions row, and versions rowids grow in commit order (one
@@ -55,14 +58,6 @@ func (k *keywordIndex) scratch(n int) *kwScratch {
 	return &kwScratch{s: make([]float64, n+n/4)}
 }
 
-// BM25 parameters, and the title's weight against the body (the ranking
-// FTS5 used here before: bm25(2.0, 1.0)).
-const (
-	bm25K1      = 1.2
-	bm25B       = 0.75
-	titleWeight = 2
-)
-
 // kwPart is one tenant's postings.
 type kwPart struct {
 	termIDs  map[string]uint32
@@ -71,9 +66,41 @@ type kwPart struct {
 	docs     []kwDoc       // by doc id; a reindexed memory gets a new doc id
 	byRID    map[int64]uint32
 	live     int
-	totalLen int64 // tokens in live documents
 	dead     int
+	groups   []kwGroup // by group id
+	groupIDs map[kwGroupKey]uint32
 	stems    map[string]string // token -> stem, for indexing (Snowball is slow)
+}
+
+// kwGroupKey places a memory for the access rule: its org and repo, and its
+// owner when the memory is private to them (else ""). A memory's scope,
+// owner and visibility never change, so neither does its group.
+type kwGroupKey struct{ org, repo, owner string }
+
+// kwGroup is the live documents of one group key: the units that a filter
+// admits or refuses whole, with the counts BM25 needs.
+type kwGroup struct {
+	probe    graph.Memory // a memory of the group, for graph.Filter.Admits
+	live     int
+	totalLen int64 // tokens in live documents
+}
+
+// group returns the id of the group of a memory in scope sc owned by owner
+// with visibility vis, adding the group when it is new.
+func (p *kwPart) group(sc graph.Scope, owner string, vis graph.Visibility) uint32 {
+	k := kwGroupKey{org: sc.OrgID, repo: sc.RepoID}
+	probe := graph.Memory{Scope: sc, Visibility: graph.VisibilityProject}
+	if vis.Private() && owner != "" {
+		k.owner = owner
+		probe.UserID, probe.Visibility = owner, vis
+	}
+	if id, ok := p.groupIDs[k]; ok {
+		return id
+	}
+	id := uint32(len(p.groups))
+	p.groups = append(p.groups, kwGroup{probe: probe})
+	p.groupIDs[k] = id
+	return id
 }
 
 // stem is the cached stem of tok; put runs under the index's write lock.
@@ -81,7 +108,7 @@ func (p *kwPart) stem(tok string) string {
 	if st, ok := p.stems[tok]; ok {
 		return st
 	}
-	st := stem(tok)
+	st := bm25.Stem(tok)
 	if len(p.stems) < maxCachedStems {
 		p.stems[tok] = st
 	}
@@ -95,6 +122,7 @@ const maxCachedStems = 1 << 20
 type kwDoc struct {
 	rid    int64
 	length uint32   // tokens, title and body
+	group  uint32   // kwPart.groups
 	terms  []uint32 // distinct term ids, to undo df when the doc dies
 	dead   bool
 }
@@ -112,7 +140,7 @@ func newKeywordIndex() *keywordIndex {
 
 // The memories whose indexed text changed in versions (after, upto], with
 // that text. Relies on the versions rowid and versions.id.
-const keywordDelta = `SELECT m.rid, m.tenant_id, m.title, cv.index_text, cv.content
+const keywordDelta = `SELECT m.rid, m.tenant_id, m.org_id, m.repo_id, m.user_id, m.visibility, m.title, cv.index_text, cv.content
 FROM (SELECT DISTINCT memory_rid AS r FROM versions WHERE rid > ? AND rid <= ?) d
 CROSS JOIN memories m ON m.rid = d.r
 JOIN versions cv ON cv.id = m.current_version_id`
@@ -143,8 +171,11 @@ func (k *keywordIndex) sync(ctx context.Context, t *sql.Tx) error {
 		return fmt.Errorf("keyword index: %w", err)
 	}
 	type change struct {
-		rid                 int64
-		tenant, title, body string
+		rid         int64
+		scope       graph.Scope
+		owner       string
+		vis         graph.Visibility
+		title, body string
 	}
 	var changes []change
 	for rows.Next() {
@@ -152,7 +183,8 @@ func (k *keywordIndex) sync(ctx context.Context, t *sql.Tx) error {
 			c              change
 			index, content string
 		)
-		if err := rows.Scan(&c.rid, &c.tenant, &c.title, &index, &content); err != nil {
+		if err := rows.Scan(&c.rid, &c.scope.TenantID, &c.scope.OrgID, &c.scope.RepoID, &c.owner, &c.vis,
+			&c.title, &index, &content); err != nil {
 			_ = rows.Close()
 			return fmt.Errorf("keyword index: %w", err)
 		}
@@ -168,12 +200,13 @@ func (k *keywordIndex) sync(ctx context.Context, t *sql.Tx) error {
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	for _, c := range changes {
-		p := k.tenants[c.tenant]
+		p := k.tenants[c.scope.TenantID]
 		if p == nil {
-			p = &kwPart{termIDs: map[string]uint32{}, byRID: map[int64]uint32{}, stems: map[string]string{}}
-			k.tenants[c.tenant] = p
+			p = &kwPart{termIDs: map[string]uint32{}, byRID: map[int64]uint32{},
+				groupIDs: map[kwGroupKey]uint32{}, stems: map[string]string{}}
+			k.tenants[c.scope.TenantID] = p
 		}
-		p.put(c.rid, c.title, c.body)
+		p.put(c.rid, p.group(c.scope, c.owner, c.vis), c.title, c.body)
 	}
 	for _, p := range k.tenants {
 		if p.dead > 1024 && p.dead > p.live {
@@ -184,9 +217,9 @@ func (k *keywordIndex) sync(ctx context.Context, t *sql.Tx) error {
 	return nil
 }
 
-// put indexes memory rid with its title and body, replacing what was indexed
-// for it.
-func (p *kwPart) put(rid int64, title, body string) {
+// put indexes memory rid of group g with its title and body, replacing what
+// was indexed for it.
+func (p *kwPart) put(rid int64, g uint32, title, body string) {
 	if old, ok := p.byRID[rid]; ok {
 		p.kill(old)
 	}
@@ -194,7 +227,7 @@ func (p *kwPart) put(rid int64, title, body string) {
 	freq := map[uint32]*kwPosting{}
 	var n uint32
 	count := func(text string, inTitle bool) {
-		kwTokensWith(text, p.stem, func(tok string) {
+		bm25.TokensWith(text, p.stem, func(tok string) {
 			n++
 			tid, ok := p.termIDs[tok]
 			if !ok {
@@ -217,7 +250,7 @@ func (p *kwPart) put(rid int64, title, body string) {
 	}
 	count(title, true)
 	count(body, false)
-	d := kwDoc{rid: rid, length: n, terms: make([]uint32, 0, len(freq))}
+	d := kwDoc{rid: rid, length: n, group: g, terms: make([]uint32, 0, len(freq))}
 	for tid, f := range freq {
 		p.postings[tid] = append(p.postings[tid], *f)
 		p.df[tid]++
@@ -226,7 +259,8 @@ func (p *kwPart) put(rid int64, title, body string) {
 	p.docs = append(p.docs, d)
 	p.byRID[rid] = id
 	p.live++
-	p.totalLen += int64(n)
+	p.groups[g].live++
+	p.groups[g].totalLen += int64(n)
 }
 
 // kill marks doc id dead; its postings stay until compact.
@@ -239,7 +273,8 @@ func (p *kwPart) kill(id uint32) {
 	d.terms = nil
 	p.live--
 	p.dead++
-	p.totalLen -= int64(d.length)
+	p.groups[d.group].live--
+	p.groups[d.group].totalLen -= int64(d.length)
 }
 
 // compact drops dead documents' postings. Doc ids stay as they are.
@@ -292,18 +327,39 @@ func (h *kwRanking) next(dst []int64, scores map[int64]float64, n int) []int64 {
 	return dst
 }
 
-// rank scores every live document of tenant that contains any of terms with
-// BM25 (each term's idf times its saturated, length-normalised frequency,
-// the title's counting titleWeight times) and returns them as a ranking.
-func (k *keywordIndex) rank(tenant string, terms []string) *kwRanking {
+// rank scores the live documents of f's tenant that f admits (its scope and
+// reader: graph.Filter.Admits) and that contain any of terms, with BM25 (each
+// term's idf times its saturated, length-normalised frequency, the title's
+// counting bm25.TitleWeight times) over the statistics of the admitted
+// documents alone, and returns them as a ranking. The store's filter then
+// applies the caller's narrowing (KeywordSearch).
+func (k *keywordIndex) rank(f graph.Filter, terms []string) *kwRanking {
 	k.mu.RLock()
 	defer k.mu.RUnlock()
-	p := k.tenants[tenant]
+	p := k.tenants[f.Scope.TenantID]
 	if p == nil || p.live == 0 {
 		return &kwRanking{}
 	}
-	n := float64(p.live)
-	avgdl := float64(p.totalLen) / n
+	admitted := make([]bool, len(p.groups))
+	var (
+		live     int
+		totalLen int64
+	)
+	for g := range p.groups {
+		if admitted[g] = f.Admits(p.groups[g].probe); admitted[g] {
+			live += p.groups[g].live
+			totalLen += p.groups[g].totalLen
+		}
+	}
+	if live == 0 {
+		return &kwRanking{}
+	}
+	// With every live document admitted (one group, or a reader that
+	// reaches them all), the tenant's document frequencies are the
+	// admitted ones; else they are counted on the postings.
+	everything := live == p.live
+	n := float64(live)
+	avgdl := float64(totalLen) / n
 	acc := k.scratch(len(p.docs))
 	defer k.pool.Put(acc)
 	var touched []uint32
@@ -312,21 +368,30 @@ func (k *keywordIndex) rank(tenant string, terms []string) *kwRanking {
 		if !ok || p.df[tid] == 0 {
 			continue
 		}
-		df := float64(p.df[tid])
-		idf := math.Log((n - df + 0.5) / (df + 0.5))
-		if idf <= 0 {
-			idf = 1e-6 // as FTS5: a term in most documents still counts a little
-		}
-		for _, x := range p.postings[tid] {
-			d := &p.docs[x.doc]
-			if d.dead {
+		postings := p.postings[tid]
+		df := int(p.df[tid])
+		if !everything {
+			df = 0
+			for _, x := range postings {
+				if d := &p.docs[x.doc]; !d.dead && admitted[d.group] {
+					df++
+				}
+			}
+			if df == 0 {
 				continue
 			}
-			f := float64(titleWeight*int(x.title) + int(x.body))
+		}
+		idf := bm25.IDF(n, float64(df))
+		for _, x := range postings {
+			d := &p.docs[x.doc]
+			if d.dead || !admitted[d.group] {
+				continue
+			}
+			tf := float64(bm25.TitleWeight*int(x.title) + int(x.body))
 			if acc.s[x.doc] == 0 {
 				touched = append(touched, x.doc)
 			}
-			acc.s[x.doc] += idf * f * (bm25K1 + 1) / (f + bm25K1*(1-bm25B+bm25B*float64(d.length)/avgdl))
+			acc.s[x.doc] += idf * bm25.Saturate(tf, float64(d.length), avgdl)
 		}
 	}
 	h := make(kwRanking, len(touched))
@@ -336,107 +401,6 @@ func (k *keywordIndex) rank(tenant string, terms []string) *kwRanking {
 	}
 	heap.Init(&h)
 	return &h
-}
-
-// kwTokens calls fn with each term of s as the index sees it: runs of
-// letters, digits and private-use characters, lower-cased, with diacritics
-// removed ("Café" -> "cafe"), like FTS5's unicode61 tokenizer; then words of
-// three or more ASCII letters are reduced to their English stem (Snowball,
-// "Porter2": "researching" and "researched" -> "research"), so a question's
-// wording finds a memory's.
-func kwTokens(s string, fn func(string)) { kwTokensWith(s, stem, fn) }
-
-// kwTokensWith is kwTokens with the stemmer given (a cached one when
-// indexing).
-func kwTokensWith(s string, stem func(string) string, fn func(string)) {
-	start := -1
-	ascii := true
-	emit := func(end int) {
-		tok := s[start:end]
-		if ascii {
-			tok = asciiLower(tok)
-		} else {
-			tok = foldToken(tok)
-		}
-		if tok != "" {
-			fn(stem(tok))
-		}
-		start, ascii = -1, true
-	}
-	for i, r := range s {
-		tokenChar := r < utf8.RuneSelf && (r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9') ||
-			r >= utf8.RuneSelf && (unicode.IsLetter(r) || unicode.IsNumber(r) || unicode.Is(unicode.Co, r) || unicode.Is(unicode.Mn, r) && start >= 0)
-		switch {
-		case tokenChar && start < 0:
-			start = i
-			ascii = r < utf8.RuneSelf
-		case tokenChar:
-			ascii = ascii && r < utf8.RuneSelf
-		case start >= 0:
-			emit(i)
-		}
-	}
-	if start >= 0 {
-		emit(len(s))
-	}
-}
-
-// stem is the English stem of a lower-case token of three or more ASCII
-// letters, and any other token (numbers, identifiers like "k8s", other
-// scripts) unchanged.
-func stem(tok string) string {
-	if len(tok) < 3 {
-		return tok
-	}
-	for i := 0; i < len(tok); i++ {
-		if c := tok[i]; c < 'a' || c > 'z' {
-			return tok
-		}
-	}
-	return english.Stem(tok, true)
-}
-
-func asciiLower(s string) string {
-	for i := 0; i < len(s); i++ {
-		if c := s[i]; c >= 'A' && c <= 'Z' {
-			return strings.ToLower(s)
-		}
-	}
-	return s
-}
-
-// foldToken lower-cases a token and strips its combining marks.
-func foldToken(s string) string {
-	var b strings.Builder
-	for _, r := range norm.NFD.String(s) {
-		if unicode.Is(unicode.Mn, r) {
-			continue
-		}
-		b.WriteRune(unicode.ToLower(r))
-	}
-	return b.String()
-}
-
-// queryTerms are the distinct tokens of a free-text query; any of them
-// matches (OR). Nothing in the query is syntax.
-func queryTerms(q string) []string {
-	seen := map[string]bool{}
-	var out []string
-	kwTokens(q, func(tok string) {
-		if !seen[tok] {
-			seen[tok] = true
-			out = append(out, tok)
-		}
-	})
-	return out
-}
-
-// KeywordTerms returns the terms the keyword index makes of text, in order
-// (tests and tools use it to see what a memory is indexed under).
-func KeywordTerms(text string) []string {
-	var out []string
-	kwTokens(text, func(t string) { out = append(out, t) })
-	return out
 }
 
 // WarmKeywordIndex builds the keyword index now rather than on the first

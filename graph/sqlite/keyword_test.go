@@ -4,8 +4,6 @@ import (
 	"context"
 	"database/sql"
 	"fmt"
-	"math"
-	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -15,6 +13,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mnemo-dev/mnemo/graph"
+	"github.com/mnemo-dev/mnemo/graph/bm25"
 	"github.com/mnemo-dev/mnemo/graph/sqlite"
 	"github.com/mnemo-dev/mnemo/graph/storetest"
 )
@@ -22,60 +21,100 @@ import (
 // TestKeywordScoresEqualFTS5 checks the in-memory keyword index's BM25
 // against SQLite FTS5's bm25 (title weight 2) over the same terms: FTS5 gets
 // the texts as the index's tokenizer sees them (stemmed terms joined by
-// spaces). For every query the k-th best score must be equal (ties may order
-// differently), and each hit's score must be FTS5's for that memory.
+// spaces), of the memories the filter admits only. For every query the k-th
+// best score must be equal (ties may order differently), and each hit's
+// score must be FTS5's for that memory.
+//
+// OneScope holds every memory in one scope, read by a reader that reaches
+// them all. AdmittedOnly adds memories the reader may not read (another
+// org's, another user's private ones): they must not count in the
+// statistics. The reader's own narrowing (Visibility here) keeps them out
+// of the results without changing any statistic.
 func TestKeywordScoresEqualFTS5(t *testing.T) {
-	s := open(t, t.TempDir())
-	scope := graph.Scope{TenantID: "t"}
-	c := storetest.Corpus(scope, 7, 1500)
-	// Give the pseudo-words English endings, so stems merge some of them.
-	for i := range c.Inputs {
-		c.Inputs[i].Version.Content = strings.NewReplacer(" ", "ing ").Replace(c.Inputs[i].Version.Content)
-	}
-	created, err := s.CreateMemories(t.Context(), c.Inputs)
-	require.NoError(t, err)
-
-	ref, err := sql.Open("sqlite", ":memory:")
-	require.NoError(t, err)
-	defer ref.Close()
-	ref.SetMaxOpenConns(1)
-	_, err = ref.Exec(`CREATE VIRTUAL TABLE f USING fts5(title, body, tokenize = 'unicode61 remove_diacritics 2');
-		INSERT INTO f (f, rank) VALUES ('rank', 'bm25(2.0, 1.0)')`)
-	require.NoError(t, err)
-	for i, in := range c.Inputs {
-		_, err := ref.Exec(`INSERT INTO f (rowid, title, body) VALUES (?, ?, ?)`, i,
-			strings.Join(sqlite.KeywordTerms(in.Memory.Title), " "), strings.Join(sqlite.KeywordTerms(in.Version.Content), " "))
-		require.NoError(t, err)
-	}
-	compared := 0
-	for _, q := range c.KeywordQueries(40) {
-		got, err := s.KeywordSearch(t.Context(), graph.Filter{Scope: scope, Reader: graph.System}, q, 20)
-		require.NoError(t, err)
-		match := `"` + strings.Join(sqlite.KeywordTerms(q), `" OR "`) + `"`
-		rows, err := ref.Query(`SELECT rowid, -rank FROM f WHERE f MATCH ? ORDER BY rank LIMIT 20`, match)
-		require.NoError(t, err)
-		want := map[string]float64{}
-		var wantScores []float64
-		for rows.Next() {
-			var (
-				i     int
-				score float64
-			)
-			require.NoError(t, rows.Scan(&i, &score))
-			want[created[i].Memory.ID] = score
-			wantScores = append(wantScores, score)
-		}
-		require.NoError(t, rows.Err())
-		require.Len(t, got, len(wantScores), "%q: hit count", q)
-		compared += len(got)
-		for k, h := range got {
-			assert.InEpsilon(t, wantScores[k], h.Score, 1e-9, "%q: score at rank %d", q, k)
-			if w, ok := want[h.Memory.ID]; ok {
-				assert.InEpsilon(t, w, h.Score, 1e-9, "%q: score of %s", q, h.Memory.ID)
+	tenant := graph.Scope{TenantID: "t"}
+	o1, o2 := graph.Scope{TenantID: "t", OrgID: "o1"}, graph.Scope{TenantID: "t", OrgID: "o2"}
+	for _, tc := range []struct {
+		name  string
+		f     graph.Filter
+		place func(i int, m *graph.Memory) // scope, owner and visibility of corpus memory i
+	}{
+		{"OneScope", graph.Filter{Scope: tenant, Reader: graph.System}, func(int, *graph.Memory) {}},
+		{"AdmittedOnly", graph.Filter{Scope: o1, Reader: graph.Reader{UserID: "u1"},
+			Visibility: []graph.Visibility{graph.VisibilityUser, graph.VisibilityProject}},
+			func(i int, m *graph.Memory) {
+				m.Scope, m.UserID, m.Visibility = o1, "u1", graph.VisibilityProject
+				switch i % 6 {
+				case 0:
+					m.UserID, m.Visibility = "u2", graph.VisibilitySession // u2's: not u1's to read
+				case 1:
+					m.Visibility = graph.VisibilityUser // u1's own
+				case 2:
+					m.Scope = tenant // above the reader's scope
+				case 3:
+					m.Scope = o2 // another org
+				}
+			}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := open(t, t.TempDir())
+			c := storetest.Corpus(tenant, 7, 1500)
+			// Give the pseudo-words English endings, so stems merge some of them.
+			for i := range c.Inputs {
+				c.Inputs[i].Version.Content = strings.NewReplacer(" ", "ing ").Replace(c.Inputs[i].Version.Content)
+				tc.place(i, &c.Inputs[i].Memory)
 			}
-		}
+			created, err := s.CreateMemories(t.Context(), c.Inputs)
+			require.NoError(t, err)
+
+			ref, err := sql.Open("sqlite", ":memory:")
+			require.NoError(t, err)
+			defer ref.Close()
+			ref.SetMaxOpenConns(1)
+			_, err = ref.Exec(`CREATE VIRTUAL TABLE f USING fts5(title, body, tokenize = 'unicode61 remove_diacritics 2');
+				INSERT INTO f (f, rank) VALUES ('rank', 'bm25(2.0, 1.0)')`)
+			require.NoError(t, err)
+			admitted := 0
+			for i, in := range c.Inputs {
+				if !tc.f.Admits(created[i].Memory) {
+					continue
+				}
+				admitted++
+				_, err := ref.Exec(`INSERT INTO f (rowid, title, body) VALUES (?, ?, ?)`, i,
+					strings.Join(bm25.Terms(in.Memory.Title), " "), strings.Join(bm25.Terms(in.Version.Content), " "))
+				require.NoError(t, err)
+			}
+			require.Greater(t, admitted, 500, "the reader's statistics are over many memories")
+			compared := 0
+			for _, q := range c.KeywordQueries(40) {
+				got, err := s.KeywordSearch(t.Context(), tc.f, q, 20)
+				require.NoError(t, err)
+				match := `"` + strings.Join(bm25.Terms(q), `" OR "`) + `"`
+				rows, err := ref.Query(`SELECT rowid, -rank FROM f WHERE f MATCH ? ORDER BY rank LIMIT 20`, match)
+				require.NoError(t, err)
+				want := map[string]float64{}
+				var wantScores []float64
+				for rows.Next() {
+					var (
+						i     int
+						score float64
+					)
+					require.NoError(t, rows.Scan(&i, &score))
+					want[created[i].Memory.ID] = score
+					wantScores = append(wantScores, score)
+				}
+				require.NoError(t, rows.Err())
+				require.Len(t, got, len(wantScores), "%q: hit count", q)
+				compared += len(got)
+				for k, h := range got {
+					assert.InEpsilon(t, wantScores[k], h.Score, 1e-9, "%q: score at rank %d", q, k)
+					if w, ok := want[h.Memory.ID]; ok {
+						assert.InEpsilon(t, w, h.Score, 1e-9, "%q: score of %s", q, h.Memory.ID)
+					}
+				}
+			}
+			require.Greater(t, compared, 400, "the queries must find something to compare")
+		})
 	}
-	require.Greater(t, compared, 400, "the queries must find something to compare")
 }
 
 // TestKeywordIndexFollowsWrites: the index answers from the tables as they
@@ -132,40 +171,6 @@ func TestKeywordIndexFollowsWrites(t *testing.T) {
 	got, err := b.KeywordSearch(t.Context(), f, "round3", 1000)
 	require.NoError(t, err)
 	assert.Len(t, got, 600, "every memory found by its current text")
-}
-
-// TestKeywordStatisticsPerTenant: a tenant's scores depend on its own
-// memories only (document counts and frequencies are not shared), so one
-// tenant's data cannot be inferred from another's scores.
-func TestKeywordStatisticsPerTenant(t *testing.T) {
-	mine := graph.Scope{TenantID: "mine"}
-	mk := func(s graph.Scope, text string) graph.MemoryInput {
-		return graph.MemoryInput{Memory: graph.Memory{Scope: s, Type: "note", Title: "t"}, Version: graph.VersionInput{Content: text}}
-	}
-	own := []graph.MemoryInput{mk(mine, "rare common"), mk(mine, "common words"), mk(mine, "other words")}
-	score := func(extra []graph.MemoryInput) []float64 {
-		s := open(t, t.TempDir())
-		_, err := s.CreateMemories(t.Context(), append(slices.Clone(own), extra...))
-		require.NoError(t, err)
-		got, err := s.KeywordSearch(t.Context(), graph.Filter{Scope: mine, Reader: graph.System}, "rare common", 10)
-		require.NoError(t, err)
-		out := make([]float64, len(got))
-		for i, g := range got {
-			out[i] = g.Score
-		}
-		return out
-	}
-	alone := score(nil)
-	require.Len(t, alone, 2)
-	var theirs []graph.MemoryInput
-	for i := range 200 {
-		theirs = append(theirs, mk(graph.Scope{TenantID: "theirs"}, fmt.Sprintf("common rare %d", i)))
-	}
-	beside := score(theirs)
-	require.Len(t, beside, 2)
-	for i := range alone {
-		assert.False(t, math.Abs(alone[i]-beside[i]) > 1e-12, "score %d: %v alone, %v beside another tenant", i, alone[i], beside[i])
-	}
 }
 
 func scoredIDsOf(ss []graph.Scored) []string {

@@ -1,6 +1,7 @@
 package storetest
 
 import (
+	"strconv"
 	"strings"
 	"testing"
 
@@ -23,6 +24,9 @@ func testInvalidInput(t *testing.T, x *suite) {
 		{"MissingTenant", func(in *graph.MemoryInput) { in.Memory.Scope.TenantID = "" }},
 		{"MissingType", func(in *graph.MemoryInput) { in.Memory.Type = "" }},
 		{"IDWithSpace", func(in *graph.MemoryInput) { in.Memory.ID = "bad id" }},
+		{"IDWithZeroWidthSpace", func(in *graph.MemoryInput) { in.Memory.ID = "bad\u200bid" }},
+		{"UserIDWithBidiOverride", func(in *graph.MemoryInput) { in.Memory.UserID = "alice\u202egnp" }},
+		{"ChannelWithBOM", func(in *graph.MemoryInput) { in.Memory.Channel = "\ufeffchat" }},
 		{"EmptyContent", func(in *graph.MemoryInput) { in.Version.Content = "  " }},
 		{"OversizeContent", func(in *graph.MemoryInput) { in.Version.Content = strings.Repeat("a", graph.MaxContentLen+1) }},
 		{"InvalidUTF8Title", func(in *graph.MemoryInput) { in.Memory.Title = "bad \xff title" }},
@@ -115,6 +119,18 @@ func testInvalidInput(t *testing.T, x *suite) {
 			_, err := x.s.CreateBaseline(ctx(t), graph.Baseline{Scope: s, VersionIDs: []string{""}, PublishedBy: "l"})
 			return err
 		}},
+		{"TooManyTypesFilter", func() error {
+			_, err := x.s.ListMemories(ctx(t), withLists(f, func(l *graph.Filter) { l.Types = values("t", graph.MaxFilterValues+1) }), graph.Page{})
+			return err
+		}},
+		{"TooManyTagsKeyword", func() error {
+			_, err := x.s.KeywordSearch(ctx(t), withLists(f, func(l *graph.Filter) { l.Tags = values("g", graph.MaxFilterValues+1) }), "marker", 5)
+			return err
+		}},
+		{"TooManyEntityTypesCandidates", func() error {
+			_, err := x.s.Candidates(ctx(t), withLists(f, func(l *graph.Filter) { l.EntityTypes = values("e", graph.MaxFilterValues+1) }), []string{"x"}, 5)
+			return err
+		}},
 		{"CapsuleInvalidUTF8", func() error {
 			_, err := x.s.CreateCapsule(ctx(t), graph.Capsule{Scope: s, Name: "\xff", CreatedBy: "a"})
 			return err
@@ -126,6 +142,19 @@ func testInvalidInput(t *testing.T, x *suite) {
 			assert.ErrorIs(t, err, graph.ErrInvalid)
 		})
 	}
+	t.Run("FullFilterListsWork", func(t *testing.T) {
+		full := withLists(f, func(l *graph.Filter) {
+			l.Types, l.Tags, l.EntityTypes = values("t", graph.MaxFilterValues), values("g", graph.MaxFilterValues),
+				values("e", graph.MaxFilterValues)
+		})
+		l, err := x.s.ListMemories(ctx(t), full, graph.Page{})
+		require.NoError(t, err)
+		assert.Empty(t, l.Memories)
+		_, err = x.s.KeywordSearch(ctx(t), full, "marker", 5)
+		require.NoError(t, err)
+		_, err = x.s.Candidates(ctx(t), full, values("marker-entity", graph.MaxFilterValues), 5)
+		require.NoError(t, err)
+	})
 	t.Run("NothingWrittenByRefusedCalls", func(t *testing.T) {
 		vs, err := x.s.ListVersions(ctx(t), f, id)
 		require.NoError(t, err)
@@ -176,4 +205,19 @@ func (x *suite) assertEmpty(t *testing.T, s graph.Scope) {
 	evs, _, err := x.s.ListAudit(ctx(t), all, graph.AuditQuery{}, graph.Page{})
 	require.NoError(t, err)
 	assert.Empty(t, evs, "no audit written")
+}
+
+// values returns n distinct values prefix0, prefix1, ...
+func values(prefix string, n int) []string {
+	out := make([]string, n)
+	for i := range out {
+		out[i] = prefix + strconv.Itoa(i)
+	}
+	return out
+}
+
+// withLists returns f with edit applied to a copy.
+func withLists(f graph.Filter, edit func(*graph.Filter)) graph.Filter {
+	edit(&f)
+	return f
 }

@@ -56,6 +56,7 @@ func Run(t *testing.T, open func(t *testing.T) graph.Store, cfg Config) {
 		{"Candidates", testCandidates},
 		{"Neighbours", testNeighbours},
 		{"KeywordSearch", testKeywordSearch},
+		{"KeywordStatistics", testKeywordStatistics},
 		{"ListFilters", testListFilters},
 		{"ValidAt", testValidAt},
 		{"Edits", testEdits},

@@ -44,7 +44,14 @@ type tokenizer struct {
 	pad       int64
 	lowercase bool
 	maxLength int // ids per text including [CLS] and [SEP]
+	piece     int // bytes of raw text normalised at a time (encodePiece)
 }
+
+// encodePiece is how much raw text Encode normalises and splits at a time,
+// cut at ASCII whitespace, so that it stops reading once it has maxLength
+// ids: a 1 MiB text took 400 ms to encode 512 ids when it was normalised
+// whole (at ddf9847, 2026-11-26).
+const encodePiece = 4 << 10
 
 // loadVocab reads a vocab.txt: one token per line, the id is the line index.
 func loadVocab(path string) ([]string, error) {
@@ -75,6 +82,7 @@ func newTokenizer(vocab []string, lowercase bool, maxLength int) (*tokenizer, er
 		vocab:     make(map[string]int64, len(vocab)),
 		lowercase: lowercase,
 		maxLength: maxLength,
+		piece:     encodePiece,
 	}
 	for i, tok := range vocab {
 		if _, dup := t.vocab[tok]; !dup {
@@ -118,10 +126,14 @@ func (t *tokenizer) Encode(text string) []int64 {
 			ids = append(ids, t.vocab[seg.text])
 			continue
 		}
-		for _, word := range preTokenize(t.normalize(seg.text)) {
-			ids = t.appendWordPiece(ids, word)
-			if len(ids) >= limit {
-				break
+		for rest := seg.text; rest != "" && len(ids) < limit; {
+			piece := cutPiece(rest, t.piece)
+			rest = rest[len(piece):]
+			for _, word := range preTokenize(t.normalize(piece)) {
+				ids = t.appendWordPiece(ids, word)
+				if len(ids) >= limit {
+					break
+				}
 			}
 		}
 	}
@@ -129,6 +141,24 @@ func (t *tokenizer) Encode(text string) []int64 {
 		ids = ids[:limit]
 	}
 	return append(ids, t.sep)
+}
+
+// cutPiece returns the start of s up to about n bytes, cut just after an
+// ASCII whitespace character (or all of s when it has none past n). No
+// normalisation step looks across whitespace — pre-tokenisation splits
+// there and a space starts no canonical reordering — so normalising the
+// pieces one by one gives what normalising s whole does.
+func cutPiece(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	if i := strings.LastIndexAny(s[:n], " \t\n\r"); i >= 0 {
+		return s[:i+1]
+	}
+	if i := strings.IndexAny(s[n:], " \t\n\r"); i >= 0 {
+		return s[:n+i+1]
+	}
+	return s
 }
 
 // segment is a run of raw text, or one verbatim special token.

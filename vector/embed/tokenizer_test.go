@@ -110,13 +110,20 @@ func TestTokenizerGolden(t *testing.T) {
 }
 
 func FuzzTokenizerEncode(f *testing.F) {
-	for _, s := range []string{"", "Hello, world!", "unaffable 東京 [MASK]", "\x00\xff\ufffd", "[SEP[CLS]]"} {
+	for _, s := range []string{"", "Hello, world!", "unaffable 東京 [MASK]", "\x00\xff\ufffd", "[SEP[CLS]]", "cafe\u0301 na\u0308ive  run ning", "a \u0301b\t\r\n東京 hello"} {
 		f.Add(s)
 	}
 	tok, err := newTokenizer(testVocab, true, 16)
 	require.NoError(f, err)
+	whole, err := newTokenizer(testVocab, true, 16)
+	require.NoError(f, err)
+	whole.piece = 1 << 30
+	small, err := newTokenizer(testVocab, true, 16)
+	require.NoError(f, err)
+	small.piece = 3
 	f.Fuzz(func(t *testing.T, text string) {
 		ids := tok.Encode(text)
+		assert.Equal(t, whole.Encode(text), small.Encode(text), "encoding piece by piece changes nothing")
 		require.GreaterOrEqual(t, len(ids), 2)
 		require.LessOrEqual(t, len(ids), 16)
 		assert.Equal(t, int64(2), ids[0])

@@ -23,9 +23,12 @@ func (s suite) roundTrip(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 1))
 	pts := []vector.Point{point("a", "t", randVec(r, Dim)), point("b", "t", randVec(r, Dim)), point("c", "t", randVec(r, Dim))}
 	pts[1].Payload.OrgID, pts[1].Payload.RepoID, pts[1].Payload.Type = "o", "r", "decision"
+	pts[1].Payload.UserID, pts[1].Payload.Visibility, pts[1].Payload.Tags = "u1", "user", []string{"db", "ops"}
+	pts[1].Payload.SubjectType, pts[1].Payload.SubjectID = "team", "platform"
+	pts[1].Payload.ProjectID, pts[1].Payload.SessionID = "p1", "s1"
 	s.upsert(t, idx, pts...)
 
-	f := vector.Filter{TenantID: "t"}
+	f := all("t")
 	for _, p := range pts {
 		hits, err := idx.Search(ctx, p.Vector, f, 1)
 		require.NoError(t, err)
@@ -49,7 +52,7 @@ func (s suite) roundTrip(t *testing.T) {
 	assert.Equal(t, 1, calls)
 
 	// A tenant with nothing indexed sees an empty result, not an error.
-	assert.Equal(t, []string{}, visible(t, idx, vector.Filter{TenantID: "nobody"}))
+	assert.Equal(t, []string{}, visible(t, idx, all("nobody")))
 }
 
 func (s suite) upsertReplaces(t *testing.T) {
@@ -63,7 +66,7 @@ func (s suite) upsertReplaces(t *testing.T) {
 	p := point("a", "t", v2)
 	p.Payload.VersionID = "a-v2"
 	s.upsert(t, idx, p)
-	f := vector.Filter{TenantID: "t"}
+	f := all("t")
 	n, err := idx.Count(ctx, f)
 	require.NoError(t, err)
 	assert.Equal(t, 2, n, "upsert of an existing id must replace, not add")
@@ -104,7 +107,7 @@ func (s suite) delete(t *testing.T) {
 
 	require.NoError(t, idx.Delete(ctx, []string{"b", "never-existed"}))
 	require.NoError(t, idx.Delete(ctx, nil))
-	f := vector.Filter{TenantID: "t"}
+	f := all("t")
 	assert.Equal(t, []string{"a", "c"}, visible(t, idx, f))
 	hits, err := idx.Score(ctx, b.Vector, f, []string{"a", "b", "c"})
 	require.NoError(t, err)
@@ -131,13 +134,13 @@ func (s suite) tenantIsolation(t *testing.T) {
 
 	// A second tenant with nothing of its own sees nothing of the first.
 	for _, p := range t1 {
-		hits, err := idx.Search(ctx, p.Vector, vector.Filter{TenantID: "t2"}, 10)
+		hits, err := idx.Search(ctx, p.Vector, all("t2"), 10)
 		require.NoError(t, err)
 		assert.Empty(t, hits)
 	}
 	s.upsert(t, idx, t2...)
 	for i, p := range t1 {
-		hits, err := idx.Search(ctx, p.Vector, vector.Filter{TenantID: "t2"}, 10)
+		hits, err := idx.Search(ctx, p.Vector, all("t2"), 10)
 		require.NoError(t, err)
 		require.NotEmpty(t, hits)
 		assert.Equal(t, t2[i].ID, hits[0].ID)
@@ -146,14 +149,14 @@ func (s suite) tenantIsolation(t *testing.T) {
 		}
 	}
 	// Scoring another tenant's ids yields nothing.
-	hits, err := idx.Score(ctx, t1[0].Vector, vector.Filter{TenantID: "t2"}, t1IDs)
+	hits, err := idx.Score(ctx, t1[0].Vector, all("t2"), t1IDs)
 	require.NoError(t, err)
 	assert.Empty(t, hits)
 	// Tenant ids match exactly, not by prefix or case.
 	for _, tenant := range []string{"t", "T1", "t1 ", "t12"} {
-		assert.Equal(t, []string{}, visible(t, idx, vector.Filter{TenantID: tenant}), "tenant %q", tenant)
+		assert.Equal(t, []string{}, visible(t, idx, all(tenant)), "tenant %q", tenant)
 	}
-	assert.Len(t, visible(t, idx, vector.Filter{TenantID: "t1"}), 20)
+	assert.Len(t, visible(t, idx, all("t1")), 20)
 }
 
 func (s suite) scopeInheritance(t *testing.T) {
@@ -174,23 +177,28 @@ func (s suite) scopeInheritance(t *testing.T) {
 		p.Payload.OrgID, p.Payload.RepoID = fx.org, fx.repo
 		s.upsert(t, idx, p)
 	}
+	// Without subscopes a filter sees its own scope and the scopes above
+	// it; with subscopes also those beneath (empty means any).
 	tests := []struct {
 		name      string
 		org, repo string
-		want      []string
+		sees      []string
+		contains  []string
 	}{
-		{"tenant", "", "", []string{"o1r1", "o1r2", "o1w", "o2r3", "o2w", "tw"}},
-		{"org o1", "o1", "", []string{"o1r1", "o1r2", "o1w", "tw"}},
-		{"repo o1/r1", "o1", "r1", []string{"o1r1", "o1w", "tw"}},
-		{"repo o2/r3", "o2", "r3", []string{"o2r3", "o2w", "tw"}},
-		{"repo r1 any org", "", "r1", []string{"o1r1", "o1w", "o2w", "tw"}},
-		{"unknown org", "o9", "", []string{"tw"}},
-		{"repo of another org", "o2", "r1", []string{"o2w", "tw"}},
+		{"tenant", "", "", []string{"tw"}, []string{"o1r1", "o1r2", "o1w", "o2r3", "o2w", "tw"}},
+		{"org o1", "o1", "", []string{"o1w", "tw"}, []string{"o1r1", "o1r2", "o1w", "tw"}},
+		{"repo o1/r1", "o1", "r1", []string{"o1r1", "o1w", "tw"}, []string{"o1r1", "o1w", "tw"}},
+		{"repo o2/r3", "o2", "r3", []string{"o2r3", "o2w", "tw"}, []string{"o2r3", "o2w", "tw"}},
+		{"repo r1 any org", "", "r1", []string{"tw"}, []string{"o1r1", "o1w", "o2w", "tw"}},
+		{"unknown org", "o9", "", []string{"tw"}, []string{"tw"}},
+		{"repo of another org", "o2", "r1", []string{"o2w", "tw"}, []string{"o2w", "tw"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			got := visible(t, idx, vector.Filter{TenantID: "t", OrgID: tc.org, RepoID: tc.repo})
-			assert.Equal(t, tc.want, got)
+			f := vector.Filter{TenantID: "t", OrgID: tc.org, RepoID: tc.repo, ReaderUserID: "u"}
+			assert.Equal(t, tc.sees, visible(t, idx, f), "without subscopes")
+			f.Subscopes = true
+			assert.Equal(t, tc.contains, visible(t, idx, f), "with subscopes")
 		})
 	}
 }
@@ -219,14 +227,15 @@ func (s suite) typeAndTime(t *testing.T) {
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			tc.f.TenantID = "t"
+			tc.f.TenantID, tc.f.AllUsers, tc.f.Subscopes = "t", true, true
 			assert.Equal(t, tc.want, visible(t, idx, tc.f))
 		})
 	}
 }
 
-// fixedSet upserts n seeded random points into tenant "t" (half in org "o")
-// and as many into tenant "u", in batches, and returns the tenant-t points.
+// fixedSet upserts n seeded random points into tenant "t" (half in org "o",
+// two thirds private to users u1 or u2) and as many into tenant "u", in
+// batches, and returns the tenant-t points.
 func (s suite) fixedSet(t *testing.T, idx vector.Index, n int, seed uint64) []vector.Point {
 	t.Helper()
 	r := rand.New(rand.NewPCG(seed, seed))
@@ -236,6 +245,9 @@ func (s suite) fixedSet(t *testing.T, idx vector.Index, n int, seed uint64) []ve
 		if i%2 == 0 {
 			p.Payload.OrgID = "o"
 		}
+		// A third private to u1, a third private to u2, a third u2's
+		// but readable by the project.
+		p.Payload.UserID, p.Payload.Visibility = []string{"u2", "u1", "u2"}[i%3], []string{"project", "user", "user"}[i%3]
 		mine = append(mine, p)
 		all = append(all, p, point(fmt.Sprintf("u-%04d", i), "u", randVec(r, Dim)))
 	}
@@ -272,7 +284,7 @@ func (s suite) topKOrder(t *testing.T) {
 	idx := s.open(t, Dim)
 	pts := s.fixedSet(t, idx, 500, 7)
 	r := rand.New(rand.NewPCG(8, 8))
-	filters := []vector.Filter{{TenantID: "t"}, {TenantID: "t", OrgID: "o"}}
+	filters := []vector.Filter{all("t"), {TenantID: "t", OrgID: "o", ReaderUserID: "u1"}}
 	for qi := range 20 {
 		q := randVec(r, Dim)
 		for _, f := range filters {
@@ -308,7 +320,7 @@ func (s suite) scoreEqualsRestrictedSearch(t *testing.T) {
 	}
 	cands = append(cands, cands[0], cands[1], cands[2])
 
-	for _, f := range []vector.Filter{{TenantID: "t"}, {TenantID: "t", OrgID: "o"}} {
+	for _, f := range []vector.Filter{all("t"), {TenantID: "t", OrgID: "o", ReaderUserID: "u1"}} {
 		q := randVec(r, Dim)
 		got, err := idx.Score(ctx, q, f, cands)
 		require.NoError(t, err)
@@ -329,7 +341,7 @@ func (s suite) scoreEqualsRestrictedSearch(t *testing.T) {
 		}
 		s.assertSameRanking(t, exactTop(restricted, q, f, 1000), got)
 	}
-	got, err := idx.Score(ctx, randVec(r, Dim), vector.Filter{TenantID: "t"}, nil)
+	got, err := idx.Score(ctx, randVec(r, Dim), all("t"), nil)
 	require.NoError(t, err)
 	assert.Empty(t, got)
 }
@@ -343,7 +355,7 @@ func (s suite) reopen(t *testing.T) {
 	pts := s.fixedSet(t, idx, 300, 11)
 	require.NoError(t, idx.Delete(ctx, []string{pts[0].ID, pts[1].ID}))
 	q := randVec(rand.New(rand.NewPCG(12, 12)), Dim)
-	f := vector.Filter{TenantID: "t"}
+	f := all("t")
 	before, err := idx.Search(ctx, q, f, 10)
 	require.NoError(t, err)
 
@@ -356,7 +368,7 @@ func (s suite) reopen(t *testing.T) {
 	s.assertSameRanking(t, before, after)
 	s.assertSameRanking(t, exactTop(pts[2:], q, f, 10), after)
 	// Payloads survive too.
-	hits, err := idx.Score(ctx, q, vector.Filter{TenantID: "t", OrgID: "o"}, []string{pts[2].ID})
+	hits, err := idx.Score(ctx, q, vector.Filter{TenantID: "t", OrgID: "o", AllUsers: true, Subscopes: true}, []string{pts[2].ID})
 	require.NoError(t, err)
 	require.Len(t, hits, 1)
 	assert.Equal(t, pts[2].Payload.VersionID, hits[0].Payload.VersionID)
@@ -385,7 +397,7 @@ func (s suite) concurrentUpserts(t *testing.T) {
 				if err := idx.Upsert(ctx, pts); err != nil {
 					return err
 				}
-				if _, err := idx.Search(ctx, randVec(r, Dim), vector.Filter{TenantID: "t"}, 5); err != nil {
+				if _, err := idx.Search(ctx, randVec(r, Dim), all("t"), 5); err != nil {
 					return err
 				}
 				searches.Add(1)
@@ -394,7 +406,7 @@ func (s suite) concurrentUpserts(t *testing.T) {
 		})
 	}
 	require.NoError(t, g.Wait())
-	n, err := idx.Count(context.Background(), vector.Filter{TenantID: "t"})
+	n, err := idx.Count(context.Background(), all("t"))
 	require.NoError(t, err)
 	assert.Equal(t, writers*batches*per, n)
 	assert.Equal(t, int64(writers*batches), searches.Load())
@@ -439,7 +451,7 @@ func (s suite) invalidRefused(t *testing.T) {
 			require.Error(t, err)
 			assert.ErrorIs(t, err, tc.wantErr)
 			assert.ErrorIs(t, err, vector.ErrInvalid, "every refusal is ErrInvalid")
-			assert.Equal(t, []string{"good"}, visible(t, idx, vector.Filter{TenantID: "t"}))
+			assert.Equal(t, []string{"good"}, visible(t, idx, all("t")))
 		})
 	}
 
@@ -450,12 +462,13 @@ func (s suite) invalidRefused(t *testing.T) {
 		k       int
 		wantErr error
 	}{
-		{"query dimensions", randVec(r, Dim+3), vector.Filter{TenantID: "t"}, 5, vector.ErrDimension},
-		{"query NaN", nan, vector.Filter{TenantID: "t"}, 5, vector.ErrInvalid},
-		{"query zero", make([]float32, Dim), vector.Filter{TenantID: "t"}, 5, vector.ErrInvalid},
-		{"no tenant", good.Vector, vector.Filter{}, 5, vector.ErrInvalid},
-		{"empty window", good.Vector, vector.Filter{TenantID: "t", CreatedAfter: t0, CreatedBefore: t0}, 5, vector.ErrInvalid},
-		{"k zero", good.Vector, vector.Filter{TenantID: "t"}, 0, vector.ErrInvalid},
+		{"query dimensions", randVec(r, Dim+3), all("t"), 5, vector.ErrDimension},
+		{"query NaN", nan, all("t"), 5, vector.ErrInvalid},
+		{"query zero", make([]float32, Dim), all("t"), 5, vector.ErrInvalid},
+		{"no tenant", good.Vector, vector.Filter{AllUsers: true}, 5, vector.ErrInvalid},
+		{"no reader", good.Vector, vector.Filter{TenantID: "t"}, 5, vector.ErrInvalid},
+		{"empty window", good.Vector, vector.Filter{TenantID: "t", CreatedAfter: t0, CreatedBefore: t0, AllUsers: true, Subscopes: true}, 5, vector.ErrInvalid},
+		{"k zero", good.Vector, all("t"), 0, vector.ErrInvalid},
 	}
 	for _, tc := range queries {
 		t.Run("search "+tc.name, func(t *testing.T) {
@@ -467,8 +480,10 @@ func (s suite) invalidRefused(t *testing.T) {
 			}
 		})
 	}
-	_, err := idx.Count(ctx, vector.Filter{})
-	assert.ErrorIs(t, err, vector.ErrInvalid)
-	assert.ErrorIs(t, idx.Scan(ctx, vector.Filter{}, func(vector.Payload) error { return nil }), vector.ErrInvalid)
+	for _, f := range []vector.Filter{{}, {TenantID: "t"}} {
+		_, err := idx.Count(ctx, f)
+		assert.ErrorIs(t, err, vector.ErrInvalid)
+		assert.ErrorIs(t, idx.Scan(ctx, f, func(vector.Payload) error { return nil }), vector.ErrInvalid)
+	}
 	assert.ErrorIs(t, idx.Delete(ctx, []string{""}), vector.ErrInvalid)
 }

@@ -11,10 +11,23 @@
 //	   └─ o2 ─┬─ o2w      (org o2,  repo "")
 //	          └─ o2r3     (org o2,  repo r3)
 //
-// A filter sees a point when the tenant is equal and, for org and repo, the
-// filter's value is empty, or the point's is empty, or they are equal. So
-// {o1, r1} sees tw, o1w, o1r1; {o1} sees tw and all of o1; {"" , r1} sees
-// tw, o1w, o1r1, o2w.
+// A filter without Subscopes sees its own scope and the ones above it: {o1,
+// r1} sees tw, o1w, o1r1; {o1} sees tw, o1w; {} sees tw alone. With
+// Subscopes an empty org or repo in the filter means any: {o1} sees tw and
+// all of o1; {} sees everything; {"", r1} sees tw, o1w, o1r1, o2w.
+//
+// The users fixture of the access test (scope t/o1/r1 throughout):
+//
+//	id        owner  visibility
+//	u1-user   u1     user        private to u1
+//	u1-sess   u1     session     private to u1
+//	u1-proj   u1     project     every reader
+//	u2-user   u2     user        private to u2
+//	u2-glob   u2     global      every reader
+//	nobody    ""     user        no owner: every reader
+//
+// u1 sees u1-*, u2-glob and nobody; u2 sees u2-*, u1-proj and nobody; a
+// reader with AllUsers sees all six.
 package indextest
 
 import (
@@ -70,6 +83,11 @@ func Run(t *testing.T, open Factory, cfg Config) {
 		{"Reopen", s.reopen},
 		{"ConcurrentUpserts", s.concurrentUpserts},
 		{"InvalidInputRefused", s.invalidRefused},
+		{"AccessRule", s.accessRule},
+		{"PrivateNeighboursDoNotCrowdOut", s.privateDoNotCrowdOut},
+		{"NarrowingFields", s.narrowing},
+		{"ErrClosedAfterClose", s.closed},
+		{"Cancellation", s.cancellation},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, tc.run)
@@ -92,6 +110,11 @@ func randVec(r *rand.Rand, dim int) []float32 {
 		v[i] = float32(r.NormFloat64())
 	}
 	return v
+}
+
+// all is the maintenance filter of a tenant: every user, every subscope.
+func all(tenant string) vector.Filter {
+	return vector.Filter{TenantID: tenant, AllUsers: true, Subscopes: true}
 }
 
 func point(id, tenant string, v []float32) vector.Point {

@@ -63,7 +63,7 @@ func benchSearch(b *testing.B, d dataset, opts local.Options) {
 	start := time.Now()
 	load(b, idx, d)
 	build := time.Since(start)
-	f := vector.Filter{TenantID: "acme"}
+	f := vector.Filter{TenantID: "acme", AllUsers: true, Subscopes: true}
 	rec := recall(b, idx, d, f, 10)
 
 	ctx := context.Background()

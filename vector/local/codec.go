@@ -50,6 +50,9 @@ func (e *encoder) vec(v []float32) {
 	}
 }
 
+// payload writes the format-2 payload: the format-1 fields, then the
+// access and narrowing fields (user, visibility, tags, subject, project,
+// session).
 func (e *encoder) payload(p vector.Payload) {
 	e.str(p.MemoryID)
 	e.str(p.VersionID)
@@ -58,6 +61,16 @@ func (e *encoder) payload(p vector.Payload) {
 	e.str(p.RepoID)
 	e.str(p.Type)
 	e.time(p.CreatedAt)
+	e.str(p.UserID)
+	e.str(p.Visibility)
+	e.uvarint(uint64(len(p.Tags)))
+	for _, t := range p.Tags {
+		e.str(t)
+	}
+	e.str(p.SubjectType)
+	e.str(p.SubjectID)
+	e.str(p.ProjectID)
+	e.str(p.SessionID)
 }
 
 // byteSource is what decoder reads from: a bytes.Reader for a log record, a
@@ -186,8 +199,11 @@ func (d *decoder) vec(dst []float32, dim int) []float32 {
 	return dst
 }
 
+// maxTags bounds a decoded tag count, as maxString bounds a length.
+const maxTags = 1 << 16
+
 func (d *decoder) payload() vector.Payload {
-	return vector.Payload{
+	p := vector.Payload{
 		MemoryID:  d.str(),
 		VersionID: d.str(),
 		TenantID:  d.str(),
@@ -196,6 +212,21 @@ func (d *decoder) payload() vector.Payload {
 		Type:      d.str(),
 		CreatedAt: d.time(),
 	}
+	p.UserID = d.str()
+	p.Visibility = d.str()
+	if n := d.uvarint(); n > maxTags {
+		d.fail(fmt.Errorf("tag count %d", n))
+	} else if n > 0 {
+		p.Tags = make([]string, n)
+		for i := range p.Tags {
+			p.Tags[i] = d.str()
+		}
+	}
+	p.SubjectType = d.str()
+	p.SubjectID = d.str()
+	p.ProjectID = d.str()
+	p.SessionID = d.str()
+	return p
 }
 
 // crcReader feeds every byte read through a running CRC-32C.

@@ -89,6 +89,10 @@ func payload(i int) vector.Payload {
 	if i%10 == 0 {
 		p.TenantID = "other" // 10% in a second tenant
 	}
+	if i%5 == 2 {
+		// 20% private, to three users in turn.
+		p.UserID, p.Visibility = fmt.Sprintf("u%d", i%3), vector.VisibilityUser
+	}
 	return p
 }
 

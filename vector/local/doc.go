@@ -4,8 +4,12 @@
 //
 // # Search
 //
-// Filters are applied inside the index. When at most
-// Options.ExactThreshold points (default 5000) match the filter, or so few
+// Filters (the access rule and the caller's narrowing, vector.Filter.Match)
+// are applied inside the index. When at most
+// Options.ExactThreshold points (default 5000) match the filter (estimated
+// from 1024 evenly spread slots of the tenant: nearly every filter hides
+// something, since a plain reader never sees other users' private points,
+// and an exact count would cost a pass over the tenant per search), or so few
 // that a walk wide enough to find k of them (about ef*2M distance
 // evaluations) would cost more than scanning them, search is an exact scan
 // of the tenant's points (filter first, then cosine). Past that it
@@ -27,9 +31,10 @@
 // A directory holds LOCK (flock: one process per directory), snapshot, and
 // wal-<seq>.log files. Every Upsert or Delete batch is one log record,
 // [u32 length][u32 CRC-32C][body], written and fsynced before the call
-// returns; the body is an op byte ('U' or 'D'), a count, then per point the
-// payload (length-prefixed strings, created_at as seconds+nanoseconds) and
-// the unit vector as little-endian float32s. On open, records are replayed
+// returns; the body is an op byte ('P' upsert, followed by the payload format
+// version, or 'D' delete), a count, then per point the payload
+// (length-prefixed strings, created_at as seconds+nanoseconds, the tag
+// list) and the unit vector as little-endian float32s. On open, records are replayed
 // up to the first one that is short or fails its CRC; that tail, which can
 // only hold a batch that was never acknowledged, is truncated. When the log
 // passes Options.CompactBytes (default 64 MiB), or dead slots outnumber live
@@ -40,4 +45,15 @@
 // The snapshot records the first log sequence it does not cover, so a crash
 // between those steps replays nothing twice. A snapshot ends with a CRC-32C
 // of its contents; a damaged one fails Open rather than opening empty.
+//
+// # Format versions
+//
+// Snapshots and upsert records carry the payload format. Format 2 (this
+// one) added the owner, visibility, tags, subject, project and session that
+// the access filter reads; format 1 (snapshot version 1, upsert op 'U') had
+// only tenant, org, repo, type and created_at. An index holding format 1 is
+// refused with vector.ErrOldFormat rather than read with empty access
+// fields (every private point would look public); Options.DiscardOldFormat,
+// which `mnemo reindex` sets, opens it empty instead so that the rebuild
+// from the graph can fill it.
 package local

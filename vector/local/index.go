@@ -54,6 +54,10 @@ type Options struct {
 	// Logger receives warnings (a torn log tail, a failed compaction); nil
 	// discards them.
 	Logger *slog.Logger
+	// DiscardOldFormat opens an index written in an older format
+	// (vector.ErrOldFormat) empty, removing its files, instead of refusing
+	// it. Only a rebuild from the graph (`mnemo reindex`) sets it.
+	DiscardOldFormat bool
 }
 
 func (o Options) withDefaults() Options {
@@ -146,11 +150,33 @@ func Open(dir string, opts Options) (*Index, error) {
 	}
 	x := &Index{dir: dir, opts: opts, lock: lock}
 	x.visits.New = func() any { return &visitSet{} }
-	if err := x.load(); err != nil {
+	err = x.load()
+	if errors.Is(err, vector.ErrOldFormat) && opts.DiscardOldFormat {
+		opts.Logger.Warn("vector index in an older format discarded, to be rebuilt from the graph", "dir", dir, "err", err)
+		if err = discardFiles(dir); err == nil {
+			err = x.load()
+		}
+	}
+	if err != nil {
 		lock.Close()
-		return nil, err
+		return nil, fmt.Errorf("vector index %s: %w", dir, err)
 	}
 	return x, nil
+}
+
+// discardFiles removes the snapshot and logs of the index in dir (not the
+// lock, which the caller holds).
+func discardFiles(dir string) error {
+	logs, err := filepath.Glob(filepath.Join(dir, "wal-*.log"))
+	if err != nil {
+		return fmt.Errorf("list vector logs: %w", err)
+	}
+	for _, name := range append(logs, filepath.Join(dir, snapshotName), filepath.Join(dir, snapshotName+".tmp")) {
+		if err := os.Remove(name); err != nil && !errors.Is(err, os.ErrNotExist) {
+			return fmt.Errorf("discard old vector index: %w", err)
+		}
+	}
+	return syncDir(dir)
 }
 
 func (x *Index) load() error {
@@ -282,7 +308,7 @@ func (x *Index) Score(ctx context.Context, query []float32, f vector.Filter, ids
 			continue
 		}
 		seen[slot] = struct{}{}
-		hits = append(hits, vector.Hit{ID: id, Score: 1 - st.vs.dist(q, slot), Payload: st.meta[slot].p})
+		hits = append(hits, vector.Hit{ID: id, Score: 1 - st.vs.dist(q, slot), Payload: outPayload(st.meta[slot].p)})
 	}
 	vector.SortHits(hits)
 	return hits, nil
@@ -292,6 +318,9 @@ func (x *Index) Score(ctx context.Context, query []float32, f vector.Filter, ids
 // lock, then hands payloads out in chunks without holding it, so fn may call
 // the index; points deleted meanwhile are skipped.
 func (x *Index) Scan(ctx context.Context, f vector.Filter, fn func(vector.Payload) error) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	if err := f.Validate(); err != nil {
 		return err
 	}
@@ -323,11 +352,14 @@ func (x *Index) Scan(ctx context.Context, f vector.Filter, fn func(vector.Payloa
 		}
 		for _, id := range ids[start:min(start+chunk, len(ids))] {
 			if slot, ok := x.st.byID[id]; ok && f.Match(x.st.meta[slot].p) {
-				batch = append(batch, x.st.meta[slot].p)
+				batch = append(batch, outPayload(x.st.meta[slot].p))
 			}
 		}
 		x.mu.RUnlock()
 		for _, p := range batch {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
 			if err := fn(p); err != nil {
 				return err
 			}

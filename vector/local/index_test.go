@@ -144,10 +144,10 @@ func TestTornTail(t *testing.T) {
 			idx, err = local.Open(dir, local.Options{Dimensions: dim})
 			require.NoError(t, err)
 			defer idx.Close()
-			n, err := idx.Count(ctx, vector.Filter{TenantID: "t"})
+			n, err := idx.Count(ctx, vector.Filter{TenantID: "t", AllUsers: true, Subscopes: true})
 			require.NoError(t, err)
 			assert.Equal(t, 29, n, "every acknowledged point survives")
-			n, err = idx.Count(ctx, vector.Filter{TenantID: "torn"})
+			n, err = idx.Count(ctx, vector.Filter{TenantID: "torn", AllUsers: true, Subscopes: true})
 			require.NoError(t, err)
 			want := 0
 			if tc.name == "garbage appended" {
@@ -163,10 +163,10 @@ func TestTornTail(t *testing.T) {
 			require.NoError(t, idx.Close())
 			idx, err = local.Open(dir, local.Options{Dimensions: dim})
 			require.NoError(t, err)
-			n, err = idx.Count(ctx, vector.Filter{TenantID: "late"})
+			n, err = idx.Count(ctx, vector.Filter{TenantID: "late", AllUsers: true, Subscopes: true})
 			require.NoError(t, err)
 			assert.Equal(t, 3, n)
-			n, err = idx.Count(ctx, vector.Filter{TenantID: "t"})
+			n, err = idx.Count(ctx, vector.Filter{TenantID: "t", AllUsers: true, Subscopes: true})
 			require.NoError(t, err)
 			assert.Equal(t, 29, n)
 		})
@@ -197,16 +197,16 @@ func TestSnapshotThenLog(t *testing.T) {
 	require.NoError(t, idx.Upsert(ctx, pts[200:]))
 	require.NoError(t, idx.Delete(ctx, []string{pts[5].ID}))
 	q := pts[7].Vector
-	before, err := idx.Search(ctx, q, vector.Filter{TenantID: "t"}, 10)
+	before, err := idx.Search(ctx, q, vector.Filter{TenantID: "t", AllUsers: true, Subscopes: true}, 10)
 	require.NoError(t, err)
 	require.NoError(t, idx.Close())
 
 	idx, err = local.Open(dir, opts)
 	require.NoError(t, err)
-	after, err := idx.Search(ctx, q, vector.Filter{TenantID: "t"}, 10)
+	after, err := idx.Search(ctx, q, vector.Filter{TenantID: "t", AllUsers: true, Subscopes: true}, 10)
 	require.NoError(t, err)
 	assert.Equal(t, before, after)
-	n, err := idx.Count(ctx, vector.Filter{TenantID: "t"})
+	n, err := idx.Count(ctx, vector.Filter{TenantID: "t", AllUsers: true, Subscopes: true})
 	require.NoError(t, err)
 	assert.Equal(t, 299, n)
 	require.NoError(t, idx.Close())
@@ -253,7 +253,7 @@ func TestCompactionDropsDead(t *testing.T) {
 	}
 	require.NoError(t, idx.Delete(ctx, gone))
 	q := pts[250].Vector
-	f := vector.Filter{TenantID: "t"}
+	f := vector.Filter{TenantID: "t", AllUsers: true, Subscopes: true}
 	before, err := idx.Search(ctx, q, f, 10)
 	require.NoError(t, err)
 	require.Equal(t, 200, idx.Stats().DeadSlots)
@@ -292,7 +292,7 @@ func TestGraphPersists(t *testing.T) {
 	require.NoError(t, idx.Upsert(ctx, pts[:5000]))
 	require.NoError(t, idx.Compact(ctx))
 	require.NoError(t, idx.Upsert(ctx, pts[5000:]))
-	f := vector.Filter{TenantID: "t"}
+	f := vector.Filter{TenantID: "t", AllUsers: true, Subscopes: true}
 	queries := randPoints(r, 20, dim, "q")
 	search := func(idx *local.Index) [][]vector.Hit {
 		var out [][]vector.Hit

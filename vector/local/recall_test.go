@@ -15,6 +15,9 @@ import (
 // 20k), for the tenant alone and under selective filters; and that no hit
 // ever falls outside the filter.
 func TestRecall(t *testing.T) {
+	all := func(tenant string) vector.Filter {
+		return vector.Filter{TenantID: tenant, AllUsers: true, Subscopes: true}
+	}
 	if testing.Short() {
 		t.Skip("builds a 20k-point graph")
 	}
@@ -31,11 +34,13 @@ func TestRecall(t *testing.T) {
 		f     vector.Filter
 		graph bool // whether the graph serves this filter
 	}{
-		{"tenant (90% of points)", vector.Filter{TenantID: "acme"}, true},
-		{"tenant and type note (60%), filter inside the walk", vector.Filter{TenantID: "acme", Types: []string{"note"}}, true},
-		{"tenant and type decision (30%: a walk wide enough costs more than the scan)", vector.Filter{TenantID: "acme", Types: []string{"decision"}}, false},
-		{"tenant and org (org-wide points inherited: 90%)", vector.Filter{TenantID: "acme", OrgID: "eng"}, true},
-		{"second tenant (10%, under the threshold: exact)", vector.Filter{TenantID: "other"}, false},
+		{"tenant (90% of points)", all("acme"), true},
+		{"tenant and type note (60%), filter inside the walk", vector.Filter{TenantID: "acme", Types: []string{"note"}, AllUsers: true, Subscopes: true}, true},
+		{"tenant and type decision (30%: a walk wide enough costs more than the scan)", vector.Filter{TenantID: "acme", Types: []string{"decision"}, AllUsers: true, Subscopes: true}, false},
+		{"tenant and org (org-wide points inherited: 90%)", vector.Filter{TenantID: "acme", OrgID: "eng", AllUsers: true, Subscopes: true}, true},
+		{"a user in org eng: the private points of two other users hidden inside the walk (78%)", vector.Filter{TenantID: "acme", OrgID: "eng", ReaderUserID: "u0"}, true},
+		{"a user at the tenant: tenant-wide points only, others' private ones hidden (39%: the scan is cheaper)", vector.Filter{TenantID: "acme", ReaderUserID: "u0"}, false},
+		{"second tenant (10%, under the threshold: exact)", all("other"), false},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

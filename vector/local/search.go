@@ -36,7 +36,7 @@ func (x *Index) Search(ctx context.Context, query []float32, f vector.Filter, k 
 	hits := make([]vector.Hit, len(items))
 	for i, it := range items {
 		p := st.meta[it.slot].p
-		hits[i] = vector.Hit{ID: p.MemoryID, Score: 1 - it.dist, Payload: p}
+		hits[i] = vector.Hit{ID: p.MemoryID, Score: 1 - it.dist, Payload: outPayload(p)}
 	}
 	vector.SortHits(hits)
 	return hits, nil
@@ -46,12 +46,21 @@ func (x *Index) Search(ctx context.Context, query []float32, f vector.Filter, k 
 const efScaleFrom = 100_000
 
 // search picks exact or graph search for f; caller holds mu for reading.
+//
+// The choice rests on an estimate of how many points match f (estimate):
+// counting them exactly would cost a pass over the tenant on every search,
+// and nearly every search narrows (a plain reader never sees other users'
+// private points). The estimate only steers: a walk that cannot fill k
+// results falls back to the exact scan, so a wrong estimate costs time,
+// never results.
 func (x *Index) search(st *state, q []float32, f vector.Filter, k int) []item {
-	matches := st.count(f)
-	if matches == 0 {
-		return nil
+	if st.graph == nil || len(st.tenants[f.TenantID]) <= x.opts.ExactThreshold {
+		x.exactSearches.Add(1)
+		return st.exact(q, f, k)
 	}
-	if st.graph == nil || matches <= x.opts.ExactThreshold {
+	matches := st.estimate(f)
+	if matches <= x.opts.ExactThreshold {
+		// Few (or, by the sample, none): the scan is as fast and exact.
 		x.exactSearches.Add(1)
 		return st.exact(q, f, k)
 	}
@@ -80,12 +89,37 @@ func (x *Index) search(st *state, q []float32, f vector.Filter, k int) []item {
 	visit := x.visits.Get().(*visitSet)
 	res, exhausted := st.graph.search(&st.vs, q, ef, allow, visit, matches)
 	x.visits.Put(visit)
-	if exhausted || len(res) < min(k, matches) {
+	if exhausted || len(res) < k {
+		// Fewer than k found: there may be no more, or the walk missed
+		// them; only the scan can tell.
 		x.fallbacks.Add(1)
 		return st.exact(q, f, k)
 	}
 	x.graphSearches.Add(1)
-	return res[:min(k, len(res))]
+	return res[:k]
+}
+
+// estimateSample is how many of a tenant's slots estimate inspects.
+const estimateSample = 1024
+
+// estimate returns about how many live points match f: exact when f
+// narrows nothing or the tenant has at most estimateSample slots, else
+// extrapolated from every n-th slot of the tenant (dead slots, which match
+// nothing, are sampled too, so the ratio stays unbiased). Caller holds mu.
+func (s *state) estimate(f vector.Filter) int {
+	slots := s.tenants[f.TenantID]
+	if !narrows(f) || len(slots) <= estimateSample {
+		return s.count(f)
+	}
+	step := len(slots) / estimateSample
+	hit, seen := 0, 0
+	for i := 0; i < len(slots); i += step {
+		seen++
+		if m := &s.meta[slots[i]]; !m.dead && f.Match(m.p) {
+			hit++
+		}
+	}
+	return hit * len(slots) / seen
 }
 
 // exact scans the tenant's slots, keeping the k closest that match f.
@@ -115,7 +149,12 @@ func (s *state) count(f vector.Filter) int {
 	return n
 }
 
-// narrows reports whether f restricts more than the tenant.
+// narrows reports whether f may hide a live point of its tenant: false only
+// for a maintenance filter (AllUsers and Subscopes, no org, repo or
+// narrowing), which matches every point of the tenant.
 func narrows(f vector.Filter) bool {
-	return f.OrgID != "" || f.RepoID != "" || len(f.Types) > 0 || !f.CreatedAfter.IsZero() || !f.CreatedBefore.IsZero()
+	return !f.AllUsers || !f.Subscopes || f.OrgID != "" || f.RepoID != "" ||
+		f.UserID != "" || len(f.Types) > 0 || len(f.Tags) > 0 || len(f.Visibility) > 0 ||
+		f.SubjectType != "" || f.SubjectID != "" || f.ProjectID != "" || f.SessionID != "" ||
+		!f.CreatedAfter.IsZero() || !f.CreatedBefore.IsZero()
 }

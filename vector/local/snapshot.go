@@ -9,13 +9,29 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+
+	"github.com/mnemo-dev/mnemo/vector"
 )
 
 const (
 	snapshotName  = "snapshot"
 	snapshotMagic = "MNEMOVEC"
-	formatVersion = 1
+	// formatVersion is the payload layout of snapshots and upsert log
+	// records. 1: tenant, org, repo, type, created_at. 2 (this one): also
+	// user, visibility, tags, subject, project, session, which the access
+	// rule needs; a format-1 index is refused with vector.ErrOldFormat.
+	formatVersion = 2
 )
+
+// errFormat reports a snapshot or log record in format v, not
+// formatVersion.
+func errFormat(v uint64) error {
+	if v < formatVersion {
+		return fmt.Errorf("%w: format %d, this mnemo reads format %d (points now carry the owner, visibility, tags, subject, project and session the access filter needs)",
+			vector.ErrOldFormat, v, formatVersion)
+	}
+	return fmt.Errorf("vector index format %d is newer than this mnemo's %d: run the mnemo that wrote it", v, formatVersion)
+}
 
 // writeSnapshot writes s to dir atomically: a temporary file, fsync,
 // rename over the previous snapshot, fsync of the directory. nextSeq is the
@@ -143,8 +159,8 @@ func decodeState(d *decoder, dim int, seed uint64) (*state, uint64, error) {
 	if string(d.full(len(snapshotMagic))) != snapshotMagic {
 		return nil, 0, fmt.Errorf("%w: not a vector snapshot", errCorrupt)
 	}
-	if v := d.u32(); v != formatVersion {
-		return nil, 0, fmt.Errorf("%w: format version %d, want %d", errCorrupt, v, formatVersion)
+	if v := d.u32(); d.err == nil && v != formatVersion {
+		return nil, 0, errFormat(uint64(v))
 	}
 	if got := int(d.u32()); d.err == nil && got != dim {
 		return nil, 0, fmt.Errorf("index has %d dimensions, options say %d", got, dim)

@@ -2,6 +2,7 @@ package local
 
 import (
 	"slices"
+	"strings"
 
 	"github.com/mnemo-dev/mnemo/vector"
 )
@@ -26,7 +27,8 @@ type state struct {
 	nLive   int
 	nDead   int
 	graph   *hnsw
-	strs    map[string]string // interned payload strings: equal strings share memory
+	strs    map[string]string   // interned payload strings: equal strings share memory
+	tagSets map[string][]string // interned tag lists, keyed by their joined form
 }
 
 func newState(dim int) *state {
@@ -36,6 +38,7 @@ func newState(dim int) *state {
 		tenants: map[string][]int32{},
 		live:    map[string]int{},
 		strs:    map[string]string{},
+		tagSets: map[string][]string{},
 	}
 }
 
@@ -57,6 +60,38 @@ func (s *state) internPayload(p vector.Payload) vector.Payload {
 	p.OrgID = s.intern(p.OrgID)
 	p.RepoID = s.intern(p.RepoID)
 	p.Type = s.intern(p.Type)
+	p.UserID = s.intern(p.UserID)
+	p.Visibility = s.intern(p.Visibility)
+	p.SubjectType = s.intern(p.SubjectType)
+	p.SubjectID = s.intern(p.SubjectID)
+	p.ProjectID = s.intern(p.ProjectID)
+	p.SessionID = s.intern(p.SessionID)
+	p.Tags = s.internTags(p.Tags)
+	return p
+}
+
+// internTags returns the shared copy of an equal tag list (never the
+// caller's slice, so the caller may reuse it). Shared lists are never
+// modified; payloads handed out copy them (outPayload).
+func (s *state) internTags(tags []string) []string {
+	if len(tags) == 0 {
+		return nil
+	}
+	key := strings.Join(tags, "\x00")
+	if y, ok := s.tagSets[key]; ok {
+		return y
+	}
+	y := make([]string, len(tags))
+	for i, t := range tags {
+		y[i] = s.intern(t)
+	}
+	s.tagSets[key] = y
+	return y
+}
+
+// outPayload is p as handed to a caller: its own copy of the tags.
+func outPayload(p vector.Payload) vector.Payload {
+	p.Tags = slices.Clone(p.Tags)
 	return p
 }
 

@@ -16,10 +16,12 @@ import (
 	"github.com/mnemo-dev/mnemo/vector"
 )
 
-// Log record operations.
+// Log record operations. An upsert record names the payload format after
+// its op byte; format 1 wrote 'U' with no version and is refused.
 const (
-	opUpsert byte = 'U'
-	opDelete byte = 'D'
+	opUpsertV1 byte = 'U'
+	opUpsert   byte = 'P'
+	opDelete   byte = 'D'
 )
 
 // recordHeader is the length and CRC-32C of a record body.
@@ -42,6 +44,7 @@ func walName(seq uint64) string { return fmt.Sprintf("wal-%020d.log", seq) }
 func encodeUpsert(pts []vector.Payload, vecs [][]float32) []byte {
 	e := encoder{b: make([]byte, 0, 64+len(pts)*(96+4*len(vecs[0])))}
 	e.byte(opUpsert)
+	e.uvarint(formatVersion)
 	e.uvarint(uint64(len(pts)))
 	for i, p := range pts {
 		e.payload(p)
@@ -140,6 +143,14 @@ func replay(path string, s *state, log *slog.Logger) (int64, error) {
 func applyRecord(body []byte, s *state) error {
 	d := decoder{r: bytes.NewReader(body)}
 	op := d.byte()
+	switch op {
+	case opUpsertV1:
+		return errFormat(1)
+	case opUpsert:
+		if v := d.uvarint(); d.err == nil && v != formatVersion {
+			return errFormat(v)
+		}
+	}
 	n := d.uvarint()
 	if n > uint64(len(body)) {
 		return fmt.Errorf("%w: count %d", errCorrupt, n)

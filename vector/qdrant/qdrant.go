@@ -4,10 +4,18 @@
 //
 // One collection holds every tenant's points (cosine distance, dimensions
 // from the configuration) with keyword payload indexes on tenant_id (marked
-// as the tenant key), org_id, repo_id and type, and an integer index on
-// created_at_us; filters are pushed into Qdrant's search. Qdrant point ids
-// must be UUIDs or integers, so a memory id maps to the UUIDv5 of the id in
-// a fixed namespace, and the original id rides in the payload (memory_id).
+// as the tenant key), org_id, repo_id, type, user_id, visibility, tags,
+// subject_type, subject_id, project_id and session_id, and integer indexes
+// on created_at_us and mnemo_format; filters, the access rule included, are
+// pushed into Qdrant's search (toFilter). Qdrant point ids must be UUIDs or
+// integers, so a memory id maps to the UUIDv5 of the id in a fixed
+// namespace, and the original id rides in the payload (memory_id).
+//
+// Every point carries mnemo_format = 2 and every filter requires it, so a
+// point written before the access fields existed is never read as if it
+// were public. Open refuses a collection holding such points with
+// vector.ErrOldFormat unless Config.DiscardOldFormat (set by `mnemo
+// reindex`) asks it to delete them.
 //
 // Upsert and Delete wait for Qdrant to apply the operation before
 // returning. A batch larger than Config.BatchSize is sent in several
@@ -21,6 +29,7 @@ import (
 	"fmt"
 	"net/url"
 	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/google/uuid"
@@ -39,7 +48,21 @@ const (
 	keyType      = "type"
 	keyCreatedAt = "created_at"    // RFC 3339 with nanoseconds, for the round trip
 	keyCreatedUS = "created_at_us" // Unix microseconds, for range filters
+
+	keyUserID      = "user_id"
+	keyVisibility  = "visibility"
+	keyTags        = "tags" // a list of strings
+	keySubjectType = "subject_type"
+	keySubjectID   = "subject_id"
+	keyProjectID   = "project_id"
+	keySessionID   = "session_id"
+	keyFormat      = "mnemo_format" // payloadFormat on every point this package writes
 )
+
+// payloadFormat is the payload layout written by this package: 2 added the
+// access and narrowing fields (user_id ... session_id). Points without it
+// are refused (Open) and never match a filter (toFilter).
+const payloadFormat = 2
 
 // DefaultCollection is the collection name when Config.Collection is empty.
 const DefaultCollection = "mnemo_memories"
@@ -69,12 +92,17 @@ type Config struct {
 	Dimensions int
 	// BatchSize caps points per upsert request; 0 means DefaultBatchSize.
 	BatchSize int
+	// DiscardOldFormat deletes, at Open, the points written before
+	// payloadFormat instead of refusing the collection. Only a rebuild from
+	// the graph (`mnemo reindex`) sets it.
+	DiscardOldFormat bool
 }
 
 // Index is a vector.Index on one Qdrant collection. Safe for concurrent use.
 type Index struct {
 	client *qd.Client
 	cfg    Config
+	closed atomic.Bool
 }
 
 var _ vector.Index = (*Index)(nil)
@@ -160,6 +188,14 @@ func (x *Index) setup(ctx context.Context) error {
 		{keyRepoID, qd.FieldType_FieldTypeKeyword, nil},
 		{keyType, qd.FieldType_FieldTypeKeyword, nil},
 		{keyCreatedUS, qd.FieldType_FieldTypeInteger, nil},
+		{keyUserID, qd.FieldType_FieldTypeKeyword, nil},
+		{keyVisibility, qd.FieldType_FieldTypeKeyword, nil},
+		{keyTags, qd.FieldType_FieldTypeKeyword, nil},
+		{keySubjectType, qd.FieldType_FieldTypeKeyword, nil},
+		{keySubjectID, qd.FieldType_FieldTypeKeyword, nil},
+		{keyProjectID, qd.FieldType_FieldTypeKeyword, nil},
+		{keySessionID, qd.FieldType_FieldTypeKeyword, nil},
+		{keyFormat, qd.FieldType_FieldTypeInteger, nil},
 	}
 	for _, ix := range indexes {
 		if _, ok := info.GetPayloadSchema()[ix.field]; ok {
@@ -176,7 +212,58 @@ func (x *Index) setup(ctx context.Context) error {
 			return fmt.Errorf("qdrant payload index %s.%s: %w", name, ix.field, err)
 		}
 	}
+	return x.checkFormat(ctx)
+}
+
+// checkFormat refuses (or, with DiscardOldFormat, deletes) points written
+// before payloadFormat: they lack the access fields.
+func (x *Index) checkFormat(ctx context.Context) error {
+	old := &qd.Filter{MustNot: []*qd.Condition{qd.NewMatchInt(keyFormat, payloadFormat)}}
+	n, err := x.client.Count(ctx, &qd.CountPoints{CollectionName: x.cfg.Collection, Filter: old, Exact: qd.PtrOf(true)})
+	if err != nil {
+		return fmt.Errorf("qdrant collection %s: count old-format points: %w", x.cfg.Collection, err)
+	}
+	if n == 0 {
+		return nil
+	}
+	if !x.cfg.DiscardOldFormat {
+		return fmt.Errorf("%w: qdrant collection %s holds %d points without the owner, visibility, tags, subject, project and session of format %d",
+			vector.ErrOldFormat, x.cfg.Collection, n, payloadFormat)
+	}
+	_, err = x.client.Delete(ctx, &qd.DeletePoints{
+		CollectionName: x.cfg.Collection,
+		Wait:           qd.PtrOf(true),
+		Points:         qd.NewPointsSelectorFilter(old),
+	})
+	if err != nil {
+		return fmt.Errorf("qdrant collection %s: delete %d old-format points: %w", x.cfg.Collection, n, err)
+	}
 	return nil
+}
+
+// begin is the check every call makes first: a cancelled context, then a
+// closed index.
+func (x *Index) begin(ctx context.Context) error {
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	if x.closed.Load() {
+		return vector.ErrClosed
+	}
+	return nil
+}
+
+// fail reports a failed request: ctx.Err() when the context ended (gRPC's
+// own status does not wrap it), ErrClosed when the index was closed
+// meanwhile, else the error with what was being done.
+func (x *Index) fail(ctx context.Context, err error, format string, args ...any) error {
+	if ctxErr := ctx.Err(); ctxErr != nil {
+		return ctxErr
+	}
+	if x.closed.Load() {
+		return vector.ErrClosed
+	}
+	return fmt.Errorf(format+": %w", append(args, err)...)
 }
 
 // PointID is the Qdrant point id of a memory id: its UUIDv5 in a fixed
@@ -190,6 +277,9 @@ func (x *Index) Dimensions() int { return x.cfg.Dimensions }
 
 // Upsert implements vector.Index.
 func (x *Index) Upsert(ctx context.Context, pts []vector.Point) error {
+	if err := x.begin(ctx); err != nil {
+		return err
+	}
 	if err := vector.ValidateBatch(pts, x.cfg.Dimensions); err != nil {
 		return err
 	}
@@ -209,7 +299,7 @@ func (x *Index) Upsert(ctx context.Context, pts []vector.Point) error {
 			Points:         structs,
 		})
 		if err != nil {
-			return fmt.Errorf("qdrant upsert %d points: %w", len(batch), err)
+			return x.fail(ctx, err, "qdrant upsert %d points", len(batch))
 		}
 	}
 	return nil
@@ -217,6 +307,9 @@ func (x *Index) Upsert(ctx context.Context, pts []vector.Point) error {
 
 // Delete implements vector.Index.
 func (x *Index) Delete(ctx context.Context, ids []string) error {
+	if err := x.begin(ctx); err != nil {
+		return err
+	}
 	if len(ids) == 0 {
 		return nil
 	}
@@ -233,7 +326,7 @@ func (x *Index) Delete(ctx context.Context, ids []string) error {
 		Points:         qd.NewPointsSelectorIDs(pids),
 	})
 	if err != nil {
-		return fmt.Errorf("qdrant delete %d points: %w", len(ids), err)
+		return x.fail(ctx, err, "qdrant delete %d points", len(ids))
 	}
 	return nil
 }
@@ -244,7 +337,7 @@ func (x *Index) Search(ctx context.Context, query []float32, f vector.Filter, k 
 	if k <= 0 {
 		return nil, fmt.Errorf("%w: search: k must be positive, got %d", vector.ErrInvalid, k)
 	}
-	q, err := x.checkQuery(query, f)
+	q, err := x.checkQuery(ctx, query, f)
 	if err != nil {
 		return nil, err
 	}
@@ -254,7 +347,7 @@ func (x *Index) Search(ctx context.Context, query []float32, f vector.Filter, k 
 // Score implements vector.Index: an exact search restricted to the
 // candidates' point ids (a HasId condition) within the filter.
 func (x *Index) Score(ctx context.Context, query []float32, f vector.Filter, ids []string) ([]vector.Hit, error) {
-	q, err := x.checkQuery(query, f)
+	q, err := x.checkQuery(ctx, query, f)
 	if err != nil {
 		return nil, err
 	}
@@ -285,7 +378,7 @@ func (x *Index) query(ctx context.Context, q []float32, f *qd.Filter, limit uint
 		WithPayload:    qd.NewWithPayload(true),
 	})
 	if err != nil {
-		return nil, fmt.Errorf("qdrant query: %w", err)
+		return nil, x.fail(ctx, err, "qdrant query")
 	}
 	hits := make([]vector.Hit, 0, len(res))
 	for _, sp := range res {
@@ -302,6 +395,9 @@ func (x *Index) query(ctx context.Context, q []float32, f *qd.Filter, limit uint
 // Scan implements vector.Index by scrolling the filtered collection a page
 // at a time.
 func (x *Index) Scan(ctx context.Context, f vector.Filter, fn func(vector.Payload) error) error {
+	if err := x.begin(ctx); err != nil {
+		return err
+	}
 	if err := f.Validate(); err != nil {
 		return err
 	}
@@ -315,9 +411,12 @@ func (x *Index) Scan(ctx context.Context, f vector.Filter, fn func(vector.Payloa
 			WithPayload:    qd.NewWithPayload(true),
 		})
 		if err != nil {
-			return fmt.Errorf("qdrant scroll: %w", err)
+			return x.fail(ctx, err, "qdrant scroll")
 		}
 		for _, rp := range pts {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
 			p, err := fromPayload(rp.GetPayload())
 			if err != nil {
 				return err
@@ -335,6 +434,9 @@ func (x *Index) Scan(ctx context.Context, f vector.Filter, fn func(vector.Payloa
 
 // Count implements vector.Index (an exact count).
 func (x *Index) Count(ctx context.Context, f vector.Filter) (int, error) {
+	if err := x.begin(ctx); err != nil {
+		return 0, err
+	}
 	if err := f.Validate(); err != nil {
 		return 0, err
 	}
@@ -344,26 +446,36 @@ func (x *Index) Count(ctx context.Context, f vector.Filter) (int, error) {
 		Exact:          qd.PtrOf(true),
 	})
 	if err != nil {
-		return 0, fmt.Errorf("qdrant count: %w", err)
+		return 0, x.fail(ctx, err, "qdrant count")
 	}
 	return int(n), nil
 }
 
-// Close closes the connection; the data stays in Qdrant.
+// Close closes the connection; the data stays in Qdrant. Later calls fail
+// with vector.ErrClosed; closing twice is harmless.
 func (x *Index) Close() error {
+	if x.closed.Swap(true) {
+		return nil
+	}
 	return x.client.Close()
 }
 
 // DropCollection deletes the collection and everything in it (tests and
 // `mnemo doctor --rebuild` use it).
 func (x *Index) DropCollection(ctx context.Context) error {
+	if err := x.begin(ctx); err != nil {
+		return err
+	}
 	if err := x.client.DeleteCollection(ctx, x.cfg.Collection); err != nil {
 		return fmt.Errorf("drop qdrant collection %s: %w", x.cfg.Collection, err)
 	}
 	return nil
 }
 
-func (x *Index) checkQuery(query []float32, f vector.Filter) ([]float32, error) {
+func (x *Index) checkQuery(ctx context.Context, query []float32, f vector.Filter) ([]float32, error) {
+	if err := x.begin(ctx); err != nil {
+		return nil, err
+	}
 	if err := f.Validate(); err != nil {
 		return nil, err
 	}
@@ -373,19 +485,76 @@ func (x *Index) checkQuery(query []float32, f vector.Filter) ([]float32, error) 
 	return vector.Normalize(query), nil
 }
 
-// toFilter translates the scope rules: tenant equal; org and repo equal or
-// absent on the point (empty values are not stored, so is_empty matches
-// them); type one of; created_at_us in [after, before).
+// toFilter translates vector.Filter.Match into Qdrant conditions. Empty
+// values are not stored (toPayload), so is_empty matches them.
+//
+//   - tenant equal, and the point written in payloadFormat;
+//   - scope: with Subscopes, org and repo each equal or empty on the point
+//     when the filter names one; without, the point's scope is the
+//     filter's or above it: org empty or equal (empty when the filter's org
+//     is empty), and repo empty or (equal, in the filter's org);
+//   - users, unless AllUsers: the point has no owner, or its visibility is
+//     neither user nor session, or its owner is the reader;
+//   - narrowing: user equal, every tag present (one condition per tag),
+//     visibility and type one of, subject/project/session equal,
+//     created_at_us in [after, before).
 func toFilter(f vector.Filter) *qd.Filter {
-	must := []*qd.Condition{qd.NewMatchKeyword(keyTenantID, f.TenantID)}
-	for _, kv := range []struct{ key, val string }{{keyOrgID, f.OrgID}, {keyRepoID, f.RepoID}} {
-		if kv.val == "" {
-			continue
+	must := []*qd.Condition{qd.NewMatchKeyword(keyTenantID, f.TenantID), qd.NewMatchInt(keyFormat, payloadFormat)}
+	emptyOr := func(key string, c *qd.Condition) *qd.Condition {
+		return qd.NewFilterAsCondition(&qd.Filter{Should: []*qd.Condition{qd.NewIsEmpty(key), c}})
+	}
+	// equal is key == val, or key empty when val is "".
+	equal := func(key, val string) *qd.Condition {
+		if val == "" {
+			return qd.NewIsEmpty(key)
 		}
-		must = append(must, qd.NewFilterAsCondition(&qd.Filter{Should: []*qd.Condition{
-			qd.NewMatchKeyword(kv.key, kv.val),
-			qd.NewIsEmpty(kv.key),
-		}}))
+		return qd.NewMatchKeyword(key, val)
+	}
+	if f.Subscopes {
+		for _, kv := range []struct{ key, val string }{{keyOrgID, f.OrgID}, {keyRepoID, f.RepoID}} {
+			if kv.val != "" {
+				must = append(must, emptyOr(kv.key, qd.NewMatchKeyword(kv.key, kv.val)))
+			}
+		}
+	} else {
+		if f.OrgID == "" {
+			must = append(must, qd.NewIsEmpty(keyOrgID))
+		} else {
+			must = append(must, emptyOr(keyOrgID, qd.NewMatchKeyword(keyOrgID, f.OrgID)))
+		}
+		if f.RepoID == "" {
+			must = append(must, qd.NewIsEmpty(keyRepoID))
+		} else {
+			must = append(must, emptyOr(keyRepoID, qd.NewFilterAsCondition(&qd.Filter{Must: []*qd.Condition{
+				qd.NewMatchKeyword(keyRepoID, f.RepoID), equal(keyOrgID, f.OrgID),
+			}})))
+		}
+	}
+	if !f.AllUsers {
+		readable := []*qd.Condition{
+			qd.NewIsEmpty(keyUserID),
+			qd.NewFilterAsCondition(&qd.Filter{MustNot: []*qd.Condition{
+				qd.NewMatchKeywords(keyVisibility, vector.VisibilityUser, vector.VisibilitySession),
+			}}),
+		}
+		if f.ReaderUserID != "" {
+			readable = append(readable, qd.NewMatchKeyword(keyUserID, f.ReaderUserID))
+		}
+		must = append(must, qd.NewFilterAsCondition(&qd.Filter{Should: readable}))
+	}
+	for _, kv := range []struct{ key, val string }{
+		{keyUserID, f.UserID}, {keySubjectType, f.SubjectType}, {keySubjectID, f.SubjectID},
+		{keyProjectID, f.ProjectID}, {keySessionID, f.SessionID},
+	} {
+		if kv.val != "" {
+			must = append(must, qd.NewMatchKeyword(kv.key, kv.val))
+		}
+	}
+	for _, t := range f.Tags {
+		must = append(must, qd.NewMatchKeyword(keyTags, t))
+	}
+	if len(f.Visibility) > 0 {
+		must = append(must, qd.NewMatchKeywords(keyVisibility, f.Visibility...))
 	}
 	if len(f.Types) > 0 {
 		must = append(must, qd.NewMatchKeywords(keyType, f.Types...))
@@ -418,13 +587,23 @@ func toPayload(id string, p vector.Payload) map[string]*qd.Value {
 	m := map[string]*qd.Value{
 		keyMemoryID: qd.NewValueString(id),
 		keyTenantID: qd.NewValueString(p.TenantID),
+		keyFormat:   qd.NewValueInt(payloadFormat),
 	}
 	for _, kv := range []struct{ key, val string }{
 		{keyVersionID, p.VersionID}, {keyOrgID, p.OrgID}, {keyRepoID, p.RepoID}, {keyType, p.Type},
+		{keyUserID, p.UserID}, {keyVisibility, p.Visibility}, {keySubjectType, p.SubjectType},
+		{keySubjectID, p.SubjectID}, {keyProjectID, p.ProjectID}, {keySessionID, p.SessionID},
 	} {
 		if kv.val != "" {
 			m[kv.key] = qd.NewValueString(kv.val)
 		}
+	}
+	if len(p.Tags) > 0 {
+		tags := make([]*qd.Value, len(p.Tags))
+		for i, t := range p.Tags {
+			tags[i] = qd.NewValueString(t)
+		}
+		m[keyTags] = qd.NewValueFromList(tags...)
 	}
 	if !p.CreatedAt.IsZero() {
 		m[keyCreatedAt] = qd.NewValueString(p.CreatedAt.UTC().Format(time.RFC3339Nano))
@@ -444,6 +623,16 @@ func fromPayload(m map[string]*qd.Value) (vector.Payload, error) {
 		OrgID:     m[keyOrgID].GetStringValue(),
 		RepoID:    m[keyRepoID].GetStringValue(),
 		Type:      m[keyType].GetStringValue(),
+
+		UserID:      m[keyUserID].GetStringValue(),
+		Visibility:  m[keyVisibility].GetStringValue(),
+		SubjectType: m[keySubjectType].GetStringValue(),
+		SubjectID:   m[keySubjectID].GetStringValue(),
+		ProjectID:   m[keyProjectID].GetStringValue(),
+		SessionID:   m[keySessionID].GetStringValue(),
+	}
+	for _, v := range m[keyTags].GetListValue().GetValues() {
+		p.Tags = append(p.Tags, v.GetStringValue())
 	}
 	if p.MemoryID == "" || p.TenantID == "" {
 		return p, errPayload

@@ -1,0 +1,222 @@
+package engine_test
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/mnemo-dev/mnemo/engine"
+	"github.com/mnemo-dev/mnemo/graph"
+)
+
+// canonPair is one labelled statement pair of testdata/canonical/pairs.jsonl:
+// a is written first, then b, by one writer into one namespace.
+type canonPair struct {
+	A      string `json:"a"`
+	B      string `json:"b"`
+	Class  string `json:"class"`  // same_fact | near_duplicate | new_value | different_fact
+	Source string `json:"source"` // note | doc | conversation
+}
+
+// Pair classes and what the write of b should do.
+var canonClasses = []struct {
+	class, want string
+}{
+	{"same_fact", "reinforce"},                   // differs in case, punctuation, whitespace or fluff
+	{"near_duplicate", "reinforce or supersede"}, // articles, plurals, synonyms, light verbs, small rewordings
+	{"new_value", "supersede"},                   // same slot, new value
+	{"different_fact", "keep"},                   // shares words, numbers or entities; both must stay
+}
+
+// TestCanonicalPairs runs the real ingest decision, through the engine on
+// the test store, on every labelled pair and reports the outcome per class.
+// Outcomes: reinforce (b reinforced a), supersede (b superseded a), flag (b
+// kept beside a, flagged as a possible contradiction), keep (b kept, no
+// flag). Targets (issue 11): a different fact is superseded in at most 1%
+// of pairs and never reinforced away in more than 1%; a restatement is
+// reinforced in at least 95%; reinforce and supersede decisions are right
+// in at least 95% of the pairs they are made on.
+//
+// pairs.jsonl is the labelled set; holdout.jsonl was written after the
+// rules were settled, by the same author, and has not been tuned against.
+func TestCanonicalPairs(t *testing.T) {
+	for _, set := range []struct {
+		name string
+		min  int
+	}{{"pairs", 300}, {"holdout", 80}} {
+		t.Run(set.name, func(t *testing.T) {
+			canonPairSet(t, "../testdata/canonical/"+set.name+".jsonl", set.min)
+		})
+	}
+}
+
+func canonPairSet(t *testing.T, path string, min int) {
+	pairs := loadCanonPairs(t, path)
+	require.GreaterOrEqual(t, len(pairs), min)
+	f := newIngFixture(t, ingOpts{})
+	// 632 writes: on Neo4j under load this takes longer than ingCtx's minute.
+	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
+	defer cancel()
+
+	type tally map[string]int
+	byClass := map[string]tally{}
+	bySource := map[string]tally{}
+	for i, p := range pairs {
+		w := graph.Principal{ID: fmt.Sprintf("pair-%d", i), Roles: []string{"librarian"}, Scope: f.scope} // the gate approves librarians: only integrity decides
+		a, err := f.eng.Ingest(ctx, w, engine.IngestRequest{Type: "note", Content: p.A})
+		require.NoError(t, err)
+		require.Equal(t, engine.StatusApproved, a.Status, "pair %d a: %+v", i, a)
+		b, err := f.eng.Ingest(ctx, w, engine.IngestRequest{Type: "note", Content: p.B})
+		require.NoError(t, err)
+		var got string
+		switch {
+		case b.Status == engine.StatusReinforced:
+			got = "reinforce"
+			require.Equal(t, a.ID, b.ID)
+		case b.Status == engine.StatusSuperseded:
+			got = "supersede"
+			require.Equal(t, a.ID, b.Supersedes)
+		case b.Status == engine.StatusApproved && len(b.Contradicts) > 0:
+			got = "flag"
+			assert.Equal(t, a.ID, b.Contradicts[0].ID)
+		case b.Status == engine.StatusApproved:
+			got = "keep"
+		default:
+			t.Fatalf("pair %d b: unexpected %+v", i, b)
+		}
+		if byClass[p.Class] == nil {
+			byClass[p.Class] = tally{}
+		}
+		if bySource[p.Source] == nil {
+			bySource[p.Source] = tally{}
+		}
+		byClass[p.Class][got]++
+		byClass[p.Class]["n"]++
+		ok := canonCorrect(p.Class, got)
+		if ok {
+			bySource[p.Source]["ok"]++
+		}
+		bySource[p.Source]["n"]++
+		if !ok {
+			t.Logf("%s pair %d -> %s (%s): %q / %q [%s / %s]", p.Class, i, got, b.Integrity+reasons(b), p.A, p.B, a.CanonicalKey, b.CanonicalKey)
+		}
+	}
+
+	var table strings.Builder
+	table.WriteString("| class | pairs | reinforce | supersede | kept, flagged | kept | correct |\n|---|---|---|---|---|---|---|\n")
+	decided := map[string][2]int{} // decision -> {right, made}
+	for _, c := range canonClasses {
+		n := byClass[c.class]
+		require.NotZero(t, n["n"], "class %s has no pairs", c.class)
+		right := 0
+		for _, o := range []string{"reinforce", "supersede", "flag", "keep"} {
+			if canonCorrect(c.class, o) {
+				right += n[o]
+			}
+		}
+		for _, d := range []string{"reinforce", "supersede"} {
+			r := decided[d]
+			r[1] += n[d]
+			if canonCorrect(c.class, d) {
+				r[0] += n[d]
+			}
+			decided[d] = r
+		}
+		fmt.Fprintf(&table, "| %s (want %s) | %d | %d | %d | %d | %d | %.1f%% |\n", c.class, c.want, n["n"],
+			n["reinforce"], n["supersede"], n["flag"], n["keep"], pct(right, n["n"]))
+	}
+	for _, d := range []string{"reinforce", "supersede"} {
+		r := decided[d]
+		fmt.Fprintf(&table, "\n%s decisions right: %d of %d (%.1f%%)", d, r[0], r[1], pct(r[0], r[1]))
+	}
+	for _, s := range []string{"note", "doc", "conversation"} {
+		fmt.Fprintf(&table, "\nsource %s: %d of %d right (%.1f%%)", s, bySource[s]["ok"], bySource[s]["n"], pct(bySource[s]["ok"], bySource[s]["n"]))
+	}
+	t.Logf("canonical pairs %s (store %s):\n%s", path, graphStoreName(), table.String())
+
+	diff := byClass["different_fact"]
+	assert.LessOrEqual(t, pct(diff["supersede"], diff["n"]), 1.0, "different facts superseded")
+	assert.LessOrEqual(t, pct(diff["reinforce"], diff["n"]), 1.0, "different facts reinforced away")
+	same := byClass["same_fact"]
+	assert.GreaterOrEqual(t, pct(same["reinforce"], same["n"]), 95.0, "restatements reinforced")
+	for _, d := range []string{"reinforce", "supersede"} {
+		r := decided[d]
+		assert.GreaterOrEqual(t, pct(r[0], r[1]), 95.0, "%s decisions right", d)
+	}
+}
+
+// canonCorrect reports whether outcome is right for a pair of class: a
+// restatement is reinforced, a new value supersedes, a different fact is
+// kept (flagged or not).
+func canonCorrect(class, outcome string) bool {
+	switch class {
+	case "same_fact":
+		return outcome == "reinforce"
+	case "near_duplicate":
+		// One memory holds the fact afterwards: reinforced, or replaced by
+		// its fuller or reworded restatement. Two copies (kept) or a false
+		// flag are the failures.
+		return outcome == "reinforce" || outcome == "supersede"
+	case "new_value":
+		return outcome == "supersede"
+	case "different_fact":
+		return outcome == "keep" || outcome == "flag"
+	}
+	return false
+}
+
+func reasons(r engine.IngestResult) string {
+	var out []string
+	for _, c := range r.Contradicts {
+		out = append(out, c.Reason)
+	}
+	return strings.Join(out, "; ")
+}
+
+func pct(a, b int) float64 {
+	if b == 0 {
+		return 0
+	}
+	return 100 * float64(a) / float64(b)
+}
+
+func graphStoreName() string {
+	if s := os.Getenv("MNEMO_TEST_STORE"); s != "" {
+		return s
+	}
+	return "sqlite"
+}
+
+func loadCanonPairs(t *testing.T, path string) []canonPair {
+	t.Helper()
+	fh, err := os.Open(path)
+	require.NoError(t, err)
+	defer fh.Close()
+	var out []canonPair
+	sc := bufio.NewScanner(fh)
+	for line := 1; sc.Scan(); line++ {
+		if strings.TrimSpace(sc.Text()) == "" {
+			continue
+		}
+		var p canonPair
+		dec := json.NewDecoder(strings.NewReader(sc.Text()))
+		dec.DisallowUnknownFields()
+		require.NoError(t, dec.Decode(&p), "%s:%d", path, line)
+		require.True(t, canonCorrect(p.Class, "reinforce") || canonCorrect(p.Class, "supersede") || canonCorrect(p.Class, "keep"),
+			"%s:%d: unknown class %q", path, line, p.Class)
+		require.Contains(t, []string{"note", "doc", "conversation"}, p.Source, "%s:%d", path, line)
+		require.NotEmpty(t, p.A, "%s:%d", path, line)
+		require.NotEmpty(t, p.B, "%s:%d", path, line)
+		out = append(out, p)
+	}
+	require.NoError(t, sc.Err())
+	return out
+}

@@ -1,0 +1,125 @@
+package extract_test
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/mnemo-dev/mnemo/extract"
+)
+
+func TestCompare(t *testing.T) {
+	k := extract.NewKeyer(defaultPolicy(t))
+	tests := []struct {
+		name string
+		a, b string
+		want extract.Relation
+	}{
+		{"case and full stop", "The quokka habitat survey found marmalade traces.", "the quokka habitat survey found marmalade traces", extract.Restates},
+		{"fluff", "I think the build basically takes 5 minutes.", "The build takes 5 minutes.", extract.Restates},
+		{"whitespace and punctuation", "Backups run at 02:00 UTC.", "Backups  run at 02:00 UTC !", extract.Restates},
+		{"light verb and synonym", "The database runs on port 5432", "The DB port is 5432", extract.Restates},
+		{"contraction", "Maria doesn't eat meat.", "Maria does not eat meat.", extract.Restates},
+		{"number word", "The default page size is 50.", "The default page size is fifty.", extract.Restates},
+		{"says less", "The meeting is on Monday at 10:00.", "The meeting is on Monday.", extract.Restates},
+		{"predicate reordered", "Invoice 2291 was paid on 3 March.", "Invoice 2291 was paid on March 3.", extract.Restates},
+
+		{"numbered observations", "Orca seed observation number 1", "Orca seed observation number 2", extract.Distinct},
+		{"side notes", "Sharedx side note 1 about hydrophone 11", "Sharedx side note 2 about hydrophone 22", extract.Distinct},
+		{"id in the subject", "Incident INC-1234 was caused by a bad deploy.", "Incident INC-1250 was caused by a bad deploy.", extract.Distinct},
+		{"id after an id noun", "Priya reviewed PR 4521.", "Priya reviewed PR 4533.", extract.Distinct},
+		{"another subject", "The staging database runs on port 5432.", "The production database runs on port 5432.", extract.Distinct},
+		{"names in the subject", "Alice's phone number is 555-0142.", "Bob's phone number is 555-0142.", extract.Distinct},
+
+		{"port", "The API server listens on port 8080.", "The API server listens on port 9090.", extract.Updates},
+		{"copula name", "The project lead is Kofi.", "The project lead is Amara.", extract.Updates},
+		{"copula plain word", "The deploy target is staging.", "The deploy target is production.", extract.Unsure},
+		{"copula adjective", "Our landlord's dog is friendly.", "Our landlord's dog is old.", extract.Unsure},
+		{"single-valued verb", "Alice reports to Bob.", "Alice reports to Carol.", extract.Updates},
+		{"version", "We use Postgres 15 for the billing service.", "We use Postgres 16 for the billing service.", extract.Updates},
+		{"polarity", "The cache is enabled.", "The cache isn't enabled.", extract.Updates},
+		{"password after a copula", "The office wifi password is Lighthouse42.", "The office wifi password is Harbour77.", extract.Updates},
+		{"date", "The lease ends on 31 August 2027.", "The lease ends on 30 September 2027.", extract.Updates},
+
+		{"event verb, another object", "Alice met Bob on Monday.", "Alice met Carol on Monday.", extract.Unsure},
+		{"words swapped across the verb", "Alice reports to Bob.", "Bob reports to Alice.", extract.Unsure},
+		{"one of many slots", "Ahmed is allergic to peanuts.", "Ahmed is allergic to penicillin.", extract.Unsure},
+		{"a verb of many objects", "Kofi leads the mobile team.", "Kofi leads the hiring committee.", extract.Unsure},
+		{"another relation", "The office coffee machine is broken.", "The office coffee machine is in the kitchen.", extract.Unsure},
+		{"open on many days", "The library is open on Saturdays.", "The library is open on Sundays.", extract.Unsure},
+		{"a code, not a quantity", "The v2 client retries on 503.", "The v2 client retries on 429.", extract.Unsure},
+		{"an event on another date", "Alice flew to Paris on 3 March.", "Alice flew to Paris on 9 March.", extract.Unsure},
+		{"an event in another year", "Aisha visited the Berlin office in 2019.", "Aisha visited the Berlin office in 2021.", extract.Unsure},
+		{"another modal", "Passwords must be rotated every 90 days.", "Passwords may be rotated every 90 days.", extract.Unsure},
+		{"another kind of value", "The project lead is Kofi.", "The project lead is on vacation.", extract.Unsure},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			got := k.Compare(tt.a, tt.b)
+			assert.Equal(t, tt.want, got.Relation, "%q vs %q: %s", tt.a, tt.b, got.Reason)
+			assert.NotEmpty(t, got.Reason)
+		})
+	}
+}
+
+// TestFallbackKeys: slot and fact keys keep the key's shape and length,
+// are stable across restatements, and tell different content apart.
+func TestFallbackKeys(t *testing.T) {
+	k := extract.NewKeyer(defaultPolicy(t))
+	a, b := "Orca seed observation number 2", "orca seed observation number 2!"
+	key := k.Key(a)
+	assert.Equal(t, key, k.Key(b))
+	for name, f := range map[string]func(string, extract.Statement) string{"slot": k.SlotKey, "fact": k.FactKey} {
+		t.Run(name, func(t *testing.T) {
+			got := f(key, k.Statement(a))
+			assert.Regexp(t, keyShape, got)
+			assert.LessOrEqual(t, len(got), 30)
+			assert.NotEqual(t, key, got)
+			assert.Equal(t, got, f(key, k.Statement(b)), "a restatement finds the same key")
+			assert.NotEqual(t, got, f(key, k.Statement("Orca seed observation number 3")))
+		})
+	}
+	long := "The internationalization listens on localhost"
+	assert.Regexp(t, keyShape, k.SlotKey(k.Key(long), k.Statement(long)))
+	assert.Regexp(t, keyShape, k.FactKey("caller-key", k.Statement("anything")), "a key of another shape still yields a SAQ-shaped variant")
+}
+
+func FuzzCompare(f *testing.F) {
+	k := extract.NewKeyer(defaultPolicy(f))
+	for _, s := range []string{"The API server listens on port 8080.", "Orca seed observation number 1", "Maria doesn't eat meat.",
+		"", "'", "I'm", "#", "a-b-c", "\"quoted\"", "v1.2.3", "May", "n't", "..."} {
+		f.Add(s, strings.ToUpper(s))
+	}
+	f.Fuzz(func(t *testing.T, a, b string) {
+		c := k.Compare(a, b)
+		if c.Reason == "" {
+			t.Fatalf("Compare(%q, %q): no reason", a, b)
+		}
+		if k.Compare(a, a).Relation != extract.Restates {
+			t.Fatalf("Compare(%q, itself) is not a restatement", a)
+		}
+		for _, key := range []string{k.SlotKey(k.Key(a), k.Statement(b)), k.FactKey(k.Key(a), k.Statement(b))} {
+			if len(key) > 30 || !keyShape.MatchString(key) {
+				t.Fatalf("fallback key %q of %q: bad shape or longer than 30", key, b)
+			}
+		}
+	})
+}
+
+// BenchmarkCompare measures one key collision's extra cost on the write
+// path: two statements analysed, related, and the slot and fact keys.
+//
+//	go test ./extract -run '^$' -bench BenchmarkCompare
+func BenchmarkCompare(b *testing.B) {
+	k := extract.NewKeyer(defaultPolicy(b))
+	a, c := "The API server listens on port 8080 behind the staging load balancer.", "the api server listens on port 9090 behind the staging load balancer"
+	key := k.Key(c)
+	b.ReportAllocs()
+	for b.Loop() {
+		sa, sc := k.Statement(a), k.Statement(c)
+		k.Relate(sa, sc)
+		k.SlotKey(key, sc)
+		k.FactKey(key, sc)
+	}
+}
