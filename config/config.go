@@ -78,6 +78,9 @@ type APIKey struct {
 	Tenant    string   `yaml:"tenant"`
 	Org       string   `yaml:"org"`
 	Repo      string   `yaml:"repo"`
+	// User is the user the key acts as: the owner of what it writes and of
+	// the private memories it reads. Empty means the principal id.
+	User string `yaml:"user"`
 }
 
 // FieldError names the configuration field that is wrong.
@@ -139,7 +142,7 @@ func Load(name string, args []string, getenv func(string) string) (Config, []str
 	c := Defaults()
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	configFile := fs.String("config", getenv("MNEMO_CONFIG"), "YAML configuration file (env MNEMO_CONFIG)")
-	keys := fs.String("api-keys", "", "API keys: key:principal:role1|role2:tenant[/org[/repo]],... (env MNEMO_API_KEYS)")
+	keys := fs.String("api-keys", "", "API keys: key:principal:role1|role2:tenant[/org[/repo]][:user],... (env MNEMO_API_KEYS)")
 	// Flags are registered against a scratch config so their defaults do
 	// not overwrite file and environment values; only flags actually set
 	// are copied over.
@@ -221,8 +224,9 @@ func (c *Config) readFile(path string) error {
 }
 
 // ParseAPIKeys parses the compact key list of --api-keys and
-// MNEMO_API_KEYS: comma-separated key:principal:roles:scope, roles joined
-// with |, scope tenant[/org[/repo]].
+// MNEMO_API_KEYS: comma-separated key:principal:roles:scope[:user], roles
+// joined with |, scope tenant[/org[/repo]], user (optional) the user the
+// key acts as (else the principal id).
 func ParseAPIKeys(s string) ([]APIKey, error) {
 	var out []APIKey
 	for i, item := range strings.Split(s, ",") {
@@ -231,8 +235,8 @@ func ParseAPIKeys(s string) ([]APIKey, error) {
 			continue
 		}
 		parts := strings.Split(item, ":")
-		if len(parts) != 4 {
-			return nil, fmt.Errorf("entry %d: want key:principal:roles:tenant[/org[/repo]]", i+1)
+		if len(parts) != 4 && len(parts) != 5 {
+			return nil, fmt.Errorf("entry %d: want key:principal:roles:tenant[/org[/repo]][:user]", i+1)
 		}
 		scope := strings.Split(parts[3], "/")
 		if len(scope) > 3 {
@@ -244,6 +248,12 @@ func ParseAPIKeys(s string) ([]APIKey, error) {
 		}
 		if len(scope) > 2 {
 			k.Repo = scope[2]
+		}
+		if len(parts) == 5 {
+			if parts[4] == "" {
+				return nil, fmt.Errorf("entry %d: the user field is empty: leave it out to act as the principal", i+1)
+			}
+			k.User = parts[4]
 		}
 		out = append(out, k)
 	}

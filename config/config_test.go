@@ -44,6 +44,11 @@ func TestLoadPrecedence(t *testing.T) {
 			require.Len(t, c.APIKeys, 1)
 			assert.Equal(t, APIKey{Key: "secret-key-1", Principal: "alice", Roles: []string{"admin", "writer"}, Tenant: "acme", Org: "eng", Repo: "api"}, c.APIKeys[0])
 		}},
+		{"api key with a user", nil, map[string]string{"MNEMO_API_KEYS": "secret-key-1:agent-7:writer:acme:alice, secret-key-2:bob:reader:acme/eng"}, func(t *testing.T, c Config) {
+			require.Len(t, c.APIKeys, 2)
+			assert.Equal(t, APIKey{Key: "secret-key-1", Principal: "agent-7", Roles: []string{"writer"}, Tenant: "acme", User: "alice"}, c.APIKeys[0])
+			assert.Equal(t, APIKey{Key: "secret-key-2", Principal: "bob", Roles: []string{"reader"}, Tenant: "acme", Org: "eng"}, c.APIKeys[1])
+		}},
 		{"int setting", []string{"--max-body-bytes", "1024"}, nil, func(t *testing.T, c Config) {
 			assert.EqualValues(t, 1024, c.MaxBodyBytes)
 		}},
@@ -71,6 +76,8 @@ func TestLoadErrorsNameTheField(t *testing.T) {
 		{"qdrant without url", []string{"--vector", "qdrant"}, nil, "vector.qdrant_url"},
 		{"short key", []string{"--api-keys", "k:alice:admin:acme"}, nil, "api_keys[0].key"},
 		{"malformed key", []string{"--api-keys", "secretkey:alice"}, nil, "api_keys"},
+		{"key with six fields", []string{"--api-keys", "secretkey:alice:admin:acme:alice:x"}, nil, "api_keys"},
+		{"key with an empty user", []string{"--api-keys", "secretkey:alice:admin:acme:"}, nil, "api_keys"},
 		{"bad number", nil, map[string]string{"MNEMO_MAX_BODY_BYTES": "lots"}, "MNEMO_MAX_BODY_BYTES"},
 		{"bad level", []string{"--log-level", "loud"}, nil, "log_level"},
 	}

@@ -96,10 +96,11 @@ func (e *Engine) IngestBacklog(ctx context.Context, p graph.Principal, r Backlog
 	if strings.TrimSpace(r.SourceRepo) == "" {
 		return BacklogSummary{}, &graph.FieldError{Field: "source_repo", Message: "required"}
 	}
-	if err := authorize(e.policy.Current(), p, PermWrite); err != nil {
+	pol := e.policy.Current()
+	if err := authorize(pol, p, PermWrite); err != nil {
 		return BacklogSummary{}, err
 	}
-	scope, err := scopeFor(p, r.Scope)
+	scope, err := scopeFor(pol, p, r.Scope)
 	if err != nil {
 		return BacklogSummary{}, err
 	}
@@ -193,7 +194,7 @@ func (s *BacklogSummary) fail(name string, err error) {
 
 // archiveGone archives the mirror's documents whose file was not seen.
 func (e *Engine) archiveGone(ctx context.Context, p graph.Principal, s graph.Scope, tags []string, seen map[string]bool, sum *BacklogSummary) error {
-	f := graph.Filter{Scope: s, UserID: p.ID, Types: []string{TypeDocument}, Tags: tags}
+	f := graph.Filter{Scope: s, Reader: graph.System, UserID: p.User(), Types: []string{TypeDocument}, Tags: tags}
 	var gone []graph.Memory
 	for page := (graph.Page{Limit: 1000}); ; {
 		l, err := e.store.ListMemories(ctx, f, page)

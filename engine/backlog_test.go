@@ -50,7 +50,7 @@ func TestIngestBacklog(t *testing.T) {
 		assert.Equal(t, graph.SourceIngestedEvidence, m.SourceKind)
 		assert.Regexp(t, `^Doc-[0-9a-f]{16}$`, m.CanonicalKey)
 		assert.Contains(t, m.Tags, engine.BacklogTag)
-		v, err := f.store.GetVersion(ctx, graph.Filter{Scope: f.scope}, m.CurrentVersionID)
+		v, err := f.store.GetVersion(ctx, graph.Filter{Scope: f.scope, Reader: graph.System}, m.CurrentVersionID)
 		require.NoError(t, err)
 		assert.Equal(t, "github.com/mnemo-dev/mnemo", v.Provenance.SourceRepo)
 		assert.Equal(t, "abc123", v.Provenance.CommitSHA)

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"slices"
 
 	"github.com/mnemo-dev/mnemo/graph"
 )
@@ -34,8 +35,10 @@ type VerifyResponse struct {
 // contextID. A citation passes when the receipt holds a citation of the
 // same repository, element and version; a chunk key must be one the
 // receipt handed out, and a byte range must lie inside the range of the
-// receipt's citation. A context outside the principal's scope is
-// ErrNotFound.
+// receipt's citation. A context outside the principal's scope, or one
+// citing a memory the principal may not read (another user's private
+// memory, a record beneath its scope), is ErrNotFound: verifying says what
+// a context held, so it is a read of every element the context cites.
 func (e *Engine) VerifyCitations(ctx context.Context, p graph.Principal, r VerifyRequest) (VerifyResponse, error) {
 	switch {
 	case r.ContextID == "":
@@ -50,6 +53,9 @@ func (e *Engine) VerifyCitations(ctx context.Context, p graph.Principal, r Verif
 		return VerifyResponse{}, err
 	}
 	rc, err := e.store.GetContextReceipt(ctx, f, r.ContextID)
+	if err == nil {
+		err = e.mayReadCited(ctx, f, rc.Citations)
+	}
 	if err != nil {
 		return VerifyResponse{}, fmt.Errorf("context %s: %w", r.ContextID, err)
 	}
@@ -61,6 +67,29 @@ func (e *Engine) VerifyCitations(ctx context.Context, p graph.Principal, r Verif
 	}
 	resp.Valid = len(resp.Invalid) == 0
 	return resp, nil
+}
+
+// mayReadCited is ErrNotFound unless f's reader may read every element
+// cited (whatever its status now).
+func (e *Engine) mayReadCited(ctx context.Context, f graph.Filter, cs []graph.Citation) error {
+	ids := make([]string, 0, len(cs))
+	for _, c := range cs {
+		if !slices.Contains(ids, c.ElementID) {
+			ids = append(ids, c.ElementID)
+		}
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	f.Statuses = allStatuses
+	ms, err := e.store.GetMemories(ctx, f, ids)
+	if err != nil {
+		return err
+	}
+	if len(ms) < len(ids) {
+		return graph.ErrNotFound
+	}
+	return nil
 }
 
 // checkCitation returns why c is not backed by given, or "" when it is.

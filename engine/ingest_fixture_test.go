@@ -85,7 +85,7 @@ func newIngFixture(t testing.TB, o ingOpts) *ingFixture {
 func (f *ingFixture) memories(t testing.TB) []graph.Memory {
 	t.Helper()
 	var out []graph.Memory
-	flt := graph.Filter{Scope: f.scope, Statuses: []graph.Status{graph.StatusActive, graph.StatusSuperseded, graph.StatusArchived, graph.StatusRetracted}}
+	flt := graph.Filter{Scope: f.scope, Reader: graph.System, Statuses: []graph.Status{graph.StatusActive, graph.StatusSuperseded, graph.StatusArchived, graph.StatusRetracted}}
 	for p := (graph.Page{Limit: 1000}); ; {
 		l, err := f.store.ListMemories(context.Background(), flt, p)
 		require.NoError(t, err)
@@ -103,7 +103,7 @@ func (f *ingFixture) audits(t testing.TB, action string) []graph.AuditEvent {
 	var out []graph.AuditEvent
 	p := graph.Page{Limit: 1000}
 	for {
-		evs, next, err := f.store.ListAudit(context.Background(), graph.Filter{Scope: f.scope}, graph.AuditQuery{Action: action}, p)
+		evs, next, err := f.store.ListAudit(context.Background(), graph.Filter{Scope: f.scope, Reader: graph.System}, graph.AuditQuery{Action: action}, p)
 		require.NoError(t, err)
 		out = append(out, evs...)
 		if next == "" {
@@ -115,7 +115,7 @@ func (f *ingFixture) audits(t testing.TB, action string) []graph.AuditEvent {
 
 func (f *ingFixture) memory(t testing.TB, id string) graph.Memory {
 	t.Helper()
-	m, err := f.store.GetMemory(context.Background(), graph.Filter{Scope: f.scope, Statuses: []graph.Status{graph.StatusActive, graph.StatusSuperseded, graph.StatusArchived}}, id)
+	m, err := f.store.GetMemory(context.Background(), graph.Filter{Scope: f.scope, Reader: graph.System, Statuses: []graph.Status{graph.StatusActive, graph.StatusSuperseded, graph.StatusArchived}}, id)
 	require.NoError(t, err)
 	return m
 }

@@ -88,7 +88,7 @@ func (e *Engine) integrity(ctx context.Context, pl *plan, inBatch map[nsKey]*pla
 	if err != nil {
 		return fmt.Errorf("find memory by key %s: %w", m.CanonicalKey, err)
 	}
-	v, err := e.store.GetVersion(ctx, graph.Filter{Scope: m.Scope, Statuses: allStatuses}, old.CurrentVersionID)
+	v, err := e.store.GetVersion(ctx, graph.Filter{Scope: m.Scope, Reader: graph.System, Statuses: allStatuses}, old.CurrentVersionID)
 	if err != nil {
 		return fmt.Errorf("current version of memory %s: %w", old.ID, err)
 	}
@@ -101,10 +101,12 @@ func (e *Engine) integrity(ctx context.Context, pl *plan, inBatch map[nsKey]*pla
 }
 
 // explicitSupersede honours supersedes: id. The memory must exist in the
-// writer's scope and be active; otherwise the write is rejected with a fix.
+// writer's scope, be readable by the writer and be active; otherwise the
+// write is rejected with a fix. Superseding a memory another user owns
+// needs the act_as_user permission (ErrForbidden).
 func (e *Engine) explicitSupersede(ctx context.Context, pl *plan, id string) error {
 	s := pl.in.Memory.Scope
-	old, err := e.store.GetMemory(ctx, graph.Filter{Scope: s, Statuses: allStatuses}, id)
+	old, err := e.store.GetMemory(ctx, graph.Filter{Scope: s, Reader: pl.reader, Statuses: allStatuses}, id)
 	switch {
 	case errors.Is(err, graph.ErrNotFound):
 		e.rejectConflict(pl, "supersedes-missing", fmt.Sprintf("memory %s (named in supersedes) does not exist in this scope", id),
@@ -123,6 +125,9 @@ func (e *Engine) explicitSupersede(ctx context.Context, pl *plan, id string) err
 		e.rejectConflict(pl, "supersedes-scope", fmt.Sprintf("memory %s (named in supersedes) lives in another scope", id),
 			"write in the memory's own scope, or leave supersedes out")
 		return nil
+	case old.UserID != "" && old.UserID != pl.principal.User() && !pl.actAsUser:
+		return fmt.Errorf("%w: principal %q may not supersede memory %s of user %q: needs permission %s",
+			graph.ErrForbidden, pl.principal.ID, id, old.UserID, policy.PermActAsUser)
 	}
 	pl.act, pl.target = actSupersede, old
 	return nil

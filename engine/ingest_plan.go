@@ -22,6 +22,11 @@ const (
 type plan struct {
 	idx       int
 	principal graph.Principal
+	// reader is what the principal may read (an explicit supersedes must
+	// name a memory it can read); actAsUser whether it may supersede
+	// another user's memory.
+	reader    graph.Reader
+	actAsUser bool
 	// req is the request as stated, with its scope resolved: the payload of
 	// a queued write.
 	req IngestRequest

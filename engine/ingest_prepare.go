@@ -64,11 +64,14 @@ func (e *Engine) prepare(pol *policy.Policy, p graph.Principal, rs []IngestReque
 }
 
 func (e *Engine) prepareOne(pol *policy.Policy, x *extract.Extractor, p graph.Principal, r IngestRequest, now time.Time) (*plan, error) {
-	s, err := scopeFor(p, r.Scope)
+	s, err := scopeFor(pol, p, r.Scope)
 	if err != nil {
 		return nil, err
 	}
 	r.Scope = &s
+	if err := mayWriteAs(pol, p, r.UserID); err != nil {
+		return nil, err
+	}
 	if strings.TrimSpace(r.Content) == "" {
 		return nil, &graph.FieldError{Field: "content", Message: "required"}
 	}
@@ -132,7 +135,7 @@ func (e *Engine) prepareOne(pol *policy.Policy, x *extract.Extractor, p graph.Pr
 	refs, names := entityRefs(mentions, r.Entities)
 	userID := r.UserID
 	if userID == "" {
-		userID = p.ID
+		userID = p.User()
 	}
 	importance := defaultImportance
 	if r.Importance != nil {
@@ -179,7 +182,8 @@ func (e *Engine) prepareOne(pol *policy.Policy, x *extract.Extractor, p graph.Pr
 		Type: cls.Type, Layer: cls.Layer, Sublayer: cls.Sublayer, SourceKind: string(sourceKind),
 		Roles: p.Roles, Metadata: meta,
 	})
-	return &plan{principal: p, req: r, in: in, doc: doc, dedupe: td.Dedupes(), entities: names, gate: gate}, nil
+	return &plan{principal: p, reader: readerOf(pol, p), actAsUser: pol.Allows(p.Roles, policy.PermActAsUser),
+		req: r, in: in, doc: doc, dedupe: td.Dedupes(), entities: names, gate: gate}, nil
 }
 
 // chunkDocument splits a markdown document by heading path and extracts

@@ -125,7 +125,7 @@ func TestIngestIntegrity(t *testing.T) {
 		m := f.memory(t, a.ID)
 		assert.Equal(t, 2, m.VersionCount)
 		assert.Equal(t, b.VersionID, m.CurrentVersionID)
-		chunks, err := f.store.GetChunks(ctx, graph.Filter{Scope: f.scope}, b.VersionID)
+		chunks, err := f.store.GetChunks(ctx, graph.Filter{Scope: f.scope, Reader: graph.System}, b.VersionID)
 		require.NoError(t, err)
 		var keys []string
 		for _, c := range chunks {

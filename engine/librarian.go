@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/mnemo-dev/mnemo/graph"
@@ -32,11 +33,15 @@ type Decision struct {
 	Fix string `json:"fix,omitempty"`
 }
 
-// ListGateRequests lists queued writes in p's scope with status (pending
-// when empty), oldest first, one page at a time. It needs the approve
-// permission.
+// ListGateRequests lists queued writes in p's reach (approverReaches: its
+// own scope, and beneath it with the subscopes permission) with status
+// (pending when empty), oldest first, one page at a time. It needs the
+// approve permission. Without subscopes a page may hold fewer than its
+// limit (requests queued beneath p's scope are left out of it); follow the
+// cursor until it is empty.
 func (e *Engine) ListGateRequests(ctx context.Context, p graph.Principal, status graph.GateStatus, page graph.Page) ([]graph.GateRequest, string, error) {
-	if err := authorize(e.policy.Current(), p, PermApprove); err != nil {
+	pol := e.policy.Current()
+	if err := authorize(pol, p, PermApprove); err != nil {
 		return nil, "", err
 	}
 	if status == "" {
@@ -47,28 +52,36 @@ func (e *Engine) ListGateRequests(ctx context.Context, p graph.Principal, status
 	default:
 		return nil, "", &graph.FieldError{Field: "status", Message: fmt.Sprintf("%q is not pending, approved or rejected", status)}
 	}
-	reqs, next, err := e.store.ListGateRequests(ctx, graph.Filter{Scope: p.Scope}, status, page)
+	reqs, next, err := e.store.ListGateRequests(ctx, queueFilter(p), status, page)
 	if err != nil {
 		return nil, "", fmt.Errorf("list gate requests: %w", err)
 	}
+	reqs = slices.DeleteFunc(reqs, func(g graph.GateRequest) bool { return !approverReaches(pol, p, g.Scope) })
 	return reqs, next, nil
 }
 
-// GetGateRequest returns one queued write. A librarian (approve
-// permission) sees any in scope; its author sees their own.
+// queueFilter finds the gate requests in p's scope and beneath it (they
+// have no owner, so the scope rule alone applies); the engine then keeps
+// those p may see (approverReaches, or its own).
+func queueFilter(p graph.Principal) graph.Filter {
+	return graph.Filter{Scope: p.Scope, Reader: graph.Reader{UserID: p.User(), Subscopes: true}}
+}
+
+// GetGateRequest returns one queued write. Its author sees their own; a
+// librarian (approve permission) any in its reach (approverReaches). Any
+// other request is not found, so that an id says nothing about a queue the
+// caller may not see.
 func (e *Engine) GetGateRequest(ctx context.Context, p graph.Principal, id string) (GateRequestView, error) {
 	pol := e.policy.Current()
 	if err := authorize(pol, p, PermRead); err != nil {
 		return GateRequestView{}, err
 	}
-	g, err := e.store.GetGateRequest(ctx, graph.Filter{Scope: p.Scope}, id)
+	g, err := e.store.GetGateRequest(ctx, queueFilter(p), id)
 	if err != nil {
 		return GateRequestView{}, fmt.Errorf("gate request %s: %w", id, err)
 	}
-	if g.RequestedBy != p.ID {
-		if err := authorize(pol, p, PermApprove); err != nil {
-			return GateRequestView{}, err
-		}
+	if g.RequestedBy != p.ID && !(pol.Allows(p.Roles, PermApprove) && approverReaches(pol, p, g.Scope)) {
+		return GateRequestView{}, fmt.Errorf("gate request %s: %w", id, graph.ErrNotFound)
 	}
 	v, _ := view(g)
 	return v, nil
@@ -148,12 +161,16 @@ func (e *Engine) RejectGateRequest(ctx context.Context, p graph.Principal, id, r
 	return Decision{Request: v, Reason: reason, Fix: fix}, nil
 }
 
-// pendingRequest loads a pending request for a librarian.
+// pendingRequest loads a pending request for a librarian to decide under
+// pol: one in its reach (approverReaches), else not found.
 func (e *Engine) pendingRequest(ctx context.Context, pol *policy.Policy, p graph.Principal, id string) (graph.GateRequest, *queuedWrite, error) {
 	if err := authorize(pol, p, PermApprove); err != nil {
 		return graph.GateRequest{}, nil, err
 	}
-	g, err := e.store.GetGateRequest(ctx, graph.Filter{Scope: p.Scope}, id)
+	g, err := e.store.GetGateRequest(ctx, queueFilter(p), id)
+	if err == nil && !approverReaches(pol, p, g.Scope) {
+		err = graph.ErrNotFound
+	}
 	if err != nil {
 		return graph.GateRequest{}, nil, fmt.Errorf("gate request %s: %w", id, err)
 	}

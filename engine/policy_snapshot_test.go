@@ -22,14 +22,14 @@ func TestPolicySnapshot(t *testing.T) {
 	_, err := f.eng.Ingest(ctx, f.as("writer"), engine.IngestRequest{Type: "note", Content: "Grafana runs on host mon-1."})
 	require.NoError(t, err)
 
-	// The reloaded policy takes read away from readers and shrinks the
+	// The reloaded policy takes read away from writers and shrinks the
 	// token budget to almost nothing.
 	strict := func() (*policy.Policy, error) {
 		pol, err := policy.Parse("default_policy.yaml", config.DefaultPolicy())
 		if err != nil {
 			return nil, err
 		}
-		pol.Roles["reader"] = []string{}
+		pol.Roles["writer"] = []string{"write"}
 		pol.Retrieval.TokenBudget = 1
 		return pol, nil
 	}
@@ -40,7 +40,7 @@ func TestPolicySnapshot(t *testing.T) {
 		}
 		return nil
 	}
-	reader := f.as("reader")
+	reader := f.as("writer") // the memory is the writer's own
 	resp, err := f.eng.ReadContext(ctx, reader, engine.ContextRequest{Query: "Which host runs Grafana?"})
 	require.NoError(t, err, "the request runs under the policy it started with")
 	require.NotEmpty(t, resp.Items, "under the old policy's token budget")

@@ -30,7 +30,7 @@ func (e *Engine) Reindex(ctx context.Context, p graph.Principal, progress func(R
 	if err := authorize(e.policy.Current(), p, PermAdmin); err != nil {
 		return st, err
 	}
-	f := graph.Filter{Scope: p.Scope}
+	f := graph.Filter{Scope: p.Scope, Reader: graph.System}
 	err := e.eachActive(ctx, f, func(mems []graph.Memory) error {
 		if err := e.embedCurrent(ctx, f, mems); err != nil {
 			return err
@@ -89,7 +89,7 @@ func (e *Engine) Doctor(ctx context.Context, p graph.Principal, examples int) (D
 	if err := authorize(e.policy.Current(), p, PermAdmin); err != nil {
 		return DoctorReport{}, err
 	}
-	rep, err := e.doctor(ctx, graph.Filter{Scope: p.Scope}, examples)
+	rep, err := e.doctor(ctx, graph.Filter{Scope: p.Scope, Reader: graph.System}, examples)
 	if err != nil {
 		return DoctorReport{}, fmt.Errorf("doctor: %w", err)
 	}

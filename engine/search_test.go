@@ -102,7 +102,7 @@ func (fx *searchFixture) principal(roles ...string) graph.Principal {
 	if len(roles) == 0 {
 		roles = []string{"reader"}
 	}
-	return graph.Principal{ID: "p", Roles: roles, Scope: fx.scope}
+	return graph.Principal{ID: "p", UserID: "u1", Roles: roles, Scope: fx.scope}
 }
 
 // search returns the fixture names of the results, in order.
@@ -142,36 +142,40 @@ func (fx *searchFixture) edit(kind graph.EditKind, target string, mod func(e *gr
 	require.NoError(fx.t, err)
 }
 
-// active is every fixture memory a plain search sees.
-var active = []string{"base", "other-user", "doc", "tagged", "project", "session", "subject", "old", "successor", "redis"}
+// active is every fixture memory a plain search by u1 sees (other-user is
+// u2's private memory).
+var active = []string{"base", "doc", "tagged", "project", "session", "subject", "old", "successor", "redis"}
 
 func TestSearchFilters(t *testing.T) {
 	fx := newSearchFixture(t)
 	tests := []struct {
-		name string
-		req  engine.SearchRequest
-		want []string
+		name  string
+		req   engine.SearchRequest
+		want  []string
+		roles []string
 	}{
-		{"no filter: active, valid, own tenant", engine.SearchRequest{}, active},
-		{"user", engine.SearchRequest{UserID: "u2"}, []string{"other-user"}},
-		{"type", engine.SearchRequest{Types: []string{"document"}}, []string{"doc"}},
-		{"tags (all required)", engine.SearchRequest{Tags: []string{"db", "ops"}}, []string{"tagged"}},
-		{"visibility", engine.SearchRequest{Visibility: []graph.Visibility{graph.VisibilityProject}}, []string{"project"}},
-		{"project", engine.SearchRequest{ProjectID: "p1"}, []string{"project"}},
-		{"session", engine.SearchRequest{SessionID: "s1"}, []string{"session"}},
-		{"subject", engine.SearchRequest{SubjectType: "team", SubjectID: "platform"}, []string{"subject"}},
-		{"entity type", engine.SearchRequest{EntityTypes: []string{"database"}}, []string{"redis"}},
-		{"days back", engine.SearchRequest{DaysBack: 7}, without(active, "old")},
-		{"created before", engine.SearchRequest{CreatedBefore: now.AddDate(0, 0, -7)}, []string{"old"}},
-		{"created after", engine.SearchRequest{CreatedAfter: now.AddDate(0, 0, -7)}, without(active, "old")},
-		{"include archived", engine.SearchRequest{IncludeArchived: true}, append(slices.Clone(active), "archived")},
-		{"include expired", engine.SearchRequest{IncludeExpired: true}, append(slices.Clone(active), "expired")},
-		{"keyword mode filters too", engine.SearchRequest{Mode: "keyword", UserID: "u2"}, []string{"other-user"}},
-		{"hybrid mode filters too", engine.SearchRequest{Mode: "hybrid", Types: []string{"document"}}, []string{"doc"}},
+		{"no filter: active, valid, own tenant, own or shared", engine.SearchRequest{}, active, nil},
+		{"read_all_users sees every user's", engine.SearchRequest{}, append(slices.Clone(active), "other-user"), []string{"admin"}},
+		{"user", engine.SearchRequest{UserID: "u2"}, []string{"other-user"}, []string{"admin"}},
+		{"user narrows, never widens", engine.SearchRequest{UserID: "u2"}, []string{}, nil},
+		{"type", engine.SearchRequest{Types: []string{"document"}}, []string{"doc"}, nil},
+		{"tags (all required)", engine.SearchRequest{Tags: []string{"db", "ops"}}, []string{"tagged"}, nil},
+		{"visibility", engine.SearchRequest{Visibility: []graph.Visibility{graph.VisibilityProject}}, []string{"project"}, nil},
+		{"project", engine.SearchRequest{ProjectID: "p1"}, []string{"project"}, nil},
+		{"session", engine.SearchRequest{SessionID: "s1"}, []string{"session"}, nil},
+		{"subject", engine.SearchRequest{SubjectType: "team", SubjectID: "platform"}, []string{"subject"}, nil},
+		{"entity type", engine.SearchRequest{EntityTypes: []string{"database"}}, []string{"redis"}, nil},
+		{"days back", engine.SearchRequest{DaysBack: 7}, without(active, "old"), nil},
+		{"created before", engine.SearchRequest{CreatedBefore: now.AddDate(0, 0, -7)}, []string{"old"}, nil},
+		{"created after", engine.SearchRequest{CreatedAfter: now.AddDate(0, 0, -7)}, without(active, "old"), nil},
+		{"include archived", engine.SearchRequest{IncludeArchived: true}, append(slices.Clone(active), "archived"), nil},
+		{"include expired", engine.SearchRequest{IncludeExpired: true}, append(slices.Clone(active), "expired"), nil},
+		{"keyword mode filters too", engine.SearchRequest{Mode: "keyword", UserID: "u2"}, []string{"other-user"}, []string{"admin"}},
+		{"hybrid mode filters too", engine.SearchRequest{Mode: "hybrid", Types: []string{"document"}}, []string{"doc"}, nil},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
-			assert.ElementsMatch(t, tc.want, fx.search(tc.req))
+			assert.ElementsMatch(t, tc.want, fx.search(tc.req, tc.roles...))
 		})
 	}
 	t.Run("superseded only when asked, and after its successor", func(t *testing.T) {
@@ -196,7 +200,11 @@ func TestSearchFilters(t *testing.T) {
 func TestSearchEdits(t *testing.T) {
 	fx := newSearchFixture(t)
 	imp := 0.0
-	before := slices.Index(fx.search(engine.SearchRequest{}), "session")
+	// The ranking checks read as admin (every user's memories, as this test
+	// did before reads were per user): u1's memories alone have equal
+	// keyword scores, so every fused z-score is 0 and the importance prior,
+	// a factor on it, changes nothing.
+	before := slices.Index(fx.search(engine.SearchRequest{}, "admin"), "session")
 	require.GreaterOrEqual(t, before, 0)
 	fx.edit(graph.EditRetract, "base", nil)
 	fx.edit(graph.EditQuarantine, "doc", nil)
@@ -204,7 +212,7 @@ func TestSearchEdits(t *testing.T) {
 	fx.edit(graph.EditAmend, "project", func(e *graph.Edit) { e.Content = "amended text about postgres" })
 	fx.edit(graph.EditAttenuate, "session", func(e *graph.Edit) { e.Importance = &imp })
 
-	got := fx.search(engine.SearchRequest{})
+	got := fx.search(engine.SearchRequest{}, "admin")
 	assert.NotContains(t, got, "base", "retract hides")
 	assert.NotContains(t, got, "doc", "quarantine hides")
 	assert.Contains(t, got, "tagged", "block hides on its channel only")
@@ -227,7 +235,9 @@ func TestSearchEdits(t *testing.T) {
 
 func TestSearchResultShape(t *testing.T) {
 	fx := newSearchFixture(t)
-	resp := fx.searchResp(engine.SearchRequest{Limit: 3, Mode: "graph"})
+	// As admin (every user's memories): u1's own memories alone have equal
+	// keyword scores, so every fused z-score would be 0.
+	resp := fx.searchResp(engine.SearchRequest{Limit: 3, Mode: "graph"}, "admin")
 	require.Len(t, resp.Results, 3)
 	assert.Equal(t, "graph", resp.Mode)
 	assert.False(t, resp.Fallback)

@@ -71,11 +71,13 @@ func anyOf(want, have []string) bool {
 }
 
 // Allows reports whether any of roles grants perm. Unknown roles grant
-// nothing.
+// nothing; "*" grants every permission but the operator ones
+// (policy_reload), which a role must name.
 func (p *Policy) Allows(roles []string, perm string) bool {
+	wildcard := !contains(operatorPerms, perm)
 	for _, role := range roles {
 		perms := p.Roles[role]
-		if contains(perms, PermAll) || contains(perms, perm) {
+		if (wildcard && contains(perms, PermAll)) || contains(perms, perm) {
 			return true
 		}
 	}

@@ -22,7 +22,8 @@ type Policy struct {
 	SAQ SAQ `yaml:"saq"`
 	// WriteGate holds the write gate rules (YAML key gate).
 	WriteGate Gate `yaml:"gate"`
-	// Roles maps a role name to its permissions; "*" grants every permission.
+	// Roles maps a role name to its permissions; "*" grants every
+	// permission except the operator one, policy_reload.
 	Roles map[string][]string `yaml:"roles"`
 	// Retrieval holds the search knobs.
 	Retrieval Retrieval `yaml:"retrieval"`
@@ -302,19 +303,36 @@ type GateMatch struct {
 	Metadata map[string]string `yaml:"metadata"`
 }
 
-// Permissions a role may grant. PermAll grants every permission.
+// Permissions a role may grant. PermAll grants every permission except the
+// operator ones (operatorPerms), which a role must list by name.
 const (
 	PermRead            = "read"
 	PermWrite           = "write"
 	PermApprove         = "approve"
 	PermCurate          = "curate"
 	PermSurgery         = "surgery"
-	PermPolicyReload    = "policy_reload"
 	PermReadQuarantined = "read_quarantined"
-	PermAll             = "*"
+	// PermReadAllUsers reads every user's private (visibility user or
+	// session) memories, not only the principal's own.
+	PermReadAllUsers = "read_all_users"
+	// PermActAsUser writes, or supersedes, under a user other than the
+	// principal's own.
+	PermActAsUser = "act_as_user"
+	// PermSubscopes reads and writes in scopes beneath the principal's (a
+	// tenant-wide key reaching its orgs and repos).
+	PermSubscopes = "subscopes"
+	// PermPolicyReload replaces the process-wide policy for every tenant:
+	// an operator permission that PermAll does not grant.
+	PermPolicyReload = "policy_reload"
+	PermAll          = "*"
 )
 
-var knownPerms = []string{PermRead, PermWrite, PermApprove, PermCurate, PermSurgery, PermPolicyReload, PermReadQuarantined, PermAll}
+var knownPerms = []string{PermRead, PermWrite, PermApprove, PermCurate, PermSurgery, PermReadQuarantined,
+	PermReadAllUsers, PermActAsUser, PermSubscopes, PermPolicyReload, PermAll}
+
+// operatorPerms act on the whole process, beyond any tenant: PermAll does
+// not grant them.
+var operatorPerms = []string{PermPolicyReload}
 
 // Retrieval modes.
 const (

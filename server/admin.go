@@ -6,8 +6,9 @@ import (
 	"github.com/gin-gonic/gin"
 )
 
-// reloadPolicy serves POST /v1/admin/policy/reload (policy_reload
-// permission, which the admin role holds): it reloads the policy file the
+// reloadPolicy serves POST /v1/admin/policy/reload (policy_reload, an
+// operator permission that "*" does not grant; the default policy's
+// operator role holds it): it reloads the policy file the
 // server was started with. A bad file is refused with 400 and its
 // file:line errors, and the running policy stays.
 func (s *Server) reloadPolicy(c *gin.Context) {

@@ -44,7 +44,7 @@ func newIngAPI(t *testing.T) *ingAPI {
 	eng, err := engine.New(engine.Options{Store: st, Policy: holder})
 	require.NoError(t, err)
 	keys := map[string]graph.Principal{}
-	for _, role := range []string{"reader", "writer", "librarian", "admin"} {
+	for _, role := range []string{"reader", "writer", "librarian", "admin", "operator"} {
 		keys[role+"-key"] = graph.Principal{ID: role, Roles: []string{role}, Scope: graph.Scope{TenantID: "t1"}}
 	}
 	srv, err := server.New(server.Options{Engine: eng, Keys: keys, PolicyLoader: func() (*policy.Policy, error) {
@@ -81,7 +81,7 @@ func (a *ingAPI) call(t *testing.T, role, method, path, body string) (int, map[s
 
 func (a *ingAPI) count(t *testing.T) int {
 	t.Helper()
-	l, err := a.store.ListMemories(context.Background(), graph.Filter{Scope: graph.Scope{TenantID: "t1"},
+	l, err := a.store.ListMemories(context.Background(), graph.Filter{Scope: graph.Scope{TenantID: "t1"}, Reader: graph.System,
 		Statuses: []graph.Status{graph.StatusActive, graph.StatusSuperseded, graph.StatusArchived}}, graph.Page{Limit: 1000})
 	require.NoError(t, err)
 	return len(l.Memories)
@@ -204,8 +204,10 @@ func TestLibrarianHTTP(t *testing.T) {
 
 func TestPolicyReloadHTTP(t *testing.T) {
 	a := newIngAPI(t)
-	code, _ := a.call(t, "librarian", "POST", "/v1/admin/policy/reload", "")
-	assert.Equal(t, 403, code)
+	for _, role := range []string{"librarian", "admin"} {
+		code, body := a.call(t, role, "POST", "/v1/admin/policy/reload", "")
+		assert.Equal(t, 403, code, "%s may not reload the process-wide policy: %v", role, body)
+	}
 
 	good, err := os.ReadFile(a.policyFile)
 	require.NoError(t, err)
@@ -215,13 +217,13 @@ func TestPolicyReloadHTTP(t *testing.T) {
 		[]byte("match: {types: [note, task, episode], source_kinds: [AUTHORED], roles: [writer]}\n      action: reject"), 1)
 	require.NotEqual(t, good, strict)
 	require.NoError(t, os.WriteFile(a.policyFile, strict, 0o600))
-	code, body := a.call(t, "admin", "POST", "/v1/admin/policy/reload", "")
+	code, body := a.call(t, "operator", "POST", "/v1/admin/policy/reload", "")
 	require.Equal(t, 200, code, "%v", body)
 	code, body = a.call(t, "writer", "POST", "/v1/memories", `{"type":"note","content":"Grafana runs on mon-1."}`)
 	assert.Equal(t, 422, code, "the reloaded gate applies: %v", body)
 
 	require.NoError(t, os.WriteFile(a.policyFile, []byte("version: 1\ngate:\n  default: maybe\n"), 0o600))
-	code, body = a.call(t, "admin", "POST", "/v1/admin/policy/reload", "")
+	code, body = a.call(t, "operator", "POST", "/v1/admin/policy/reload", "")
 	require.Equal(t, 400, code)
 	msg := body["error"].(map[string]any)["message"].(string)
 	assert.Regexp(t, `policy\.yaml:\d+`, msg, "the error names file:line")

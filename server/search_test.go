@@ -43,7 +43,9 @@ func newReadAPI(t *testing.T) *readAPI {
 	eng, err := engine.New(engine.Options{Store: store, Policy: holder})
 	require.NoError(t, err)
 	srv, err := server.New(server.Options{Engine: eng, Keys: map[string]graph.Principal{
-		keyT1: {ID: "alice", Roles: []string{"reader"}, Scope: graph.Scope{TenantID: "t1"}},
+		// alice's key is the repository's, where the memories live: a
+		// tenant-wide key would not reach them (Scope.Sees).
+		keyT1: {ID: "alice", Roles: []string{"reader"}, Scope: graph.Scope{TenantID: "t1", RepoID: "r1"}},
 		keyT2: {ID: "mallory", Roles: []string{"reader"}, Scope: graph.Scope{TenantID: "t2"}},
 	}})
 	require.NoError(t, err)

@@ -9,6 +9,7 @@ import (
 	"log/slog"
 	"maps"
 	"net/http"
+	"strings"
 	"time"
 
 	"github.com/gin-gonic/gin"
@@ -98,12 +99,13 @@ func New(o Options) (*Server, error) {
 // ServeHTTP implements http.Handler.
 func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) { s.router.ServeHTTP(w, r) }
 
-// authenticate maps the API key (Authorization: Bearer KEY, or X-API-Key)
-// to its principal, comparing in constant time.
+// authenticate maps the API key (Authorization: Bearer KEY, the scheme in
+// any case as RFC 9110 says, or X-API-Key) to its principal, comparing in
+// constant time.
 func (s *Server) authenticate(c *gin.Context) {
 	key := c.GetHeader("X-API-Key")
-	if h := c.GetHeader("Authorization"); key == "" && len(h) > 7 && h[:7] == "Bearer " {
-		key = h[7:]
+	if scheme, token, ok := strings.Cut(strings.TrimSpace(c.GetHeader("Authorization")), " "); key == "" && ok && strings.EqualFold(scheme, "bearer") {
+		key = strings.TrimSpace(token)
 	}
 	if key == "" {
 		s.fail(c, errorf(http.StatusUnauthorized, "unauthenticated", "", "missing API key (Authorization: Bearer KEY)"))

@@ -21,7 +21,7 @@ import (
 // stores directly, so it names its principal itself; the gate and the
 // roles of the policy apply exactly as over HTTP.
 type identity struct {
-	as, roles, tenant, org, repo string
+	as, user, roles, tenant, org, repo string
 }
 
 func (id *identity) register(fs *flag.FlagSet, roles string) {
@@ -30,6 +30,7 @@ func (id *identity) register(fs *flag.FlagSet, roles string) {
 		tenant = "default"
 	}
 	fs.StringVar(&id.as, "as", "cli", "principal id the command acts as")
+	fs.StringVar(&id.user, "user", "", "user the principal acts as (default: the principal id)")
 	fs.StringVar(&id.roles, "roles", roles, "roles of that principal, comma-separated")
 	fs.StringVar(&id.tenant, "tenant", tenant, "tenant (env MNEMO_TENANT)")
 	fs.StringVar(&id.org, "org", "", "organisation within the tenant")
@@ -38,7 +39,7 @@ func (id *identity) register(fs *flag.FlagSet, roles string) {
 
 func (id identity) principal() graph.Principal {
 	return graph.Principal{
-		ID: id.as, Roles: commaList(id.roles),
+		ID: id.as, UserID: id.user, Roles: commaList(id.roles),
 		Scope: graph.Scope{TenantID: id.tenant, OrgID: id.org, RepoID: id.repo},
 	}
 }

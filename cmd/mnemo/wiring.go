@@ -64,7 +64,7 @@ func principals(keys []config.APIKey) map[string]graph.Principal {
 	out := make(map[string]graph.Principal, len(keys))
 	for _, k := range keys {
 		out[k.Key] = graph.Principal{
-			ID: k.Principal, Roles: k.Roles,
+			ID: k.Principal, UserID: k.User, Roles: k.Roles,
 			Scope: graph.Scope{TenantID: k.Tenant, OrgID: k.Org, RepoID: k.Repo},
 		}
 	}
