@@ -2,8 +2,6 @@ package engine_test
 
 import (
 	"context"
-	"hash/fnv"
-	"math"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -17,6 +15,7 @@ import (
 	"github.com/mnemo-dev/mnemo/graph/graphtest"
 	"github.com/mnemo-dev/mnemo/policy"
 	"github.com/mnemo-dev/mnemo/vector"
+	"github.com/mnemo-dev/mnemo/vector/embed/embedtest"
 	"github.com/mnemo-dev/mnemo/vector/local"
 )
 
@@ -130,31 +129,13 @@ type hashEmbedder struct {
 	fail  atomic.Bool
 }
 
-func (h *hashEmbedder) Embed(_ context.Context, texts []string) ([][]float32, error) {
+func (h *hashEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
 	h.calls.Add(1)
 	h.texts.Add(int64(len(texts)))
 	if h.fail.Load() {
 		return nil, errEmbed
 	}
-	out := make([][]float32, len(texts))
-	for i, s := range texts {
-		v := make([]float32, h.dim)
-		v[0] = 0.01
-		for _, w := range strings.Fields(strings.ToLower(s)) {
-			x := fnv.New32a()
-			_, _ = x.Write([]byte(w))
-			v[int(x.Sum32())%h.dim]++
-		}
-		var n float64
-		for _, c := range v {
-			n += float64(c) * float64(c)
-		}
-		for j := range v {
-			v[j] /= float32(math.Sqrt(n))
-		}
-		out[i] = v
-	}
-	return out, nil
+	return embedtest.Bag{Dim: h.dim}.Embed(ctx, texts)
 }
 
 func (h *hashEmbedder) Dimensions() int { return h.dim }

@@ -5,13 +5,10 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
-	"hash/fnv"
 	"io"
-	"math"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
-	"strings"
 	"testing"
 	"time"
 
@@ -26,6 +23,7 @@ import (
 	"github.com/mnemo-dev/mnemo/graph/graphtest"
 	"github.com/mnemo-dev/mnemo/policy"
 	"github.com/mnemo-dev/mnemo/server"
+	"github.com/mnemo-dev/mnemo/vector/embed/embedtest"
 	"github.com/mnemo-dev/mnemo/vector/local"
 )
 
@@ -49,7 +47,7 @@ func newAccessAPI(t *testing.T, keys string) *accessAPI {
 	idx, err := local.Open(t.TempDir(), local.Options{Dimensions: 16})
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = idx.Close() })
-	eng, err := engine.New(engine.Options{Store: st, Policy: holder, Index: idx, Embedder: bagEmbedder{dim: 16}})
+	eng, err := engine.New(engine.Options{Store: st, Policy: holder, Index: idx, Embedder: embedtest.Bag{Dim: 16}})
 	require.NoError(t, err)
 	parsed, err := config.ParseAPIKeys(keys)
 	require.NoError(t, err)
@@ -70,35 +68,6 @@ func newAccessAPI(t *testing.T, keys string) *accessAPI {
 	t.Cleanup(hs.Close)
 	return &accessAPI{url: hs.URL, store: st}
 }
-
-// bagEmbedder is a small deterministic embedder (a bag of hashed words):
-// the access rule is under test here, not the quality of the vectors.
-type bagEmbedder struct{ dim int }
-
-func (b bagEmbedder) Embed(_ context.Context, texts []string) ([][]float32, error) {
-	out := make([][]float32, len(texts))
-	for i, s := range texts {
-		v := make([]float32, b.dim)
-		v[0] = 0.01
-		for _, w := range strings.Fields(strings.ToLower(s)) {
-			h := fnv.New32a()
-			_, _ = h.Write([]byte(w))
-			v[int(h.Sum32())%b.dim]++
-		}
-		var n float64
-		for _, c := range v {
-			n += float64(c) * float64(c)
-		}
-		for j := range v {
-			v[j] /= float32(math.Sqrt(n))
-		}
-		out[i] = v
-	}
-	return out, nil
-}
-
-func (b bagEmbedder) Dimensions() int { return b.dim }
-func (b bagEmbedder) ModelID() string { return "test/hash-bag" }
 
 // call sends body (nil, or a value sent as JSON) with key and decodes a 2xx
 // answer into out. Any other status is an error wrapping the graph
