@@ -181,7 +181,7 @@ func (k *Keyer) Relate(a, b Statement) Comparison {
 		// attribute; without parts of speech they look alike.
 		return Comparison{Unsure, "same subject and " + sa.mainVerb + ", another plain word: a new value or another attribute"}
 	case singleValued[sa.mainVerb] && len(sa.subject) > 0 && sameKinds(removed, added) &&
-		(onlyVerbsShared(sa.predicate, removed) || namesOnly(removed) && namesOnly(added) && onlyVerbsOrNamesShared(sa.predicate, removed)):
+		(onlyVerbsShared(sa.predicate, removed) || valueFrame(sa.predicate, removed, added)):
 		// After a copula or a single-valued verb an id is the value ("the
 		// password is X", "the model is Y").
 		return Comparison{Updates, "same subject and " + sa.mainVerb + ", a new value"}
@@ -261,17 +261,37 @@ func onlyVerbsShared(pred, removed []token) bool {
 	return true
 }
 
-// onlyVerbsOrNamesShared is onlyVerbsShared that also keeps names: when a
-// name is the value, a kept title or name is part of it ("Dr. Mehta" ->
-// "Dr. Laurent", "Lake Bled" -> "Lake Como").
-func onlyVerbsOrNamesShared(pred, removed []token) bool {
+// valueFrame is onlyVerbsShared when the value is a name or an id and the
+// kept words frame it: a title or a name of a name ("Dr. Mehta" -> "Dr.
+// Laurent", "Lake Bled" -> "Lake Como"), or the noun that names an id
+// ("gate B12" -> "gate C4", "room 210" -> "room 305").
+func valueFrame(pred, removed, added []token) bool {
+	names := namesOnly(removed) && namesOnly(added)
+	ids := allIDs(removed) && allIDs(added)
+	if !names && !ids {
+		return false
+	}
 	kept, _ := bagDiff(pred, removed)
 	for _, t := range kept {
-		if !(t.verb && singleValued[t.w]) && !quantity(t.w) && !(t.dist && !t.id) {
+		switch {
+		case t.verb && singleValued[t.w], quantity(t.w):
+		case names && t.dist && !t.id:
+		case ids && idNouns[t.w]:
+		default:
 			return false
 		}
 	}
 	return true
+}
+
+// allIDs reports whether ts are identifiers.
+func allIDs(ts []token) bool {
+	for _, t := range ts {
+		if !t.id {
+			return false
+		}
+	}
+	return len(ts) > 0
 }
 
 // namesOnly reports whether ts are names: proper or quoted words, no
@@ -569,9 +589,6 @@ func (k *Keyer) canonWord(w string) string {
 func spelling(w string) string {
 	if strings.Contains(w, "-") && strings.IndexFunc(w, func(r rune) bool { return r != '-' && !unicode.IsLetter(r) }) < 0 {
 		w = strings.ReplaceAll(w, "-", "")
-	}
-	if len(w) < 5 {
-		return w
 	}
 	for _, f := range britishEndings {
 		if strings.HasSuffix(w, f[0]) && len(w)-len(f[0]) >= int(f[2][0]-'0') {
