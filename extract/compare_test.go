@@ -24,6 +24,13 @@ func TestCompare(t *testing.T) {
 		{"number word", "The default page size is 50.", "The default page size is fifty.", extract.Restates},
 		{"says less", "The meeting is on Monday at 10:00.", "The meeting is on Monday.", extract.Restates},
 		{"predicate reordered", "Invoice 2291 was paid on 3 March.", "Invoice 2291 was paid on March 3.", extract.Restates},
+		{"British spelling", "The colour of the logo is teal.", "The color of the logo is teal.", extract.Restates},
+		{"British ending after a plural", "The van needs new tyres.", "The van needs new tires.", extract.Restates},
+		{"hyphenated compound", "The e-mail relay drops large attachments.", "The email relay drops large attachments.", extract.Restates},
+		{"teen number word", "The rack holds sixteen servers.", "The rack holds 16 servers.", extract.Restates},
+		{"passive with got", "The boiler was serviced in 2024.", "The boiler got serviced in 2024.", extract.Restates},
+		{"subject words reordered", "The budget for marketing is 20k euros.", "The marketing budget is 20k euros.", extract.Restates},
+		{"names in the subject swapped", "The Berlin office of the London team closes at 17:00.", "The London office of the Berlin team closes at 17:00.", extract.Unsure},
 
 		{"numbered observations", "Orca seed observation number 1", "Orca seed observation number 2", extract.Distinct},
 		{"side notes", "Sharedx side note 1 about hydrophone 11", "Sharedx side note 2 about hydrophone 22", extract.Distinct},
@@ -41,6 +48,9 @@ func TestCompare(t *testing.T) {
 		{"polarity", "The cache is enabled.", "The cache isn't enabled.", extract.Updates},
 		{"password after a copula", "The office wifi password is Lighthouse42.", "The office wifi password is Harbour77.", extract.Updates},
 		{"date", "The lease ends on 31 August 2027.", "The lease ends on 30 September 2027.", extract.Updates},
+		{"titled name", "Our vet is Dr. Okoye.", "Our vet is Dr. Lindqvist.", extract.Updates},
+		{"id after an id noun", "The train departs from platform A3.", "The train departs from platform B7.", extract.Updates},
+		{"id after a plain word", "The cable is plugged into switch X9.", "The cable is plugged into switch Y2.", extract.Distinct},
 
 		{"event verb, another object", "Alice met Bob on Monday.", "Alice met Carol on Monday.", extract.Unsure},
 		{"words swapped across the verb", "Alice reports to Bob.", "Bob reports to Alice.", extract.Unsure},
