@@ -27,12 +27,17 @@ type nsKey struct {
 type batch struct {
 	byKey map[nsKey]*plan
 	plans []*plan
+	// byWord indexes plans by content word: an item meets as candidates
+	// only the earlier ones it shares a word with.
+	byWord map[string][]*plan
 	// replaced maps the id of a memory superseded within the batch to the
 	// plan that supersedes it: a later item meets the new memory instead.
 	replaced map[string]*plan
 }
 
-func newBatch() *batch { return &batch{byKey: map[nsKey]*plan{}, replaced: map[string]*plan{}} }
+func newBatch() *batch {
+	return &batch{byKey: map[nsKey]*plan{}, byWord: map[string][]*plan{}, replaced: map[string]*plan{}}
+}
 
 // head follows in-batch supersessions from h to the memory that holds its
 // fact now.
@@ -54,6 +59,9 @@ func (b *batch) add(pl *plan) {
 	}
 	if pl.dedupe && !pl.doc {
 		b.plans = append(b.plans, pl)
+		for _, w := range pl.statement().Words() {
+			b.byWord[w] = append(b.byWord[w], pl)
+		}
 	}
 	if pl.act == actSupersede {
 		b.replaced[pl.targetID()] = pl
@@ -122,6 +130,14 @@ type holder struct {
 	weak bool
 }
 
+// statement is the holder's content analysed.
+func (h holder) statement(x *extract.Extractor) extract.Statement {
+	if h.plan != nil && h.content == h.plan.in.Version.Content {
+		return h.plan.statement()
+	}
+	return x.Statement(h.content)
+}
+
 // key is the holder's canonical key.
 func (h holder) key() string {
 	if h.plan != nil {
@@ -170,7 +186,7 @@ func (e *Engine) findHolder(ctx context.Context, pl *plan, inBatch *batch, key s
 // both memories stay. A key the caller chose names the slot itself:
 // anything but a restatement supersedes, and no candidates are sought.
 func (e *Engine) keyIntegrity(ctx context.Context, pl *plan, inBatch *batch) error {
-	stmt := pl.x.Statement(pl.in.Version.Content)
+	stmt := pl.statement()
 	keys := []string{pl.baseKey}
 	if !pl.callerKey {
 		keys = append(keys, pl.x.SlotKey(pl.baseKey, stmt), pl.x.FactKey(pl.baseKey, stmt))
@@ -215,7 +231,7 @@ func (e *Engine) keyIntegrity(ctx context.Context, pl *plan, inBatch *batch) err
 // supersedes an update (the new memory taking key), notes a possible
 // contradiction, and reports whether it decided.
 func (e *Engine) relate(pl *plan, h holder, stmt extract.Statement, key string, callerKey bool) bool {
-	c := pl.x.Relate(pl.x.Statement(h.content), stmt)
+	c := pl.x.Relate(h.statement(pl.x), stmt)
 	if callerKey && c.Relation != extract.Restates {
 		c = extract.Comparison{Relation: extract.Updates, Reason: "the caller's canonical key names the slot"}
 	}
@@ -269,7 +285,7 @@ func (e *Engine) candidates(ctx context.Context, pl *plan, inBatch *batch, stmt 
 			return
 		}
 		seen[h.id()] = true
-		st := pl.x.Statement(h.content)
+		st := h.statement(pl.x)
 		o := pl.x.Overlap(st, own)
 		if o < candidateFloor && !pl.x.SameSubject(st, own) {
 			return
@@ -278,8 +294,14 @@ func (e *Engine) candidates(ctx context.Context, pl *plan, inBatch *batch, stmt 
 		out = append(out, cand{h, o})
 	}
 	ns := pl.namespace()
-	for _, t := range inBatch.plans {
-		if t.namespace() == ns && t != pl {
+	shares := map[*plan]bool{}
+	for _, w := range stmt.Words() {
+		for _, t := range inBatch.byWord[w] {
+			shares[t] = true
+		}
+	}
+	for _, t := range inBatch.plans { // in batch order
+		if shares[t] && t != pl && t.namespace() == ns {
 			consider(holder{plan: t, content: t.in.Version.Content})
 		}
 	}

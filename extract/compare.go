@@ -815,5 +815,14 @@ func (k *Keyer) Overlap(a, b Statement) float64 {
 	return 2 * float64(shared) / float64(len(ca)+len(cb))
 }
 
+// Words are the statement's content words, folded: what Overlap counts.
+func (s Statement) Words() []string {
+	out := make([]string, len(s.st.content))
+	for i, t := range s.st.content {
+		out[i] = t.w
+	}
+	return out
+}
+
 // Overlap is the Keyer's Overlap under the extractor's policy.
 func (x *Extractor) Overlap(a, b Statement) float64 { return x.keyer.Overlap(a, b) }
