@@ -310,6 +310,10 @@ func (e *Engine) candidates(ctx context.Context, pl *plan, inBatch *batch, stmt 
 	if err != nil {
 		return nil, fmt.Errorf("candidate memories: %w", err)
 	}
+	var (
+		found []graph.Memory
+		vids  []string
+	)
 	for _, hit := range hits {
 		m := hit.Memory
 		// The filter admits the scope's ancestors and, with no user, every
@@ -321,11 +325,23 @@ func (e *Engine) candidates(ctx context.Context, pl *plan, inBatch *batch, stmt 
 			consider(holder{memory: m})
 			continue
 		}
-		v, err := e.store.GetVersion(ctx, graph.Filter{Scope: m.Scope, Reader: graph.System, Statuses: allStatuses}, m.CurrentVersionID)
+		found = append(found, m)
+		vids = append(vids, m.CurrentVersionID)
+	}
+	if len(vids) > 0 {
+		vs, err := e.store.GetVersions(ctx, graph.Filter{Scope: ns.Scope, Reader: graph.System, Statuses: allStatuses}, vids)
 		if err != nil {
-			return nil, fmt.Errorf("current version of memory %s: %w", m.ID, err)
+			return nil, fmt.Errorf("current versions of candidate memories: %w", err)
 		}
-		consider(holder{memory: m, content: v.Content})
+		content := make(map[string]string, len(vs))
+		for _, v := range vs {
+			content[v.ID] = v.Content
+		}
+		for _, m := range found {
+			if c, ok := content[m.CurrentVersionID]; ok {
+				consider(holder{memory: m, content: c})
+			}
+		}
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].overlap > out[j].overlap })
 	hs := make([]holder, len(out))
