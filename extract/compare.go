@@ -515,6 +515,13 @@ func (k *Keyer) tokens(s string) []token {
 		if proper { // "May" mid-sentence is a month, not a modal
 			t.stop, t.verb = false, false
 		}
+		if len(out) > 0 && copulas[out[len(out)-1].w] && !proper && !lightVerbs[lower] {
+			// "is living in" says what "lives in" does: a progressive
+			// takes its verb's base form.
+			if st := ingStem(lower); st != "" {
+				t.w, t.verb = st, true
+			}
+		}
 		t.id = hash || digit && (letters && !quantity(lower) || prevIDN) || strings.ContainsAny(lower, "_@#") ||
 			digit && strings.Count(lower, "-") >= 2 && !isDate(lower)
 		t.dist = digit || quoted || proper || t.id
@@ -620,6 +627,26 @@ var numberWords = map[string]string{
 	"fifteen": "15", "sixteen": "16", "seventeen": "17", "eighteen": "18", "nineteen": "19", "twenty": "20",
 	"thirty": "30", "forty": "40", "fifty": "50", "sixty": "60", "seventy": "70", "eighty": "80", "ninety": "90",
 	"hundred": "100",
+}
+
+// ingStem is the base form of a present participle whose base is a known
+// verb ("living" -> "live", "planning" -> "plan", "working" -> "work"), or
+// "".
+func ingStem(w string) string {
+	if len(w) < 6 || !strings.HasSuffix(w, "ing") {
+		return ""
+	}
+	b := w[:len(w)-3]
+	cands := []string{b, b + "e"}
+	if n := len(b); n >= 2 && b[n-1] == b[n-2] {
+		cands = append(cands, b[:n-1]) // planning, running
+	}
+	for _, c := range cands {
+		if singleValued[c] || otherVerbs[c] {
+			return c
+		}
+	}
+	return ""
 }
 
 // isVerbForm guesses a past tense or participle ("moved", "found") that

@@ -29,6 +29,7 @@ func TestCompare(t *testing.T) {
 		{"hyphenated compound", "The e-mail relay drops large attachments.", "The email relay drops large attachments.", extract.Restates},
 		{"teen number word", "The rack holds sixteen servers.", "The rack holds 16 servers.", extract.Restates},
 		{"passive with got", "The boiler was serviced in 2024.", "The boiler got serviced in 2024.", extract.Restates},
+		{"progressive of a known verb", "My cousin is living in Porto.", "My cousin lives in Porto.", extract.Restates},
 		{"subject words reordered", "The budget for marketing is 20k euros.", "The marketing budget is 20k euros.", extract.Restates},
 		{"names in the subject swapped", "The Berlin office of the London team closes at 17:00.", "The London office of the Berlin team closes at 17:00.", extract.Unsure},
 
