@@ -47,37 +47,72 @@ var canonClasses = []struct {
 //
 // pairs.jsonl is the labelled set; holdout.jsonl was written after the
 // rules were settled, by the same author, and has not been tuned against.
+// Each pair is written into a namespace of its own (one writer per pair);
+// the crowd run writes both sets, pair after pair, into one namespace, so
+// that every statement meets the others' memories as candidates and a
+// wrong neighbour would be reinforced, superseded or flagged. Its figures
+// hold b against its own a (or the memory a was merged into).
 func TestCanonicalPairs(t *testing.T) {
+	// recall is the least share of new values superseded and of near
+	// duplicates merged (reinforced or superseded) each run must reach: what
+	// it reached at the candidates' commit less a margin (the holdout's
+	// classes are 20 pairs: two pairs).
+	type recall struct{ newValue, nearDuplicate float64 }
 	for _, set := range []struct {
-		name string
-		min  int
-	}{{"pairs", 300}, {"holdout", 80}} {
+		name   string
+		files  []string
+		min    int
+		crowd  bool
+		recall recall
+	}{
+		{"pairs", []string{"pairs"}, 300, false, recall{80, 72}},
+		{"holdout", []string{"holdout"}, 80, false, recall{85, 60}},
+		{"crowd", []string{"pairs", "holdout"}, 380, true, recall{80, 70}},
+	} {
 		t.Run(set.name, func(t *testing.T) {
-			canonPairSet(t, "../testdata/canonical/"+set.name+".jsonl", set.min)
+			var pairs []canonPair
+			for _, name := range set.files {
+				pairs = append(pairs, loadCanonPairs(t, "../testdata/canonical/"+name+".jsonl")...)
+			}
+			require.GreaterOrEqual(t, len(pairs), set.min)
+			byClass := canonPairSet(t, set.name, pairs, set.crowd)
+			nv, nd := byClass["new_value"], byClass["near_duplicate"]
+			assert.GreaterOrEqual(t, pct(nv["supersede"], nv["n"]), set.recall.newValue, "new values superseded")
+			assert.GreaterOrEqual(t, pct(nd["reinforce"]+nd["supersede"], nd["n"]), set.recall.nearDuplicate, "near duplicates merged")
 		})
 	}
 }
 
-func canonPairSet(t *testing.T, path string, min int) {
-	pairs := loadCanonPairs(t, path)
-	require.GreaterOrEqual(t, len(pairs), min)
+// canonPairSet runs pairs, logs the table and asserts the targets; it
+// returns the outcomes by class.
+func canonPairSet(t *testing.T, path string, pairs []canonPair, crowd bool) map[string]map[string]int {
 	f := newIngFixture(t, ingOpts{})
 	// 632 writes: on Neo4j under load this takes longer than ingCtx's minute.
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
 	defer cancel()
 
-	type tally map[string]int
-	byClass := map[string]tally{}
-	bySource := map[string]tally{}
+	byClass := map[string]map[string]int{}
+	bySource := map[string]map[string]int{}
+	neighbours := 0
 	for i, p := range pairs {
 		w := graph.Principal{ID: fmt.Sprintf("pair-%d", i), Roles: []string{"librarian"}, Scope: f.scope} // the gate approves librarians: only integrity decides
+		if crowd {
+			w.ID = "crowd"
+		}
 		a, err := f.eng.Ingest(ctx, w, engine.IngestRequest{Type: "note", Content: p.A})
 		require.NoError(t, err)
-		require.Equal(t, engine.StatusApproved, a.Status, "pair %d a: %+v", i, a)
+		if !crowd {
+			require.Equal(t, engine.StatusApproved, a.Status, "pair %d a: %+v", i, a)
+		}
 		b, err := f.eng.Ingest(ctx, w, engine.IngestRequest{Type: "note", Content: p.B})
 		require.NoError(t, err)
 		var got string
 		switch {
+		case crowd && (b.Status == engine.StatusReinforced && b.ID != a.ID || b.Status == engine.StatusSuperseded && b.Supersedes != a.ID):
+			// b merged into another pair's memory: right only when that
+			// memory states b's fact too, which the labels do not say.
+			got = "neighbour"
+			neighbours++
 		case b.Status == engine.StatusReinforced:
 			got = "reinforce"
 			require.Equal(t, a.ID, b.ID)
@@ -86,17 +121,19 @@ func canonPairSet(t *testing.T, path string, min int) {
 			require.Equal(t, a.ID, b.Supersedes)
 		case b.Status == engine.StatusApproved && len(b.Contradicts) > 0:
 			got = "flag"
-			assert.Equal(t, a.ID, b.Contradicts[0].ID)
+			if !crowd {
+				assert.Equal(t, a.ID, b.Contradicts[0].ID)
+			}
 		case b.Status == engine.StatusApproved:
 			got = "keep"
 		default:
 			t.Fatalf("pair %d b: unexpected %+v", i, b)
 		}
 		if byClass[p.Class] == nil {
-			byClass[p.Class] = tally{}
+			byClass[p.Class] = map[string]int{}
 		}
 		if bySource[p.Source] == nil {
-			bySource[p.Source] = tally{}
+			bySource[p.Source] = map[string]int{}
 		}
 		byClass[p.Class][got]++
 		byClass[p.Class]["n"]++
@@ -140,6 +177,12 @@ func canonPairSet(t *testing.T, path string, min int) {
 	for _, s := range []string{"note", "doc", "conversation"} {
 		fmt.Fprintf(&table, "\nsource %s: %d of %d right (%.1f%%)", s, bySource[s]["ok"], bySource[s]["n"], pct(bySource[s]["ok"], bySource[s]["n"]))
 	}
+	if crowd {
+		fmt.Fprintf(&table, "\nb merged into another pair's memory: %d of %d", neighbours, len(pairs))
+		// Some are right (the sets repeat statements across pairs); many
+		// would mean candidates reach memories of other facts.
+		assert.LessOrEqual(t, pct(neighbours, len(pairs)), 1.0, "b merged into another pair's memory")
+	}
 	t.Logf("canonical pairs %s (store %s):\n%s", path, graphStoreName(), table.String())
 
 	diff := byClass["different_fact"]
@@ -151,6 +194,7 @@ func canonPairSet(t *testing.T, path string, min int) {
 		r := decided[d]
 		assert.GreaterOrEqual(t, pct(r[0], r[1]), 95.0, "%s decisions right", d)
 	}
+	return byClass
 }
 
 // canonCorrect reports whether outcome is right for a pair of class: a

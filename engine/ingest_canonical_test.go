@@ -112,6 +112,82 @@ func TestIngestCanonicalKey(t *testing.T) {
 	})
 }
 
+// TestIngestCandidates: a statement whose key misses the memory it restates
+// or updates (the key embeds the value, or a paraphrase changes it) finds
+// that memory by content, within one namespace only; within a batch, a
+// later item meets the memory an earlier one wrote or superseded.
+func TestIngestCandidates(t *testing.T) {
+	f := newIngFixture(t, ingOpts{})
+	ctx := ingCtx(t)
+	w := f.as("librarian")
+	note := func(content string) engine.IngestRequest { return engine.IngestRequest{Type: "note", Content: content} }
+	ingest := func(t *testing.T, p graph.Principal, content string) engine.IngestResult {
+		t.Helper()
+		r, err := f.eng.Ingest(ctx, p, note(content))
+		require.NoError(t, err)
+		return r
+	}
+
+	t.Run("a new value under another key supersedes", func(t *testing.T) {
+		a := ingest(t, w, "Our plumber is Tomasz Nowak.")
+		b := ingest(t, w, "Our plumber is Dmitri Volkov.")
+		require.Equal(t, engine.StatusApproved, a.Status, "%+v", a)
+		require.NotEqual(t, a.CanonicalKey, b.CanonicalKey, "precondition: the keys embed the values")
+		assert.Equal(t, engine.StatusSuperseded, b.Status, "%+v", b)
+		assert.Equal(t, a.ID, b.Supersedes)
+		assert.Equal(t, graph.StatusSuperseded, f.memory(t, a.ID).Status)
+	})
+
+	t.Run("a paraphrase under another key reinforces", func(t *testing.T) {
+		a := ingest(t, w, "The budget for the garden party is 800 euros.")
+		b := ingest(t, w, "The garden party budget is 800 euros.")
+		require.Equal(t, engine.StatusApproved, a.Status, "%+v", a)
+		require.NotEqual(t, a.CanonicalKey, b.CanonicalKey, "precondition: the keys differ")
+		assert.Equal(t, engine.StatusReinforced, b.Status, "%+v", b)
+		assert.Equal(t, a.ID, b.ID)
+	})
+
+	t.Run("another user's memory is no candidate", func(t *testing.T) {
+		a := ingest(t, w, "My dentist is Dr. Haddad.")
+		other := w
+		other.ID, other.UserID = "someone-else", "someone-else"
+		b := ingest(t, other, "My dentist is Dr. Brennan.")
+		require.Equal(t, engine.StatusApproved, a.Status, "%+v", a)
+		assert.Equal(t, engine.StatusApproved, b.Status, "%+v", b)
+		assert.Empty(t, b.Contradicts)
+		assert.Equal(t, graph.StatusActive, f.memory(t, a.ID).Status)
+	})
+
+	t.Run("different facts are not candidates of each other", func(t *testing.T) {
+		a := ingest(t, w, "The staging cluster has 12 nodes.")
+		b := ingest(t, w, "The staging cluster was upgraded last Tuesday.")
+		require.Equal(t, engine.StatusApproved, a.Status, "%+v", a)
+		assert.Equal(t, engine.StatusApproved, b.Status, "%+v", b)
+		assert.Equal(t, graph.StatusActive, f.memory(t, a.ID).Status)
+	})
+
+	t.Run("one batch: an update, then a restatement of the update", func(t *testing.T) {
+		stored := ingest(t, w, "Our landlord is Mr. Fischer.")
+		require.Equal(t, engine.StatusApproved, stored.Status, "%+v", stored)
+		res, err := f.eng.IngestBatch(ctx, w, []engine.IngestRequest{
+			note("Our landlord is Mrs. Albrecht."),
+			note("our landlord is Mrs. Albrecht"),
+			note("The boiler in the cellar gets serviced in May."),
+			note("The cellar boiler gets serviced in May."),
+		})
+		require.NoError(t, err)
+		require.Len(t, res, 4)
+		assert.Equal(t, engine.StatusSuperseded, res[0].Status, "%+v", res[0])
+		assert.Equal(t, stored.ID, res[0].Supersedes)
+		assert.Equal(t, engine.StatusReinforced, res[1].Status, "%+v", res[1])
+		assert.Equal(t, res[0].ID, res[1].ID, "the restatement meets the new memory, not the superseded one")
+		require.Equal(t, engine.StatusApproved, res[2].Status, "%+v", res[2])
+		assert.Equal(t, engine.StatusReinforced, res[3].Status, "%+v", res[3])
+		assert.Equal(t, res[2].ID, res[3].ID, "an earlier item of the batch is a candidate")
+		assert.Equal(t, graph.StatusSuperseded, f.memory(t, stored.ID).Status)
+	})
+}
+
 // TestSupersessionChainHead: a superseded memory names the head of its
 // chain on GET and in read_context, and a write that names a non-head in
 // supersedes is refused with a fix naming the head.

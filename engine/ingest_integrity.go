@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sort"
 
 	"github.com/mnemo-dev/mnemo/extract"
 	"github.com/mnemo-dev/mnemo/graph"
@@ -20,6 +21,53 @@ type nsKey struct {
 	key string
 }
 
+// batch is what the items of one ingest batch see of the items before
+// them: the approved writes by key and in order, and the stored or earlier
+// memories a later item replaces.
+type batch struct {
+	byKey map[nsKey]*plan
+	plans []*plan
+	// byWord indexes plans by content word: an item meets as candidates
+	// only the earlier ones it shares a word with.
+	byWord map[string][]*plan
+	// replaced maps the id of a memory superseded within the batch to the
+	// plan that supersedes it: a later item meets the new memory instead.
+	replaced map[string]*plan
+}
+
+func newBatch() *batch {
+	return &batch{byKey: map[nsKey]*plan{}, byWord: map[string][]*plan{}, replaced: map[string]*plan{}}
+}
+
+// head follows in-batch supersessions from h to the memory that holds its
+// fact now.
+func (b *batch) head(h holder) holder {
+	for i := 0; i < len(b.replaced); i++ { // bounded: a chain never loops
+		t, ok := b.replaced[h.id()]
+		if !ok {
+			break
+		}
+		h = holder{plan: t, content: t.in.Version.Content}
+	}
+	return h
+}
+
+// add records an approved write.
+func (b *batch) add(pl *plan) {
+	if k := pl.in.Memory.CanonicalKey; k != "" && pl.dedupe {
+		b.byKey[nsKey{pl.namespace(), k}] = pl
+	}
+	if pl.dedupe && !pl.doc {
+		b.plans = append(b.plans, pl)
+		for _, w := range pl.statement().Words() {
+			b.byWord[w] = append(b.byWord[w], pl)
+		}
+	}
+	if pl.act == actSupersede {
+		b.replaced[pl.targetID()] = pl
+	}
+}
+
 // planIntegrity decides, for every item, reinforce, supersede, new version
 // or new memory (integrity), then applies the gate: a rejection stands, a
 // queue turns any write into a GateRequest, and a reinforcement goes ahead
@@ -27,7 +75,7 @@ type nsKey struct {
 // each other: a later item with the key of an earlier approved one
 // reinforces, supersedes or versions it.
 func (e *Engine) planIntegrity(ctx context.Context, plans []*plan, o ingestOpts) error {
-	inBatch := map[nsKey]*plan{}
+	inBatch := newBatch()
 	for _, pl := range plans {
 		if err := ctx.Err(); err != nil {
 			return err
@@ -50,15 +98,13 @@ func (e *Engine) planIntegrity(ctx context.Context, plans []*plan, o ingestOpts)
 			pl.act = actQueue
 			continue
 		}
-		if k := pl.in.Memory.CanonicalKey; k != "" && pl.dedupe {
-			inBatch[nsKey{pl.namespace(), k}] = pl
-		}
+		inBatch.add(pl)
 	}
 	return nil
 }
 
 // integrity sets pl.act (and its target) from the stored state.
-func (e *Engine) integrity(ctx context.Context, pl *plan, inBatch map[nsKey]*plan) error {
+func (e *Engine) integrity(ctx context.Context, pl *plan, inBatch *batch) error {
 	pl.act = actNew
 	if id := pl.req.Supersedes; id != "" {
 		return e.explicitSupersede(ctx, pl, id)
@@ -78,6 +124,26 @@ type holder struct {
 	memory  graph.Memory
 	plan    *plan
 	content string
+	// weak: a candidate found by content that shares its subject but few
+	// words with the statement; it is reinforced or superseded on
+	// Relate's word, never flagged.
+	weak bool
+}
+
+// statement is the holder's content analysed.
+func (h holder) statement(x *extract.Extractor) extract.Statement {
+	if h.plan != nil && h.content == h.plan.in.Version.Content {
+		return h.plan.statement()
+	}
+	return x.Statement(h.content)
+}
+
+// key is the holder's canonical key.
+func (h holder) key() string {
+	if h.plan != nil {
+		return h.plan.in.Memory.CanonicalKey
+	}
+	return h.memory.CanonicalKey
 }
 
 func (h holder) id() string {
@@ -88,8 +154,8 @@ func (h holder) id() string {
 }
 
 // findHolder returns the holder of key in pl's namespace, if any.
-func (e *Engine) findHolder(ctx context.Context, pl *plan, inBatch map[nsKey]*plan, key string) (holder, bool, error) {
-	if t, ok := inBatch[nsKey{pl.namespace(), key}]; ok {
+func (e *Engine) findHolder(ctx context.Context, pl *plan, inBatch *batch, key string) (holder, bool, error) {
+	if t, ok := inBatch.byKey[nsKey{pl.namespace(), key}]; ok {
 		return holder{plan: t, content: t.in.Version.Content}, true, nil
 	}
 	old, err := e.store.FindActiveByKey(ctx, pl.namespace(), key)
@@ -103,64 +169,191 @@ func (e *Engine) findHolder(ctx context.Context, pl *plan, inBatch map[nsKey]*pl
 	if err != nil {
 		return holder{}, false, fmt.Errorf("current version of memory %s: %w", old.ID, err)
 	}
-	return holder{memory: old, content: v.Content}, true, nil
+	return inBatch.head(holder{memory: old, content: v.Content}), true, nil
 }
 
 // keyIntegrity decides between reinforce, supersede and a new memory for a
 // statement with a canonical key. A key only says two statements may be
 // about one slot; extract.Compare says whether they are. The statement
 // tries its key, then its slot key (subject and verb), then its fact key
-// (content words): the first free key is its own; a holder that restates
-// it is reinforced; a holder it updates (same slot, new value) is
-// superseded; a holder that states a different fact is passed over, and
-// one it may contradict is named in the result and an audit event — both
-// memories stay. A key the caller chose names the slot itself: anything
-// but a restatement supersedes.
-func (e *Engine) keyIntegrity(ctx context.Context, pl *plan, inBatch map[nsKey]*plan) error {
-	stmt := pl.x.Statement(pl.in.Version.Content)
+// (content words): the first free key is its own. A key that embeds a value
+// ("I live in Berlin") or a paraphrase ("tyres", "tires") misses the memory
+// it restates or updates, so the few active memories of the namespace
+// closest in content (candidates) are related to it as well. A holder or
+// candidate that restates it is reinforced; one it updates (same slot, new
+// value) is superseded; one that states a different fact is passed over,
+// and one it may contradict is named in the result and an audit event —
+// both memories stay. A key the caller chose names the slot itself:
+// anything but a restatement supersedes, and no candidates are sought.
+func (e *Engine) keyIntegrity(ctx context.Context, pl *plan, inBatch *batch) error {
+	stmt := pl.statement()
 	keys := []string{pl.baseKey}
 	if !pl.callerKey {
 		keys = append(keys, pl.x.SlotKey(pl.baseKey, stmt), pl.x.FactKey(pl.baseKey, stmt))
 	}
+	own, free := "", false
+	seen := map[string]bool{}
 	for _, key := range keys {
 		h, ok, err := e.findHolder(ctx, pl, inBatch, key)
 		if err != nil {
 			return err
 		}
 		if !ok {
-			pl.in.Memory.CanonicalKey = key
-			return nil
+			own, free = key, true
+			break
 		}
-		c := pl.x.Relate(pl.x.Statement(h.content), stmt)
-		if pl.callerKey && c.Relation != extract.Restates {
-			c = extract.Comparison{Relation: extract.Updates, Reason: "the caller's canonical key names the slot"}
-		}
-		switch c.Relation {
-		case extract.Restates:
-			pl.act, pl.target, pl.targetPlan = actReinforce, h.memory, h.plan
-			if t := h.plan; t != nil && (t.act == actNew || t.act == actSupersede) {
-				t.in.Memory.AccessCount++
-			}
-			pl.decision = c.Reason
+		seen[h.id()] = true
+		if e.relate(pl, h, stmt, key, pl.callerKey) {
 			return nil
-		case extract.Updates:
-			pl.act, pl.target, pl.targetPlan = actSupersede, h.memory, h.plan
-			pl.in.Memory.CanonicalKey = key
-			pl.decision = c.Reason
-			return nil
-		case extract.Unsure:
-			pl.contradicts = append(pl.contradicts, contradiction{id: h.id(), key: key, reason: c.Reason})
 		}
 	}
-	// Every key is held by another fact (a hash collision): keep the
-	// memory without a key rather than hide either.
-	pl.in.Memory.CanonicalKey, pl.in.ExclusiveKey = "", false
+	if !pl.callerKey {
+		cands, err := e.candidates(ctx, pl, inBatch, stmt, seen)
+		if err != nil {
+			return err
+		}
+		for _, h := range cands {
+			if e.relate(pl, h, stmt, own, false) {
+				return nil
+			}
+		}
+	}
+	pl.in.Memory.CanonicalKey = own
+	if !free {
+		// Every key is held by another fact (a hash collision): keep the
+		// memory without a key rather than hide either.
+		pl.in.ExclusiveKey = false
+	}
 	return nil
+}
+
+// relate decides pl against the holder h: it reinforces a restatement,
+// supersedes an update (the new memory taking key), notes a possible
+// contradiction, and reports whether it decided.
+func (e *Engine) relate(pl *plan, h holder, stmt extract.Statement, key string, callerKey bool) bool {
+	c := pl.x.Relate(h.statement(pl.x), stmt)
+	if callerKey && c.Relation != extract.Restates {
+		c = extract.Comparison{Relation: extract.Updates, Reason: "the caller's canonical key names the slot"}
+	}
+	switch c.Relation {
+	case extract.Restates:
+		pl.act, pl.target, pl.targetPlan = actReinforce, h.memory, h.plan
+		if t := h.plan; t != nil && (t.act == actNew || t.act == actSupersede) {
+			t.in.Memory.AccessCount++
+		}
+		pl.decision = c.Reason
+		return true
+	case extract.Updates:
+		pl.act, pl.target, pl.targetPlan = actSupersede, h.memory, h.plan
+		pl.in.Memory.CanonicalKey = key
+		if key == "" {
+			pl.in.ExclusiveKey = false
+		}
+		pl.decision = c.Reason
+		return true
+	case extract.Unsure:
+		if h.weak {
+			return false
+		}
+		pl.contradicts = append(pl.contradicts, contradiction{id: h.id(), key: h.key(), reason: c.Reason})
+	}
+	return false
+}
+
+// Candidate retrieval: how many memories the keyword index is asked for,
+// and the share of content words a candidate must have in common with the
+// statement (extract.Overlap) to be related to it at all. Below the floor
+// two statements are not about one thing, and Relate is not asked.
+const (
+	candidatePool  = 4
+	candidateFloor = 0.5
+)
+
+// candidates are the active memories of pl's namespace, written earlier in
+// the batch or stored, that share most content words with stmt, best
+// first, leaving out those already related (seen).
+func (e *Engine) candidates(ctx context.Context, pl *plan, inBatch *batch, stmt extract.Statement, seen map[string]bool) ([]holder, error) {
+	type cand struct {
+		h       holder
+		overlap float64
+	}
+	own := stmt
+	var out []cand
+	consider := func(h holder) {
+		h = inBatch.head(h)
+		if seen[h.id()] || h.id() == "" {
+			return
+		}
+		seen[h.id()] = true
+		st := h.statement(pl.x)
+		o := pl.x.Overlap(st, own)
+		if o < candidateFloor && !pl.x.SameSubject(st, own) {
+			return
+		}
+		h.weak = o < candidateFloor
+		out = append(out, cand{h, o})
+	}
+	ns := pl.namespace()
+	shares := map[*plan]bool{}
+	for _, w := range stmt.Words() {
+		for _, t := range inBatch.byWord[w] {
+			shares[t] = true
+		}
+	}
+	for _, t := range inBatch.plans { // in batch order
+		if shares[t] && t != pl && t.namespace() == ns {
+			consider(holder{plan: t, content: t.in.Version.Content})
+		}
+	}
+	f := graph.Filter{Scope: ns.Scope, Reader: graph.System, UserID: ns.UserID, Types: []string{ns.Type}}
+	hits, err := e.store.KeywordSearch(ctx, f, keywordQuery(pl.in.Version.Content), candidatePool)
+	if err != nil {
+		return nil, fmt.Errorf("candidate memories: %w", err)
+	}
+	var (
+		found []graph.Memory
+		vids  []string
+	)
+	for _, hit := range hits {
+		m := hit.Memory
+		// The filter admits the scope's ancestors and, with no user, every
+		// user's memories: a candidate is of this namespace exactly.
+		if m.Scope != ns.Scope || m.UserID != ns.UserID || m.Type != ns.Type || m.Status != graph.StatusActive || seen[m.ID] {
+			continue
+		}
+		if _, ok := inBatch.replaced[m.ID]; ok {
+			consider(holder{memory: m})
+			continue
+		}
+		found = append(found, m)
+		vids = append(vids, m.CurrentVersionID)
+	}
+	if len(vids) > 0 {
+		vs, err := e.store.GetVersions(ctx, graph.Filter{Scope: ns.Scope, Reader: graph.System, Statuses: allStatuses}, vids)
+		if err != nil {
+			return nil, fmt.Errorf("current versions of candidate memories: %w", err)
+		}
+		content := make(map[string]string, len(vs))
+		for _, v := range vs {
+			content[v.ID] = v.Content
+		}
+		for _, m := range found {
+			if c, ok := content[m.CurrentVersionID]; ok {
+				consider(holder{memory: m, content: c})
+			}
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].overlap > out[j].overlap })
+	hs := make([]holder, len(out))
+	for i, c := range out {
+		hs[i] = c.h
+	}
+	return hs, nil
 }
 
 // documentIntegrity: a document is identified by its source; the same
 // content reinforces it, other content is its new version.
-func (e *Engine) documentIntegrity(ctx context.Context, pl *plan, inBatch map[nsKey]*plan) error {
+func (e *Engine) documentIntegrity(ctx context.Context, pl *plan, inBatch *batch) error {
 	h, ok, err := e.findHolder(ctx, pl, inBatch, pl.baseKey)
 	if err != nil || !ok {
 		return err

@@ -41,8 +41,9 @@ type plan struct {
 	// baseKey is the key the statement was given (SAQ, the caller's or a
 	// document's); integrity may write it under a slot or fact key instead.
 	baseKey   string
-	callerKey bool // the caller chose the key
-	exclusive bool // the key is to be exclusive (reset restores it)
+	callerKey bool               // the caller chose the key
+	stmt      *extract.Statement // the content analysed, once: see statement
+	exclusive bool               // the key is to be exclusive (reset restores it)
 
 	// Integrity and gate outcome.
 	act        action
@@ -78,6 +79,15 @@ func (pl *plan) reset() {
 }
 
 // namespace is where pl's canonical key must be unique.
+// statement is the plan's content analysed for extract.Relate.
+func (pl *plan) statement() extract.Statement {
+	if pl.stmt == nil {
+		st := pl.x.Statement(pl.in.Version.Content)
+		pl.stmt = &st
+	}
+	return *pl.stmt
+}
+
 func (pl *plan) namespace() graph.Namespace {
 	m := pl.in.Memory
 	return graph.Namespace{Scope: m.Scope, UserID: m.UserID, Type: m.Type}

@@ -196,7 +196,7 @@ func (e *Engine) suggestFix(ctx context.Context, pol *policy.Policy, q *queuedWr
 	// What integrity would do with the write now: a restatement names the
 	// memory it duplicates, a new value the memory holding its slot; a
 	// different fact under the same key names nothing.
-	if err := e.integrity(ctx, pl, map[nsKey]*plan{}); err == nil && pl.target.ID != "" {
+	if err := e.integrity(ctx, pl, newBatch()); err == nil && pl.target.ID != "" {
 		m, k := pl.target, pl.target.CanonicalKey
 		switch pl.act {
 		case actReinforce:

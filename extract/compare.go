@@ -115,6 +115,13 @@ func (k *Keyer) Relate(a, b Statement) Comparison {
 		return Comparison{Updates, "the same statement with its polarity flipped"}
 	case sa.polarity == sb.polarity && sameBag(sa.content, sb.content) && equalWords(sa.subject, sb.subject):
 		return Comparison{Restates, "same subject, the same words in another order"}
+	case sa.polarity == sb.polarity && sameBag(sa.content, sb.content) && sa.mainVerb == sb.mainVerb &&
+		sameBag(sa.subject, sb.subject) && equalWords(dists(sa.subject), dists(sb.subject)):
+		// "the budget for Q3" and "the Q3 budget": the subject's words
+		// moved, none crossed the verb, and its numbers and names kept
+		// their order ("the Berlin office of the London team" is another
+		// office than "the London office of the Berlin team").
+		return Comparison{Restates, "same subject in other words order, the same predicate"}
 	case sameBag(sa.content, sb.content):
 		return Comparison{Unsure, "the same words in another order"}
 	}
@@ -173,8 +180,8 @@ func (k *Keyer) Relate(a, b Statement) Comparison {
 		// production" is a new value, "is friendly" -> "is old" another
 		// attribute; without parts of speech they look alike.
 		return Comparison{Unsure, "same subject and " + sa.mainVerb + ", another plain word: a new value or another attribute"}
-	case singleValued[sa.mainVerb] && len(sa.subject) > 0 && onlyVerbsShared(sa.predicate, removed) &&
-		sameKinds(removed, added):
+	case singleValued[sa.mainVerb] && len(sa.subject) > 0 && sameKinds(removed, added) &&
+		(onlyVerbsShared(sa.predicate, removed) || valueFrame(sa.predicate, removed, added)):
 		// After a copula or a single-valued verb an id is the value ("the
 		// password is X", "the model is Y").
 		return Comparison{Updates, "same subject and " + sa.mainVerb + ", a new value"}
@@ -254,6 +261,70 @@ func onlyVerbsShared(pred, removed []token) bool {
 	return true
 }
 
+// valueFrame is onlyVerbsShared when the value is a name or an id and the
+// kept words frame it: a title or a name of a name ("Dr. Mehta" -> "Dr.
+// Laurent", "Lake Bled" -> "Lake Como"), or the noun that names an id
+// ("gate B12" -> "gate C4", "room 210" -> "room 305").
+func valueFrame(pred, removed, added []token) bool {
+	names := namesOnly(removed) && namesOnly(added)
+	ids := allIDs(removed) && allIDs(added)
+	if !names && !ids {
+		return false
+	}
+	kept, _ := bagDiff(pred, removed)
+	for _, t := range kept {
+		switch {
+		case t.verb && singleValued[t.w], quantity(t.w):
+		case names && t.dist && !t.id:
+		case ids && idNouns[t.w]:
+		default:
+			return false
+		}
+	}
+	return true
+}
+
+// allIDs reports whether ts are identifiers.
+func allIDs(ts []token) bool {
+	for _, t := range ts {
+		if !t.id {
+			return false
+		}
+	}
+	return len(ts) > 0
+}
+
+// namesOnly reports whether ts are names: proper or quoted words, no
+// numbers or ids.
+func namesOnly(ts []token) bool {
+	for _, t := range ts {
+		if !t.dist || t.id || strings.ContainsAny(t.w, "0123456789") {
+			return false
+		}
+	}
+	return len(ts) > 0
+}
+
+// dists are the tokens of ts that tell facts apart, in order.
+func dists(ts []token) []token {
+	var out []token
+	for _, t := range ts {
+		if t.dist {
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// SameSubject reports whether a and b have a verb and one non-empty
+// subject: they are about one thing, whatever they say of it.
+func (k *Keyer) SameSubject(a, b Statement) bool {
+	return a.st.verb >= 0 && b.st.verb >= 0 && len(a.st.subject) > 0 && equalWords(a.st.subject, b.st.subject)
+}
+
+// SameSubject is the Keyer's SameSubject under the extractor's policy.
+func (x *Extractor) SameSubject(a, b Statement) bool { return x.keyer.SameSubject(a, b) }
+
 // statement analyses a text: normalise, tokenise, fold.
 func (k *Keyer) statement(text string) statement {
 	toks := k.tokens(Normalize(text))
@@ -310,7 +381,7 @@ func beforeVerb(toks []token, i int) bool {
 var lightVerbs = map[string]bool{
 	"is": true, "are": true, "was": true, "were": true, "be": true, "been": true, "being": true, "am": true,
 	"has": true, "have": true, "had": true, "use": true, "run": true, "do": true, "does": true, "did": true,
-	"get": true, "gets": true, "uses": true, "runs": true, "using": true, "running": true, "will": true,
+	"get": true, "gets": true, "got": true, "gotten": true, "getting": true, "uses": true, "runs": true, "using": true, "running": true, "will": true,
 }
 
 // singleValuedStems are copulas and verbs whose object is one value at a
@@ -444,6 +515,13 @@ func (k *Keyer) tokens(s string) []token {
 		if proper { // "May" mid-sentence is a month, not a modal
 			t.stop, t.verb = false, false
 		}
+		if len(out) > 0 && copulas[out[len(out)-1].w] && !proper && !lightVerbs[lower] {
+			// "is living in" says what "lives in" does: a progressive
+			// takes its verb's base form.
+			if st := ingStem(lower); st != "" {
+				t.w, t.verb = st, true
+			}
+		}
 		t.id = hash || digit && (letters && !quantity(lower) || prevIDN) || strings.ContainsAny(lower, "_@#") ||
 			digit && strings.Count(lower, "-") >= 2 && !isDate(lower)
 		t.dist = digit || quoted || proper || t.id
@@ -483,7 +561,10 @@ func (k *Keyer) tokens(s string) []token {
 			quoted = !quoted
 		case '#':
 			hash = true
-		case '.', '!', '?', '\n', ':', ';':
+		case '.':
+			// "Dr. Mehta": a title's period ends no sentence.
+			sentStart = len(out) == 0 || !titles[out[len(out)-1].w]
+		case '!', '?', '\n', ':', ';':
 			sentStart = true
 		}
 	}
@@ -500,8 +581,41 @@ func (k *Keyer) canonWord(w string) string {
 	if strings.ContainsAny(w, "0123456789") {
 		return w
 	}
-	return singular(k.canon(w))
+	c := singular(k.canon(w))
+	if f := spelling(c); f != c {
+		return singular(k.canon(f))
+	}
+	return c
 }
+
+// spelling folds spelling variants of one word: a hyphenated compound of
+// letters is one word ("wi-fi", "wifi"; "e-mail", "email"), and the
+// regular British endings take their American form ("colour", "centre",
+// "organise", "analyse", "catalogue", "licence", "tyre"). Both statements
+// are folded alike, so a fold only matters where it joins two spellings.
+func spelling(w string) string {
+	if strings.Contains(w, "-") && strings.IndexFunc(w, func(r rune) bool { return r != '-' && !unicode.IsLetter(r) }) < 0 {
+		w = strings.ReplaceAll(w, "-", "")
+	}
+	for _, f := range britishEndings {
+		if strings.HasSuffix(w, f[0]) && len(w)-len(f[0]) >= int(f[2][0]-'0') {
+			return strings.TrimSuffix(w, f[0]) + f[1]
+		}
+	}
+	return w
+}
+
+// britishEndings: the ending, its American form and the fewest letters
+// that must precede it (so "four", "hour" and "sour" stay).
+var britishEndings = [][3]string{
+	{"our", "or", "3"}, {"tre", "ter", "2"}, {"ise", "ize", "3"}, {"ised", "ized", "3"}, {"ising", "izing", "3"},
+	{"isation", "ization", "2"}, {"yse", "yze", "3"}, {"ysed", "yzed", "3"}, {"ogue", "og", "3"},
+	{"ence", "ense", "3"}, {"yre", "ire", "1"},
+}
+
+// titles are abbreviations before a name whose period ends no sentence.
+var titles = map[string]bool{"mr": true, "mrs": true, "ms": true, "dr": true, "prof": true, "st": true, "mt": true,
+	"sr": true, "jr": true, "capt": true}
 
 // contractions are the verb endings split off a word: I'm -> I am.
 var contractions = map[string]string{"'m": "am", "'re": "are", "'ve": "have", "'ll": "will", "'d": "would"}
@@ -509,9 +623,30 @@ var contractions = map[string]string{"'m": "am", "'re": "are", "'ve": "have", "'
 // numberWords spell small numbers: "fifty" and "50" are one value.
 var numberWords = map[string]string{
 	"zero": "0", "one": "1", "two": "2", "three": "3", "four": "4", "five": "5", "six": "6", "seven": "7",
-	"eight": "8", "nine": "9", "ten": "10", "eleven": "11", "twelve": "12", "fifteen": "15", "twenty": "20",
+	"eight": "8", "nine": "9", "ten": "10", "eleven": "11", "twelve": "12", "thirteen": "13", "fourteen": "14",
+	"fifteen": "15", "sixteen": "16", "seventeen": "17", "eighteen": "18", "nineteen": "19", "twenty": "20",
 	"thirty": "30", "forty": "40", "fifty": "50", "sixty": "60", "seventy": "70", "eighty": "80", "ninety": "90",
 	"hundred": "100",
+}
+
+// ingStem is the base form of a present participle whose base is a known
+// verb ("living" -> "live", "planning" -> "plan", "working" -> "work"), or
+// "".
+func ingStem(w string) string {
+	if len(w) < 6 || !strings.HasSuffix(w, "ing") {
+		return ""
+	}
+	b := w[:len(w)-3]
+	cands := []string{b, b + "e"}
+	if n := len(b); n >= 2 && b[n-1] == b[n-2] {
+		cands = append(cands, b[:n-1]) // planning, running
+	}
+	for _, c := range cands {
+		if singleValued[c] || otherVerbs[c] {
+			return c
+		}
+	}
+	return ""
 }
 
 // isVerbForm guesses a past tense or participle ("moved", "found") that
@@ -692,3 +827,29 @@ var prepositions = map[string]bool{"in": true, "at": true, "on": true, "to": tru
 	"with": true, "by": true, "of": true, "into": true, "onto": true, "over": true, "under": true, "about": true,
 	"via": true, "behind": true, "near": true, "inside": true, "outside": true, "after": true, "before": true,
 	"until": true, "since": true, "during": true}
+
+// Overlap is the share of content words two statements have in common
+// (Dice: twice the shared words over the words of both, as multisets), from
+// 0 to 1. It is how a memory found by content, not by key, qualifies for
+// Relate: below a floor the two are not about one thing.
+func (k *Keyer) Overlap(a, b Statement) float64 {
+	ca, cb := a.st.content, b.st.content
+	if len(ca)+len(cb) == 0 {
+		return 0
+	}
+	removed, _ := bagDiff(ca, cb)
+	shared := len(ca) - len(removed)
+	return 2 * float64(shared) / float64(len(ca)+len(cb))
+}
+
+// Words are the statement's content words, folded: what Overlap counts.
+func (s Statement) Words() []string {
+	out := make([]string, len(s.st.content))
+	for i, t := range s.st.content {
+		out[i] = t.w
+	}
+	return out
+}
+
+// Overlap is the Keyer's Overlap under the extractor's policy.
+func (x *Extractor) Overlap(a, b Statement) float64 { return x.keyer.Overlap(a, b) }
