@@ -303,7 +303,8 @@ func TestAccessHTTP(t *testing.T) {
 		before := len(l.Memories)
 		code, err := a.call(ctx, "alice-key-1", "POST", "/v1/memories", map[string]string{"type": "note", "content": "uA likes tea.", "user_id": "uA"}, nil)
 		assert.Equal(t, 403, code)
-		assert.ErrorContains(t, err, `principal \"alice\" may not write as user \"uA\": needs permission act_as_user`)
+		assert.ErrorContains(t, err, `"message":"principal \"alice\" may not write as user \"uA\": needs permission act_as_user"`,
+			"a sentence without the code's own word in front")
 		code, _ = a.call(ctx, "alice-key-1", "POST", "/v1/memories:batch", map[string]any{"items": []map[string]string{
 			{"type": "note", "content": "Alice likes coffee."}, {"type": "note", "content": "uA likes tea.", "user_id": "uA"}}}, nil)
 		assert.Equal(t, 403, code, "batch")

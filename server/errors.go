@@ -47,13 +47,13 @@ func statusOf(err error) (int, apiError) {
 	case errors.As(err, &mbe):
 		return http.StatusRequestEntityTooLarge, apiError{Code: "too_large", Message: "request body too large"}
 	case errors.Is(err, graph.ErrInvalid):
-		return http.StatusBadRequest, apiError{Code: "invalid", Message: sentence(err)}
+		return http.StatusBadRequest, apiError{Code: "invalid", Message: sentence(err, graph.ErrInvalid)}
 	case errors.Is(err, graph.ErrNotFound):
-		return http.StatusNotFound, apiError{Code: "not_found", Message: sentence(err)}
+		return http.StatusNotFound, apiError{Code: "not_found", Message: sentence(err, graph.ErrNotFound)}
 	case errors.Is(err, graph.ErrForbidden):
-		return http.StatusForbidden, apiError{Code: "forbidden", Message: sentence(err)}
+		return http.StatusForbidden, apiError{Code: "forbidden", Message: sentence(err, graph.ErrForbidden)}
 	case errors.Is(err, graph.ErrConflict):
-		return http.StatusConflict, apiError{Code: "conflict", Message: sentence(err)}
+		return http.StatusConflict, apiError{Code: "conflict", Message: sentence(err, graph.ErrConflict)}
 	case errors.Is(err, context.DeadlineExceeded):
 		return http.StatusGatewayTimeout, apiError{Code: "timeout", Message: "the request timed out"}
 	case errors.Is(err, context.Canceled):
@@ -73,9 +73,14 @@ func (s *Server) fail(c *gin.Context, err error) {
 
 // sentence is err's message for a client: the wrapping chain with a
 // segment that repeats the one before it dropped ("list memories: list
-// memories: x" reads "list memories: x").
-func sentence(err error) string {
+// memories: x" reads "list memories: x"), and without a leading sentinel
+// the error code already says ("forbidden: principal p lacks ..." reads
+// "principal p lacks ...").
+func sentence(err, sentinel error) string {
 	parts := strings.Split(err.Error(), ": ")
+	if len(parts) > 1 && parts[0] == sentinel.Error() {
+		parts = parts[1:]
+	}
 	out := parts[:1]
 	for _, p := range parts[1:] {
 		if p != out[len(out)-1] {
