@@ -111,7 +111,7 @@ func checkSizes(r IngestRequest) error {
 	} {
 		if f.n > f.max {
 			return &graph.FieldError{Field: f.field, Message: fmt.Sprintf(
-				"is %d bytes, more than the %s one memory may hold; split it into several memories", f.n, sizeText(f.max))}
+				"is %d bytes, more than the %s one memory may hold; split it into several memories", f.n, graph.SizeText(int64(f.max)))}
 		}
 	}
 	switch {
@@ -121,18 +121,6 @@ func checkSizes(r IngestRequest) error {
 		return &graph.FieldError{Field: "entities", Message: fmt.Sprintf("has %d names, more than %d", len(r.Entities), graph.MaxEntities)}
 	}
 	return nil
-}
-
-// sizeText formats a byte count for a message: "1 MiB (1048576 bytes)", or
-// "1000 bytes" when it is not a whole number of MiB or KiB.
-func sizeText(n int) string {
-	switch {
-	case n >= 1<<20 && n%(1<<20) == 0:
-		return fmt.Sprintf("%d MiB (%d bytes)", n>>20, n)
-	case n >= 1<<10 && n%(1<<10) == 0:
-		return fmt.Sprintf("%d KiB (%d bytes)", n>>10, n)
-	}
-	return fmt.Sprintf("%d bytes", n)
 }
 
 func (e *Engine) prepareOne(pol *policy.Policy, x *extract.Extractor, p graph.Principal, r IngestRequest, now time.Time) (*plan, error) {

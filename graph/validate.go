@@ -5,6 +5,7 @@ import (
 	"crypto/sha256"
 	"encoding/binary"
 	"encoding/hex"
+	"fmt"
 	"strings"
 	"time"
 	"unicode"
@@ -326,4 +327,17 @@ func (a AuditEvent) Validate() error {
 		}
 	}
 	return nil
+}
+
+// SizeText names a byte limit in a message: "1 MiB (1048576 bytes)", or
+// "1000 bytes" when it is not a whole number of MiB or KiB. The engine's
+// and the server's size refusals share it so they read alike.
+func SizeText(n int64) string {
+	switch {
+	case n >= 1<<20 && n%(1<<20) == 0:
+		return fmt.Sprintf("%d MiB (%d bytes)", n>>20, n)
+	case n >= 1<<10 && n%(1<<10) == 0:
+		return fmt.Sprintf("%d KiB (%d bytes)", n>>10, n)
+	}
+	return fmt.Sprintf("%d bytes", n)
 }

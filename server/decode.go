@@ -12,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/gin-gonic/gin"
+	"github.com/mnemo-dev/mnemo/graph"
 )
 
 // decode reads the request body as exactly one JSON value into v. It
@@ -68,7 +69,7 @@ func decodeBytes(data []byte, v any) error {
 
 func bodyTooLarge(limit int64) error {
 	return errorf(http.StatusRequestEntityTooLarge, "too_large", "",
-		fmt.Sprintf("the request body is larger than %s, the most this server accepts (max_body_bytes)", sizeText(limit)))
+		fmt.Sprintf("the request body is larger than %s, the most this server accepts (max_body_bytes)", graph.SizeText(limit)))
 }
 
 func decodeError(err error) error {

@@ -156,7 +156,7 @@ func (s *scanner) value(t reflect.Type, path string, depth int) error {
 		}
 		if n > maxString {
 			return errorf(http.StatusRequestEntityTooLarge, "too_large", path,
-				fmt.Sprintf("%s is %d bytes, more than the %s any field may hold", path, n, sizeText(maxString)))
+				fmt.Sprintf("%s is %d bytes, more than the %s any field may hold", path, n, graph.SizeText(maxString)))
 		}
 		return nil
 	default:
@@ -354,15 +354,4 @@ func (s *scanner) literal() error {
 		return errSyntax
 	}
 	return nil
-}
-
-// sizeText formats a byte count for a message: "1 MiB (1048576 bytes)".
-func sizeText(n int64) string {
-	switch {
-	case n >= 1<<20 && n%(1<<20) == 0:
-		return fmt.Sprintf("%d MiB (%d bytes)", n>>20, n)
-	case n >= 1<<10 && n%(1<<10) == 0:
-		return fmt.Sprintf("%d KiB (%d bytes)", n>>10, n)
-	}
-	return fmt.Sprintf("%d bytes", n)
 }
