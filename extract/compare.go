@@ -105,10 +105,14 @@ func (k *Keyer) Statement(text string) Statement { return Statement{k.statement(
 // Relate is Compare on analysed statements: how b (new) stands to a
 // (stored).
 func (k *Keyer) Relate(a, b Statement) Comparison {
-	sa, sb := a.st, b.st
+	sa, sb := a.st, align(a.st, b.st)
 	switch {
 	case equalWords(sa.toks, sb.toks):
 		return Comparison{Restates, "same words once case, punctuation and fluff are set aside"}
+	case sameBag(sa.content, sb.content) && equalWords(sa.subject, sb.subject) && byAgent(sa) != byAgent(sb):
+		// "Alice hired Bob", "Alice was hired by Bob": the passive turns
+		// who did what.
+		return Comparison{Unsure, "the same words, one in the passive: the roles may have turned"}
 	case sa.polarity == sb.polarity && equalWords(sa.content, sb.content):
 		return Comparison{Restates, "same content words"}
 	case sa.polarity != sb.polarity && equalWords(sa.content, sb.content):
@@ -122,6 +126,8 @@ func (k *Keyer) Relate(a, b Statement) Comparison {
 		// their order ("the Berlin office of the London team" is another
 		// office than "the London office of the Berlin team").
 		return Comparison{Restates, "same subject in other words order, the same predicate"}
+	case sa.polarity == sb.polarity && sameBag(sa.content, sb.content) && reordered(sa, sb):
+		return Comparison{Restates, "the same words, moved without trading roles"}
 	case sameBag(sa.content, sb.content):
 		return Comparison{Unsure, "the same words in another order"}
 	}
@@ -327,7 +333,8 @@ func (x *Extractor) SameSubject(a, b Statement) bool { return x.keyer.SameSubjec
 
 // statement analyses a text: normalise, tokenise, fold.
 func (k *Keyer) statement(text string) statement {
-	toks := k.tokens(Normalize(text))
+	toks := k.tokens(standardQuantities(Normalize(text)))
+	joinNames(toks)
 	s := statement{toks: toks, verb: -1}
 	for i, t := range toks {
 		if t.w == "not" {
@@ -495,6 +502,12 @@ func (k *Keyer) tokens(s string) []token {
 		}
 		if n, ok := numberWords[lower]; ok {
 			lower = n
+		}
+		if f, ok := frequencies[lower]; ok {
+			lower = f
+		}
+		if f, ok := prepositionFolds[lower]; ok {
+			lower = f
 		}
 		lower = strings.TrimSuffix(lower, "'s")
 		lower = strings.Trim(lower, "'")
