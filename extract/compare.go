@@ -57,6 +57,8 @@ type token struct {
 	id   bool   // an identifier: letters with digits, or a number named by an id noun
 	verb bool
 	stop bool // a stopword (negations never are)
+	// capital: written with a capital letter, also where a sentence starts.
+	capital bool
 }
 
 // statement is a normalised statement split for comparison.
@@ -142,6 +144,9 @@ func (k *Keyer) Relate(a, b Statement) Comparison {
 			}
 			return Comparison{Distinct, "different statements with no verb to compare"}
 		}
+		if roleHolder(sa, sb) {
+			return Comparison{Updates, "one role or object, another holder"}
+		}
 		if distDiffers(sa.subject, sb.subject) {
 			return Comparison{Distinct, "numbers, ids or names in the subject tell them apart"}
 		}
@@ -181,6 +186,16 @@ func (k *Keyer) Relate(a, b Statement) Comparison {
 		// A date or time of an event verb ("visited in 2019", "flew on 3
 		// March") may be another event, not a correction.
 		return Comparison{Updates, "same subject and " + sa.mainVerb + ", a new quantity"}
+	case adjunctValue(sa, sb, removed, added):
+		return Comparison{Updates, "same subject and " + sa.mainVerb + ", a new time, place or end of one arrangement"}
+	case purpose(sa, sb, removed, added):
+		return Comparison{Updates, "same subject and " + sa.mainVerb + ", another choice for one purpose"}
+	case onceEvents[sa.mainVerb] && allTimes(removed) && allTimes(added) && len(keptBesideVerb(sa, removed)) > 0:
+		return Comparison{Updates, "an event that happens once (" + sa.mainVerb + "), a new date"}
+	case attributeValue(sa, removed, added):
+		return Comparison{Updates, "same subject, a noun that names an attribute, a new value"}
+	case redescribed(sa, sb, removed, added):
+		return Comparison{Updates, "same subject, the same thing described with another attribute"}
 	case copulas[sa.relation] && len(removed) == len(sa.predicate) && plainWords(removed) && plainWords(added):
 		// The value right after the copula: "is staging" -> "is
 		// production" is a new value, "is friendly" -> "is old" another
@@ -208,6 +223,16 @@ func mentionsTime(ts []token) bool {
 		}
 	}
 	return false
+}
+
+// allTimes reports whether ts are numbers, dates, months or weekdays.
+func allTimes(ts []token) bool {
+	for _, t := range ts {
+		if !calendar[t.w] && (!quantity(t.w) || t.id) {
+			return false
+		}
+	}
+	return len(ts) > 0
 }
 
 // calendar names months and weekdays.
@@ -524,7 +549,8 @@ func (k *Keyer) tokens(s string) []token {
 		t.verb = k.verbs.has(lower) || k.verbs.has(t.w) || singleValued[lower] || singleValued[t.w] ||
 			otherVerbs[lower] || isVerbForm(lower, sentStart)
 		t.stop = k.stop.has(lower) && t.w != "not" && !modals[lower]
-		proper := unicode.IsUpper(first) && !sentStart && lower != "i"
+		t.capital = unicode.IsUpper(first) && lower != "i"
+		proper := t.capital && !sentStart
 		if proper { // "May" mid-sentence is a month, not a modal
 			t.stop, t.verb = false, false
 		}
