@@ -41,12 +41,16 @@ var canonClasses = []struct {
 // Outcomes: reinforce (b reinforced a), supersede (b superseded a), flag (b
 // kept beside a, flagged as a possible contradiction), keep (b kept, no
 // flag). Targets (issue 11): a different fact is superseded in at most 1%
-// of pairs and never reinforced away in more than 1%; a restatement is
-// reinforced in at least 95%; reinforce and supersede decisions are right
-// in at least 95% of the pairs they are made on.
+// of pairs and never reinforced away in more than 1% (asserted: none); a
+// restatement is reinforced in at least 95%, and so are new values
+// superseded and near duplicates merged; reinforce and supersede decisions
+// are right in at least 95% of the pairs they are made on.
 //
 // pairs.jsonl is the labelled set; holdout.jsonl was written after the
-// rules were settled, by the same author, and has not been tuned against.
+// first rules were settled, by the same author. Its misses were read when
+// the second rules (word forms, reordering, marked slots) were written, so
+// it is no longer unseen: a rule it broke was narrowed, none was fitted to
+// it, but figures on new data may be lower.
 // Each pair is written into a namespace of its own (one writer per pair);
 // the crowd run writes both sets, pair after pair, into one namespace, so
 // that every statement meets the others' memories as candidates and a
@@ -54,9 +58,10 @@ var canonClasses = []struct {
 // hold b against its own a (or the memory a was merged into).
 func TestCanonicalPairs(t *testing.T) {
 	// recall is the least share of new values superseded and of near
-	// duplicates merged (reinforced or superseded) each run must reach: what
-	// it reached at the candidates' commit less a margin (the holdout's
-	// classes are 20 pairs: two pairs).
+	// duplicates merged (reinforced or superseded) each run must reach:
+	// issue 11's 95% on the dev set, and on the holdout (20 pairs a class:
+	// one pair is 5 points) and the crowd run what they reached when the
+	// dev set met it.
 	type recall struct{ newValue, nearDuplicate float64 }
 	for _, set := range []struct {
 		name   string
@@ -65,9 +70,9 @@ func TestCanonicalPairs(t *testing.T) {
 		crowd  bool
 		recall recall
 	}{
-		{"pairs", []string{"pairs"}, 300, false, recall{80, 72}},
-		{"holdout", []string{"holdout"}, 80, false, recall{85, 60}},
-		{"crowd", []string{"pairs", "holdout"}, 380, true, recall{80, 70}},
+		{"pairs", []string{"pairs"}, 300, false, recall{95, 95}},
+		{"holdout", []string{"holdout"}, 80, false, recall{95, 90}},
+		{"crowd", []string{"pairs", "holdout"}, 380, true, recall{94, 94}},
 	} {
 		t.Run(set.name, func(t *testing.T) {
 			var pairs []canonPair
@@ -186,8 +191,10 @@ func canonPairSet(t *testing.T, path string, pairs []canonPair, crowd bool) map[
 	t.Logf("canonical pairs %s (store %s):\n%s", path, graphStoreName(), table.String())
 
 	diff := byClass["different_fact"]
-	assert.LessOrEqual(t, pct(diff["supersede"], diff["n"]), 1.0, "different facts superseded")
-	assert.LessOrEqual(t, pct(diff["reinforce"], diff["n"]), 1.0, "different facts reinforced away")
+	// Issue 11 allows 1%; none is what every set reaches, and a different
+	// fact hidden is the failure that matters most.
+	assert.Zero(t, diff["supersede"], "different facts superseded")
+	assert.Zero(t, diff["reinforce"], "different facts reinforced away")
 	same := byClass["same_fact"]
 	assert.GreaterOrEqual(t, pct(same["reinforce"], same["n"]), 95.0, "restatements reinforced")
 	for _, d := range []string{"reinforce", "supersede"} {
