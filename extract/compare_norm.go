@@ -19,13 +19,6 @@ var (
 // degreeRE matches a temperature's unit after a number: °C, ° C, ºF, °.
 var degreeRE = regexp.MustCompile(`(\d)\s*[°º]\s*([CcFf])?\b`)
 
-// unitRE matches a number and the unit after it, attached or not.
-var unitRE = regexp.MustCompile(`(?i)\b(\d+(?:[.,]\d+)?)\s*(` +
-	`ms|msecs?|milliseconds?|s|secs?|seconds?|mins?|minutes?|h|hrs?|hours?|` +
-	`kb|kib|kilobytes?|mb|mib|megabytes?|gb|gib|gigabytes?|tb|tib|terabytes?|` +
-	`km|kms|kilometres?|kilometers?|kg|kgs|kilos?|kilograms?|deg|degs|degrees?` +
-	`)(?:\b|$)`)
-
 // units maps a unit's spellings to one; each is matched lower case.
 var units = map[string]string{
 	"ms": "milliseconds", "msec": "milliseconds", "msecs": "milliseconds", "millisecond": "milliseconds",
@@ -63,27 +56,86 @@ func standardQuantities(s string) string {
 	if !strings.ContainsAny(s, "0123456789") {
 		return s
 	}
-	s = upperBoundRE.ReplaceAllString(s, "max $1")
-	s = lowerBoundRE.ReplaceAllString(s, "min $1")
-	s = degreeRE.ReplaceAllStringFunc(s, func(m string) string {
-		sub := degreeRE.FindStringSubmatch(m)
-		switch strings.ToLower(sub[2]) {
-		case "c":
-			return sub[1] + " degrees celsius"
-		case "f":
-			return sub[1] + " degrees fahrenheit"
-		}
-		return sub[1] + " degrees"
-	})
-	return unitRE.ReplaceAllStringFunc(s, func(m string) string {
-		sub := unitRE.FindStringSubmatch(m)
-		u := strings.ToLower(sub[2])
-		if c, ok := units[u]; ok {
-			u = c
-		}
-		return sub[1] + " " + u
-	})
+	if lower := strings.ToLower(s); strings.Contains(lower, "up to") || strings.Contains(lower, "most") ||
+		strings.Contains(lower, "than") || strings.Contains(lower, "max") || strings.Contains(lower, "least") ||
+		strings.Contains(lower, "min") {
+		s = upperBoundRE.ReplaceAllString(s, "max $1")
+		s = lowerBoundRE.ReplaceAllString(s, "min $1")
+	}
+	if strings.ContainsAny(s, "°º") {
+		s = degreeRE.ReplaceAllStringFunc(s, func(m string) string {
+			sub := degreeRE.FindStringSubmatch(m)
+			switch strings.ToLower(sub[2]) {
+			case "c":
+				return sub[1] + " degrees celsius"
+			case "f":
+				return sub[1] + " degrees fahrenheit"
+			}
+			return sub[1] + " degrees"
+		})
+	}
+	return standardUnits(s)
 }
+
+// standardUnits writes the unit after a number, attached or not, in one
+// spelling: "64GB", "64 gigabytes" -> "64 gb"; "30s", "30 secs" -> "30
+// seconds".
+func standardUnits(s string) string {
+	var b strings.Builder
+	last := 0
+	for i := 0; i < len(s); {
+		if !isDigit(s[i]) || i > 0 && isWordByte(s[i-1]) {
+			i++
+			continue
+		}
+		j := i
+		for j < len(s) && isDigit(s[j]) {
+			j++
+		}
+		if j+1 < len(s) && (s[j] == '.' || s[j] == ',') && isDigit(s[j+1]) {
+			for j++; j < len(s) && isDigit(s[j]); j++ {
+			}
+		}
+		k := j
+		for k < len(s) && s[k] == ' ' {
+			k++
+		}
+		e := k
+		for e < len(s) && isLetter(s[e]) {
+			e++
+		}
+		if e == k || e < len(s) && isWordByte(s[e]) {
+			i = j
+			continue
+		}
+		u := strings.ToLower(s[k:e])
+		c, ok := units[u]
+		if !ok {
+			if !unitNames[u] {
+				i = e
+				continue
+			}
+			c = u
+		}
+		b.WriteString(s[last:j])
+		b.WriteString(" " + c)
+		last, i = e, e
+	}
+	if last == 0 {
+		return s
+	}
+	b.WriteString(s[last:])
+	return b.String()
+}
+
+// unitNames are the units already in their one spelling.
+var unitNames = map[string]bool{
+	"milliseconds": true, "seconds": true, "minutes": true, "hours": true, "kb": true, "kib": true, "mb": true,
+	"mib": true, "gb": true, "gib": true, "tb": true, "tib": true, "km": true, "kg": true, "degrees": true,
+}
+
+func isLetter(c byte) bool   { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
+func isWordByte(c byte) bool { return isDigit(c) || isLetter(c) || c == '_' || c >= 0x80 }
 
 // joinNames marks the particles inside a name as part of it: in "Pieter de
 // Vries", "de" is a name's word, not a plain one.
