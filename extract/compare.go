@@ -83,17 +83,22 @@ type statement struct {
 // two texts and the policy's vocabulary (stopwords, verbs, synonyms), cheap
 // enough for every write that meets an existing key:
 //
-//   - the same words after normalisation (case, punctuation, fluff), or the
-//     same content words (articles, plurals, synonyms, light verbs such as
-//     "is", "uses", "runs"), or fewer of them: Restates;
+//   - the same words after normalisation (case, punctuation, fluff, one
+//     spelling of units and bounds), or the same content words (articles,
+//     plurals, synonyms, light verbs such as "is", "uses", "runs", word
+//     forms of one root), or fewer of them, or the same words moved
+//     without trading roles: Restates;
 //   - subjects that differ (numbers, ids, quoted strings or names in them
-//     above all): Distinct — they are different facts;
+//     above all): Distinct — they are different facts — unless one role
+//     changed holder ("Priya is the on-call engineer" / "Jonas is ..."):
+//     Updates;
 //   - one subject, verb and relation, the value changed: Updates for a
 //     polarity flip, detail added, a changed number beside the thing it
-//     measures, or a new value of the old one's kind after a copula or a
-//     single-valued verb ("lives in", "reports to", "listens on"); Distinct
-//     when an identifier changed anywhere else;
-//   - anything else (the same words in another order, another verb, a new
+//     measures, a new value of the old one's kind after a copula or a
+//     single-valued verb ("lives in", "reports to", "listens on"), or a
+//     slot the sentence marks (see compare_slot.go); Distinct when an
+//     identifier changed anywhere else;
+//   - anything else (the same words with roles traded, another verb, a new
 //     object of an event verb or of a verb of many objects, a plain word
 //     after a copula, which may be another attribute): Unsure.
 func (k *Keyer) Compare(a, b string) Comparison { return k.Relate(k.Statement(a), k.Statement(b)) }
