@@ -52,10 +52,11 @@ func align(a, b statement) statement {
 }
 
 // sameRoot reports whether x and y are two forms of one word: a shared
-// stem of at least four letters and endings that inflect or derive it
-// (name, named; expire, expiry, expired; allergy, allergic; rotate,
-// rotation; plan, planned). "-y" pairs only with "-e", "-ic", "-ies" and
-// "-ied", so "ready" is not a form of "read".
+// stem of at least four letters and two endings that inflect or derive it
+// (name, named; expire, expiry; allergy, allergic; rotate, rotation;
+// plan, planned). Only the pairs of endings in rootPairs
+// count: "plan" and "plane", "read" and "ready", "direct" and "direction"
+// are other words.
 func sameRoot(x, y string) bool {
 	if x == y {
 		return true
@@ -71,17 +72,10 @@ func sameRoot(x, y string) bool {
 		return false
 	}
 	rx, ry := undouble(x[p:], x[p-1]), undouble(y[p:], y[p-1])
-	if !endings[rx] || !endings[ry] {
-		return false
+	if rx > ry {
+		rx, ry = ry, rx
 	}
-	if rx == "y" || ry == "y" {
-		other := rx
-		if rx == "y" {
-			other = ry
-		}
-		return yEndings[other]
-	}
-	return true
+	return rootPairs[[2]string{rx, ry}]
 }
 
 // undouble drops a doubled last consonant of the stem from an ending:
@@ -93,11 +87,13 @@ func undouble(end string, last byte) string {
 	return end
 }
 
-// endings inflect or derive a word; yEndings are those "-y" pairs with.
-var (
-	endings  = map[string]bool{"": true, "e": true, "s": true, "es": true, "ed": true, "d": true, "ing": true, "y": true, "ic": true, "ies": true, "ied": true, "ion": true, "ation": true}
-	yEndings = map[string]bool{"e": true, "ic": true, "ies": true, "ied": true}
-)
+// rootPairs are the endings, in order, that make two forms of one word.
+// An "-ing" form is left out: "the report is printed" and "is printing"
+// are two states.
+var rootPairs = map[[2]string]bool{
+	{"", "d"}: true, {"", "ed"}: true, {"e", "y"}: true, {"ic", "y"}: true, {"ies", "y"}: true,
+	{"ied", "y"}: true, {"ied", "ies"}: true, {"e", "ion"}: true, {"ation", "e"}: true, {"ed", "ion"}: true,
+}
 
 // passive reports whether s is in the passive voice: a copula followed by a
 // past participle ("is terminated at", "was planted with").

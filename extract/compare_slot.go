@@ -25,7 +25,8 @@ func roleHolder(a, b statement) bool {
 		!equalWords(a.predicate, b.predicate) || len(a.predicate) == 0 {
 		return false
 	}
-	if !capitalised(a.subject) || !capitalised(b.subject) || equalWords(a.subject, b.subject) {
+	if !capitalised(a.subject) || !capitalised(b.subject) || equalWords(a.subject, b.subject) ||
+		coordinated(a) || coordinated(b) {
 		return false
 	}
 	if !copulas[a.mainVerb] && !oneHolder[a.mainVerb] {
@@ -45,18 +46,25 @@ func capitalised(ts []token) bool {
 	return len(ts) > 0
 }
 
+// coordinated reports whether s's subject joins several with "and", "or"
+// or "with": "Kofi and Lena lead the team" is not "Lena leads the team".
+func coordinated(s statement) bool {
+	return slices.ContainsFunc(s.toks[:s.verb], func(t token) bool { return t.w == "and" || t.w == "or" || t.w == "with" })
+}
+
 // oneHolder are verbs whose object has one holder at a time: a team has
 // one lead, a service one owner.
 var oneHolder = verbForms([]string{"lead", "head", "manage", "chair", "own", "captain", "coach"})
 
-// definiteAfter reports whether s's verb is followed by a definite
-// determiner: "is the", "leads our".
+// definiteAfter reports whether s's verb is followed by "the": "is the
+// on-call engineer" names one role, while "is my sister" or "is our
+// neighbour" is one of many.
 func definiteAfter(s statement) bool {
 	i := s.verb + 1
 	return i < len(s.toks) && definites[s.toks[i].w]
 }
 
-var definites = map[string]bool{"the": true, "our": true, "my": true, "your": true, "his": true, "her": true, "their": true}
+var definites = map[string]bool{"the": true}
 
 // adjunctValue reports whether a and b (one subject, verb, relation and
 // polarity) differ only in the value of one adjunct that marks a slot, of
@@ -80,9 +88,24 @@ func adjunctValue(a, b statement, removed, added []token) bool {
 	if endPreps[pa] {
 		return true
 	}
-	return standingPreps[pa] && !copulas[a.mainVerb] && !lightVerbs[a.mainVerb] && present(a) && present(b) &&
-		definiteObject(a) && definiteObject(b)
+	if !standingPreps[pa] || !present(a) || !present(b) || !definiteObject(a) || !definiteObject(b) {
+		return false
+	}
+	// A time, place or form is one slot only for verbs that happen once
+	// per occasion ("closes at 18:00", "meets at Lena's place", "arrive on
+	// Saturday") or that ask for one thing ("wants the report in PDF", not
+	// at a time: "needs the chart at 09:00" and "at 15:00" are two needs);
+	// "visits the ward at 09:00" and "at 15:00" are two visits.
+	return scheduleVerbs[a.mainVerb] || wishVerbs[a.mainVerb] && !allTimes(removed) && !allTimes(added)
 }
+
+// scheduleVerbs happen once per occasion of a schedule; wishVerbs ask for
+// one thing.
+var (
+	scheduleVerbs = verbForms([]string{"open", "close", "start", "begin", "end", "finish", "arrive", "depart",
+		"leave", "land", "meet", "gather", "convene", "launch"})
+	wishVerbs = verbForms([]string{"want", "need", "expect", "require", "prefer"})
+)
 
 // definiteObject reports whether every noun between s's verb and its first
 // preposition follows a definite determiner: "wants the report in PDF" is
@@ -192,14 +215,16 @@ var onceEvents = map[string]bool{
 
 // attributeNouns name an attribute whose value follows a copula: "the
 // deploy target is staging" -> "production" is a new value, while "the dog
-// is friendly" -> "old" is another attribute of the dog.
+// is friendly" -> "old" is another attribute of the dog. Nouns of things
+// that have many attributes (branch, host, channel) are not here: "the
+// main branch is green" -> "frozen".
 var attributeNouns = map[string]bool{
 	"target": true, "mode": true, "status": true, "state": true, "stage": true, "phase": true, "environment": true,
 	"region": true, "zone": true, "default": true, "format": true, "language": true, "locale": true,
 	"timezone": true, "currency": true, "tier": true, "level": true, "priority": true, "color": true,
 	"size": true, "strategy": true, "method": true, "provider": true, "backend": true, "engine": true,
 	"driver": true, "key": true, "scheme": true, "algorithm": true, "protocol": true, "policy": true,
-	"branch": true, "channel": true, "owner": true, "vendor": true, "host": true, "destination": true,
+	"owner": true, "vendor": true, "destination": true,
 }
 
 // attributeValue reports whether a and b give the attribute their
@@ -207,16 +232,36 @@ var attributeNouns = map[string]bool{
 // replaced by one of at most three words.
 func attributeValue(a statement, removed, added []token) bool {
 	if len(a.subject) == 0 || !copulas[a.relation] || len(removed) != len(a.predicate) ||
-		len(removed) > 3 || len(added) > 3 {
+		len(removed) > 3 || len(added) > 3 || !attributeNouns[a.subject[len(a.subject)-1].w] {
 		return false
 	}
-	return attributeNouns[a.subject[len(a.subject)-1].w]
+	// The value is of the old one's kind: names or ids for names or ids
+	// ("UUIDv7" -> "ULID"), or plain words of one shape — "main" ->
+	// "protected", "JSON" -> "configurable" describe the attribute instead.
+	if dists(removed) != nil && len(dists(removed)) == len(removed) && len(dists(added)) == len(added) {
+		return true
+	}
+	return plainWords(removed) && plainWords(added) && adjectival(removed) == adjectival(added)
+}
+
+// adjectival reports whether the last of ts has the ending of a
+// participle or an adjective: protected, configurable, visible, active.
+func adjectival(ts []token) bool {
+	w := ts[len(ts)-1].w
+	for _, suf := range []string{"ed", "able", "ible", "ive", "ful", "less", "ous", "ent", "ant", "al"} {
+		if strings.HasSuffix(w, suf) && len(w) > len(suf)+2 {
+			return true
+		}
+	}
+	return irregular[w]
 }
 
 // redescribed reports whether a and b describe their subject after a
-// copula by one noun with another modifier: "Bob's car is a red Volvo" ->
-// "a blue Volvo". The noun that stays names the thing; the modifier is its
-// attribute. "Alice's sister is a doctor" -> "a teacher" changed the noun.
+// copula by one noun with another colour: "Bob's car is a red Volvo" ->
+// "a blue Volvo". The noun that stays names the thing; the colour is its
+// attribute, and a thing has one. Other modifiers may be other attributes
+// ("a black cat" -> "a fat cat", "a laser printer" -> "a colour
+// printer"); "Alice's sister is a doctor" -> "a teacher" changed the noun.
 func redescribed(a, b statement, removed, added []token) bool {
 	if !copulas[a.relation] || len(removed) != 1 || len(added) != 1 || len(a.predicate) < 2 ||
 		len(a.predicate) != len(b.predicate) || !plainWords(removed) || !plainWords(added) {
@@ -230,5 +275,13 @@ func redescribed(a, b statement, removed, added []token) bool {
 		}
 	}
 	last := len(a.predicate) - 1
-	return a.predicate[last].w == b.predicate[last].w && a.predicate[last].w != removed[0].w
+	return a.predicate[last].w == b.predicate[last].w && a.predicate[last].w != removed[0].w &&
+		colours[removed[0].w] && colours[added[0].w]
+}
+
+// colours name one attribute that a thing has one value of.
+var colours = map[string]bool{
+	"red": true, "blue": true, "green": true, "yellow": true, "black": true, "white": true, "grey": true,
+	"gray": true, "silver": true, "gold": true, "orange": true, "purple": true, "pink": true, "brown": true,
+	"beige": true, "navy": true, "teal": true,
 }
