@@ -94,6 +94,13 @@ func TestCompare(t *testing.T) {
 		{"a past event on another day", "Jonas called the bank on Monday.", "Jonas called the bank on Thursday.", extract.Unsure},
 		{"another purpose", "We use Postgres for the billing service.", "We use Postgres for the analytics service.", extract.Unsure},
 		{"another noun after a copula", "Alice's sister is a doctor.", "Alice's sister is a teacher.", extract.Unsure},
+		{"one of many relatives", "Alice is my sister.", "Carol is my sister.", extract.Distinct},
+		{"coordinated holders", "Kofi and Lena lead the mobile team.", "Lena leads the mobile team.", extract.Distinct},
+		{"another modifier, not a colour", "The cat is a black cat.", "The cat is a fat cat.", extract.Unsure},
+		{"an attribute described", "The log format is JSON.", "The log format is configurable.", extract.Unsure},
+		{"a repeated visit", "The nurse visits the ward at 09:00.", "The nurse visits the ward at 15:00.", extract.Unsure},
+		{"not a word form", "The plan is approved.", "The plane is approved.", extract.Distinct},
+		{"another aspect", "The report is printed.", "The report is printing.", extract.Unsure},
 		{"upper and lower bound", "The queue holds at most 500 jobs.", "The queue holds at least 500 jobs.", extract.Unsure},
 		{"another kind of value", "The project lead is Kofi.", "The project lead is on vacation.", extract.Unsure},
 	}
