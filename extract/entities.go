@@ -145,9 +145,10 @@ func (x *Extractor) EntitiesNER(text string, nerBytes int) []Mention {
 	var (
 		names  []name
 		starts []int
+		tech   map[int]bool
 	)
 	if x.ner != nil && nerBytes > 0 {
-		names, starts = x.ner.find(prefix(text, nerBytes), claimed)
+		names, starts, tech = x.ner.find(prefix(text, nerBytes), claimed)
 		own := make(spans, len(names))
 		for i, nm := range names {
 			own[i] = [2]int{nm.s, nm.e}
@@ -156,7 +157,9 @@ func (x *Extractor) EntitiesNER(text string, nerBytes int) []Mention {
 	}
 	x.patterns(text, lexical, claimed, add)
 	if len(names) > 0 {
-		tech := techSentences(out, starts)
+		for i := range techSentences(out, starts) {
+			tech[i] = true
+		}
 		for _, nm := range names {
 			typ := nm.typ
 			if typ == "" {

@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"compress/gzip"
 	"embed"
+	"regexp"
 	"strings"
 	"unicode"
 	"unicode/utf8"
@@ -245,19 +246,9 @@ func allCaps(w string) bool {
 	return n >= 2
 }
 
-// camel reports a word with an upper-case letter after a lower-case one
-// (ReplicaSet, DataSource, iPhone): a single such word is left to the code
-// pattern.
-func camel(w string) bool {
-	lower := false
-	for _, r := range w {
-		if unicode.IsUpper(r) && lower {
-			return true
-		}
-		lower = unicode.IsLower(r)
-	}
-	return false
-}
+// codeWord is a word the code pattern takes when it stands alone
+// (ReplicaSet, dataSource); MySQL and RabbitMQ are names.
+var codeWord = regexp.MustCompile(`^(?:[a-z]+(?:[A-Z][a-z0-9]*)+|[A-Z][a-z0-9]+(?:[A-Z][a-z0-9]+)+)$`)
 
 // stripPossessive drops a trailing 's (Caroline's).
 func stripPossessive(w string) string {
@@ -340,18 +331,42 @@ func (n *NER) dropAtStart(w, next string) bool {
 	return !(suffix || (n.commonWord(next) && !n.given[next] && !kinship[next]))
 }
 
+// techWords are words of technical prose: in a sentence that has one, a
+// name that no other cue types is taken for a tool ("Redis keeps the
+// session cache").
+var techWords = wordSet("api", "apis", "cluster", "clusters", "container", "containers", "pod", "pods", "node",
+	"nodes", "server", "servers", "database", "databases", "query", "queries", "index", "indexes", "cache", "caches",
+	"deploy", "deploys", "deployed", "build", "builds", "commit", "commits", "branch", "rebase", "merge", "package",
+	"packages", "module", "modules", "library", "libraries", "install", "installed", "config", "configure",
+	"kernel", "thread", "threads", "process", "processes", "runtime", "compiler", "compiles", "binary", "plugin",
+	"plugins", "schema", "table", "tables", "replica", "replication", "partition", "partitions", "topic", "topics",
+	"consumer", "consumers", "broker", "message", "messages", "queue", "queues", "metrics", "dashboard",
+	"dashboards", "traces", "logs", "endpoint", "endpoints", "request", "requests", "proxy", "proxies", "sidecar",
+	"namespace", "manifest", "manifests", "charts", "playbooks", "hosts", "notebooks", "garbage", "memory", "cpu",
+	"tls", "ssh", "http", "json", "yaml", "sql", "jdbc", "ttl", "ci", "backup", "backups", "version", "versions",
+	"release", "repository", "repo", "script", "scripts", "library", "framework", "frameworks", "inverted",
+	"columns", "compresses", "quorum", "consistency", "virtual", "threads", "rebuild", "image", "images",
+	"dependencies", "artifact", "refactoring", "completion", "editors", "kernel's", "fork", "licence",
+	"license", "open-source", "source", "code", "programming", "language", "developer", "developers", "typed",
+	"component", "components", "props", "safety", "ownership", "borrowing", "collector")
+
 // find returns the names of text that overlap no taken span, in text
-// order, and the byte offsets where sentences start. A name whose type no
-// cue gives has type "": the caller types it by the company it keeps.
-func (n *NER) find(text string, taken spans) ([]name, []int) {
+// order, the byte offsets where sentences start, and the sentences (by
+// index) that use technical words. A name whose type no cue gives has type
+// "": the caller types it by the company it keeps.
+func (n *NER) find(text string, taken spans) ([]name, []int, map[int]bool) {
 	toks := words(text)
 	var (
 		out    []name
 		starts []int
+		tech   = map[int]bool{}
 	)
 	for _, t := range toks {
 		if t.start || len(starts) == 0 {
 			starts = append(starts, t.s)
+		}
+		if techWords[strings.ToLower(t.text)] || techAcronyms[t.text] {
+			tech[len(starts)-1] = true
 		}
 	}
 	for i := 0; i < len(toks); i++ {
@@ -381,7 +396,7 @@ func (n *NER) find(text string, taken spans) ([]name, []int) {
 		out = append(out, n.names(text, toks, i, j)...)
 		i = j
 	}
-	return out, starts
+	return out, starts, tech
 }
 
 // joins reports whether the gap between two words lets them be one name:
@@ -442,9 +457,9 @@ func (n *NER) names(text string, toks []word, i, j int) []name {
 		s, e := toks[a].s, toks[b].e
 		last := stripPossessive(toks[b].text)
 		e -= len(toks[b].text) - len(last)
-		// A lone letter is no name, a lone camel-case word is code, a lone
-		// demonym an adjective.
-		if a == b && (utf8.RuneCountInString(last) < 2 || camel(last) || demonym(last)) {
+		// A lone letter is no name, a lone camel-case word that the code
+		// pattern takes is code, a lone demonym an adjective.
+		if a == b && (utf8.RuneCountInString(last) < 2 || codeWord.MatchString(last) || demonym(last)) {
 			continue
 		}
 		typ := n.typeOf(text, toks, a, b, last, person)
@@ -518,8 +533,8 @@ func (n *NER) typeOf(text string, toks []word, a, b int, last string, person boo
 		}
 		return "person"
 	}
-	if n.given[first] && a < b && !placeLast[last] {
-		return "person"
+	if n.given[first] && a < b && !placeLast[last] && (!n.core[strings.ToLower(last)] || n.given[last]) {
+		return "person" // Jane Austen, not Spring Boot
 	}
 	if n.places[first] && a < b && !placeLast[last] {
 		return "org" // Minnesota Timberwolves, Boston Globe
