@@ -338,10 +338,12 @@ func wordSpans(text string) [][2]int {
 	var out [][2]int
 	start := -1
 	isWord := func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) || r == '+' || r == '#' }
-	runes := []rune(text)
-	pos := 0
-	for i, r := range runes {
-		inner := (r == '.' || r == '-' || r == '_') && start >= 0 && i+1 < len(runes) && isWord(runes[i+1])
+	// Offsets advance by the bytes each rune was decoded from: an invalid
+	// byte decodes to U+FFFD, three bytes long when encoded again.
+	for pos := 0; pos < len(text); {
+		r, size := utf8.DecodeRuneInString(text[pos:])
+		next, _ := utf8.DecodeRuneInString(text[pos+size:])
+		inner := (r == '.' || r == '-' || r == '_') && start >= 0 && pos+size < len(text) && isWord(next)
 		switch {
 		case isWord(r) || inner:
 			if start < 0 {
@@ -351,10 +353,10 @@ func wordSpans(text string) [][2]int {
 			out = append(out, [2]int{start, pos})
 			start = -1
 		}
-		pos += len(string(r))
+		pos += size
 	}
 	if start >= 0 {
-		out = append(out, [2]int{start, pos})
+		out = append(out, [2]int{start, len(text)})
 	}
 	return out
 }
