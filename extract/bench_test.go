@@ -88,13 +88,6 @@ func BenchmarkExtractMarkdownDoc(b *testing.B) {
 	}
 }
 
-// BenchmarkNewNER is the one-off cost of loading the name finder's word lists.
-func BenchmarkNewNER(b *testing.B) {
-	for i := 0; i < b.N; i++ {
-		_ = extract.NewNER()
-	}
-}
-
 // BenchmarkExtractSize is the write path's extraction (Normalize, Classify,
 // Entities with the name finder, Key) on notes of growing size; ms/KiB shows
 // the cost is linear and what the largest accepted content costs. Run with

@@ -7,6 +7,7 @@ import (
 	"embed"
 	"regexp"
 	"strings"
+	"sync"
 	"unicode"
 	"unicode/utf8"
 )
@@ -21,23 +22,44 @@ var lexiconFS embed.FS
 // things) in text by capitalisation, a dictionary of common English words,
 // lists of given names and places, and cue words. It replaced prose's
 // model, which took most capitalised words for places and missed many
-// names (see docs/extraction.md). Build it once with NewNER: loading the
-// lists takes a few milliseconds. It is safe for concurrent use.
+// names (see docs/extraction.md). It is safe for concurrent use.
 type NER struct {
-	dict   map[string]bool // lower-case dictionary words
-	core   map[string]bool // the commoner of them
-	given  map[string]bool // given names, as written ("Caroline")
-	places map[string]bool // countries, continents, US states, large cities
+	*lexicon
 }
 
-// NewNER loads the embedded word lists.
-func NewNER() *NER {
-	return &NER{dict: readList("common"), core: readList("core"), given: readList("given"), places: readList("places")}
+// lexicon holds the embedded word lists, read once per process: they are
+// immutable once read, so every NER shares them.
+type lexicon struct {
+	dict   map[string]uint8 // lower-case dictionary words: wordCommon, plus wordCore for the commoner
+	given  map[string]bool  // given names, as written ("Caroline")
+	places map[string]bool  // countries, continents, US states, large cities
 }
 
-// readList reads one embedded list. The lists are compiled in, so a
-// failure is a broken build, not bad input.
-func readList(name string) map[string]bool {
+// Bits of lexicon.dict.
+const (
+	wordCommon uint8 = 1 << iota
+	wordCore
+)
+
+var loadLexicon = sync.OnceValue(readLexicon)
+
+// readLexicon reads the embedded word lists.
+func readLexicon() *lexicon {
+	l := &lexicon{dict: map[string]uint8{}, given: map[string]bool{}, places: map[string]bool{}}
+	readList("common", func(w string) { l.dict[w] |= wordCommon })
+	readList("core", func(w string) { l.dict[w] |= wordCore })
+	readList("given", func(w string) { l.given[w] = true })
+	readList("places", func(w string) { l.places[w] = true })
+	return l
+}
+
+// NewNER returns a name finder. The first call in a process reads the
+// embedded word lists (tens of milliseconds); later calls share them.
+func NewNER() *NER { return &NER{loadLexicon()} }
+
+// readList calls add with each entry of one embedded list. The lists are
+// compiled in, so a failure is a broken build, not bad input.
+func readList(name string, add func(string)) {
 	raw, err := lexiconFS.ReadFile("lexicon/" + name + ".txt.gz")
 	if err != nil {
 		panic("extract: embedded list " + name + ": " + err.Error())
@@ -46,17 +68,15 @@ func readList(name string) map[string]bool {
 	if err != nil {
 		panic("extract: embedded list " + name + ": " + err.Error())
 	}
-	out := map[string]bool{}
 	sc := bufio.NewScanner(zr)
 	for sc.Scan() {
 		if w := sc.Text(); w != "" {
-			out[w] = true
+			add(w)
 		}
 	}
 	if err := sc.Err(); err != nil {
 		panic("extract: embedded list " + name + ": " + err.Error())
 	}
-	return out
 }
 
 // name is one name found: its byte span and type.
@@ -272,7 +292,10 @@ func (n *NER) common(w string) bool {
 	return n.commonWord(w) && !n.given[w] && !n.places[w]
 }
 
-func (n *NER) commonWord(w string) bool { return n.dict[strings.ToLower(w)] }
+func (n *NER) commonWord(w string) bool { return n.dict[strings.ToLower(w)]&wordCommon != 0 }
+
+// coreWord reports one of the commoner dictionary words.
+func (n *NER) coreWord(w string) bool { return n.dict[strings.ToLower(w)]&wordCore != 0 }
 
 // breaks reports whether word i can be no part of a name wherever it
 // stands: a date, a stop word, a demonym, a technical acronym, an
@@ -314,10 +337,10 @@ func (n *NER) dropAtStart(w, next string) bool {
 	if utf8.RuneCountInString(w) < 2 || kinship[w] || honorifics[w] {
 		return false
 	}
-	if base, _, ok := strings.Cut(strings.ReplaceAll(w, "’", "'"), "'"); ok && n.core[strings.ToLower(base)] {
+	if base, _, ok := strings.Cut(strings.ReplaceAll(w, "’", "'"), "'"); ok && n.coreWord(base) {
 		return true // We're, You'd, Don't
 	}
-	if !n.core[strings.ToLower(w)] && !n.common(w) {
+	if !n.coreWord(w) && !n.common(w) {
 		return false
 	}
 	if next == "" {
@@ -474,7 +497,7 @@ func (n *NER) names(text string, toks []word, i, j int) []name {
 func (n *NER) speaker(text string, toks []word, a, b int) bool {
 	w := toks[a].text
 	return (a == 0 || toks[a].newline) && b-a < 3 && strings.HasPrefix(strings.TrimLeft(text[toks[b].e:], " "), ":") &&
-		(n.given[w] || !n.core[strings.ToLower(w)])
+		(n.given[w] || !n.coreWord(w))
 }
 
 // Context words that make a name a person: the word before ("my cousin
@@ -533,7 +556,7 @@ func (n *NER) typeOf(text string, toks []word, a, b int, last string, person boo
 		}
 		return "person"
 	}
-	if n.given[first] && a < b && !placeLast[last] && (!n.core[strings.ToLower(last)] || n.given[last]) {
+	if n.given[first] && a < b && !placeLast[last] && (!n.coreWord(last) || n.given[last]) {
 		return "person" // Jane Austen, not Spring Boot
 	}
 	if n.places[first] && a < b && !placeLast[last] {

@@ -285,12 +285,20 @@ func TestNERQuality(t *testing.T) {
 	score := scoreNER(t, x, set, errs)
 	t.Logf("%d sentences, entity extraction on %s:\n%s", len(set), nerSet, nerTable(score))
 
+	// Floors just below the figures at the commit that set them (see
+	// docs/extraction.md): a change that loses more fails.
 	floors := []struct {
 		mode, typ string
 		p, r      float64
 	}{
-		{"exact", "", 0, 0},
-		{"span", "", 0, 0},
+		{"exact", "", 0.77, 0.77},
+		{"lenient", "", 0.80, 0.80},
+		{"span", "", 0.90, 0.89},
+		{"exact", "person", 0.92, 0.95},
+		{"exact", "place", 0.92, 0.79},
+		{"exact", "org", 0.73, 0.58},
+		{"exact", "tool", 0.65, 0.53},
+		{"exact", "concept", 0.31, 0.58},
 	}
 	for _, f := range floors {
 		c := score.get(f.mode, f.typ)
