@@ -297,9 +297,9 @@ func (n *NER) commonWord(w string) bool { return n.dict[strings.ToLower(w)]&word
 // coreWord reports one of the commoner dictionary words.
 func (n *NER) coreWord(w string) bool { return n.dict[strings.ToLower(w)]&wordCore != 0 }
 
-// breaks reports whether word i can be no part of a name wherever it
-// stands: a date, a stop word, a demonym, a technical acronym, an
-// all-caps common word (VACUUM, NOTE), or on a heading line a common word.
+// breaks reports whether t can be no part of a name wherever it stands: a
+// date, a stop word, a technical acronym, an all-caps common word (VACUUM,
+// NOTE), or on a heading line a common word.
 func (n *NER) breaks(t word) bool {
 	w := stripPossessive(t.text)
 	switch {
@@ -367,9 +367,9 @@ var techWords = wordSet("api", "apis", "cluster", "clusters", "container", "cont
 	"dashboards", "traces", "logs", "endpoint", "endpoints", "request", "requests", "proxy", "proxies", "sidecar",
 	"namespace", "manifest", "manifests", "charts", "playbooks", "hosts", "notebooks", "garbage", "memory", "cpu",
 	"tls", "ssh", "http", "json", "yaml", "sql", "jdbc", "ttl", "ci", "backup", "backups", "version", "versions",
-	"release", "repository", "repo", "script", "scripts", "library", "framework", "frameworks", "inverted",
-	"columns", "compresses", "quorum", "consistency", "virtual", "threads", "rebuild", "image", "images",
-	"dependencies", "artifact", "refactoring", "completion", "editors", "kernel's", "fork", "licence",
+	"release", "repository", "repo", "script", "scripts", "framework", "frameworks", "inverted",
+	"columns", "compresses", "quorum", "consistency", "virtual", "rebuild", "image", "images",
+	"dependencies", "artifact", "refactoring", "completion", "editors", "fork", "licence",
 	"license", "open-source", "source", "code", "programming", "language", "developer", "developers", "typed",
 	"component", "components", "props", "safety", "ownership", "borrowing", "collector")
 
