@@ -521,11 +521,9 @@ var (
 // last), or returns "" when no cue says.
 func (n *NER) typeOf(text string, toks []word, a, b int, last string, person bool) string {
 	first := stripPossessive(toks[a].text)
-	whole := text[toks[a].s:toks[b].e]
+	whole := last
 	if b > a {
 		whole = text[toks[a].s:toks[b].s] + last
-	} else {
-		whole = last
 	}
 	prev, after := "", ""
 	if a > 0 && !toks[a].start {
