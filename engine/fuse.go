@@ -87,6 +87,12 @@ func (p *pool) add(signal string, rank int, id string, m *graph.Memory, raw floa
 	return h
 }
 
+// remove drops id from the pool.
+func (p *pool) remove(id string) {
+	delete(p.hits, id)
+	p.order = slices.DeleteFunc(p.order, func(x string) bool { return x == id })
+}
+
 // weight returns a signal's fusion weight; a missing signal weighs 1.
 func weight(weights map[string]float64, signal string) float64 {
 	if w, ok := weights[signal]; ok {
@@ -200,67 +206,4 @@ func sortHits(hs []*hit) {
 		}
 		return cmp.Compare(a.mem.ID, b.mem.ID)
 	})
-}
-
-// mmr reorders hits by maximal marginal relevance: each pick maximises
-// lambda * relevance - (1 - lambda) * (highest similarity to a hit already
-// picked), where relevance is the normalised fused score and similarity the
-// Jaccard overlap of the texts' word sets (the vector index does not hand
-// back stored vectors). texts maps memory id to its text.
-func mmr(hs []*hit, texts map[string]string, lambda float64) []*hit {
-	words := make([]map[string]bool, len(hs))
-	for i, h := range hs {
-		words[i] = wordSet(texts[h.mem.ID])
-	}
-	picked := make([]bool, len(hs))
-	maxSim := make([]float64, len(hs))
-	out := make([]*hit, 0, len(hs))
-	for len(out) < len(hs) {
-		bi, bv := -1, 0.0
-		for i, h := range hs {
-			if picked[i] {
-				continue
-			}
-			v := lambda*h.norm - (1-lambda)*maxSim[i]
-			if bi < 0 || v > bv {
-				bi, bv = i, v
-			}
-		}
-		picked[bi] = true
-		out = append(out, hs[bi])
-		for i := range hs {
-			if !picked[i] {
-				maxSim[i] = max(maxSim[i], jaccard(words[i], words[bi]))
-			}
-		}
-	}
-	return out
-}
-
-// byDistance reorders hits by graph distance to a center (0: the center
-// itself, 1: one MENTIONS hop away, 2: farther), then by fused score.
-func byDistance(hs []*hit, dist map[string]int) []*hit {
-	d := func(h *hit) int {
-		if v, ok := dist[h.mem.ID]; ok {
-			return v
-		}
-		return 2
-	}
-	out := slices.Clone(hs)
-	slices.SortStableFunc(out, func(a, b *hit) int { return cmp.Compare(d(a), d(b)) })
-	return out
-}
-
-// jaccard is |a ∩ b| / |a ∪ b| (0 for two empty sets).
-func jaccard(a, b map[string]bool) float64 {
-	if len(a) == 0 && len(b) == 0 {
-		return 0
-	}
-	inter := 0
-	for w := range a {
-		if b[w] {
-			inter++
-		}
-	}
-	return float64(inter) / float64(len(a)+len(b)-inter)
 }
