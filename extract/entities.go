@@ -108,6 +108,11 @@ func NewExtractor(p *policy.Policy, ner *NER) *Extractor {
 	return x
 }
 
+// MaxNameLen is the longest entity name, in bytes, that the store takes
+// (graph.MaxNameLen, which extract does not import): a longer URL or path
+// is no entity, where it used to make the store refuse the whole memory.
+const MaxNameLen = 256
+
 // NERLimit is the most bytes of one text that the name finder reads; the
 // gazetteer and the patterns read all of it. A long text names most of its
 // own early on, and the cap bounds the cost of one text.
@@ -130,7 +135,7 @@ func (x *Extractor) EntitiesNER(text string, nerBytes int) []Mention {
 	var out []Mention
 	seen := map[string]int{}
 	add := func(m Mention) {
-		if m.NormName == "" || (m.Type != "" && !x.types[m.Type]) {
+		if m.NormName == "" || (m.Type != "" && !x.types[m.Type]) || len(m.Name) > MaxNameLen || len(m.NormName) > MaxNameLen {
 			return
 		}
 		if i, ok := seen[m.NormName]; ok {

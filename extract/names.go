@@ -422,6 +422,11 @@ func (n *NER) find(text string, taken spans) ([]name, []int, map[int]bool) {
 	return out, starts, tech
 }
 
+// maxNameWords is the most words of a name ("One Hundred Years of Solitude"
+// is five); a longer run of capitalised words is title-case text or a list
+// without commas, not one name.
+const maxNameWords = 6
+
 // joins reports whether the gap between two words lets them be one name:
 // a single space, or the dot and space after an initial.
 func joins(gap string) bool { return gap == " " || gap == ". " }
@@ -431,11 +436,14 @@ func joins(gap string) bool { return gap == " " || gap == ". " }
 // types what is left.
 func (n *NER) names(text string, toks []word, i, j int) []name {
 	person := false
-	// Split the run at words that are no part of any name.
+	// Split the run at words that are no part of any name; a run longer
+	// than any name is title-case text (a title, a heading written inline),
+	// split at its common words as a heading line is.
+	titleCase := j-i+1 > maxNameWords
 	var parts [][2]int
 	from := i
 	for k := i; k <= j; k++ {
-		if n.breaks(toks[k]) {
+		if n.breaks(toks[k]) || (titleCase && n.commonWord(stripPossessive(toks[k].text)) && !n.places[stripPossessive(toks[k].text)]) {
 			if from < k {
 				parts = append(parts, [2]int{from, k - 1})
 			}
@@ -481,8 +489,12 @@ func (n *NER) names(text string, toks []word, i, j int) []name {
 		last := stripPossessive(toks[b].text)
 		e -= len(toks[b].text) - len(last)
 		// A lone letter is no name, a lone camel-case word that the code
-		// pattern takes is code, a lone demonym an adjective.
+		// pattern takes is code, a lone demonym an adjective; a name is at
+		// most maxNameWords words.
 		if a == b && (utf8.RuneCountInString(last) < 2 || codeWord.MatchString(last) || demonym(last)) {
+			continue
+		}
+		if b-a+1 > maxNameWords {
 			continue
 		}
 		typ := n.typeOf(text, toks, a, b, last, person)

@@ -1,11 +1,14 @@
 package extract_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/mnemo-dev/mnemo/extract"
+	"github.com/mnemo-dev/mnemo/graph"
 )
 
 // TestNames holds the name finder's rules, one case each: what makes a
@@ -49,6 +52,8 @@ func TestNames(t *testing.T) {
 		{"camel case inside a name", "It stars Leonardo DiCaprio.", []ent{{"Leonardo DiCaprio", "person"}}},
 		{"gazetteer first", "Kubernetes runs in Berlin.", []ent{{"Kubernetes", "tool"}, {"Berlin", "place"}}},
 		{"heading words", "# Getting Started With Docker", []ent{{"Docker", "tool"}}},
+		{"title-case text is split at common words", "Notes On The Long Walk From Lisbon To Porto Along The Old Coast Road",
+			[]ent{{"Lisbon", "place"}, {"Porto", "place"}}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -78,7 +83,26 @@ func FuzzEntities(f *testing.F) {
 			if m.Source == extract.SourceNER && text[m.Start:m.End] != m.Name {
 				t.Fatalf("name %q is not the text at its offsets, %q", m.Name, text[m.Start:m.End])
 			}
+			if len(m.Name) > extract.MaxNameLen || len(m.NormName) > extract.MaxNameLen {
+				t.Fatalf("name of %d bytes, more than the store takes", len(m.Name))
+			}
 		}
 		assert.Equal(t, got, x.Entities(text))
 	})
+}
+
+// TestEntityNamesFitTheStore holds that no mention is longer than the
+// store takes: a long URL or a long run of capitalised words used to make
+// the store refuse the whole memory.
+func TestEntityNamesFitTheStore(t *testing.T) {
+	require.Equal(t, graph.MaxNameLen, extract.MaxNameLen)
+	x := extract.NewExtractor(defaultPolicy(t), extract.NewNER())
+	long := "https://example.com/" + strings.Repeat("a", 300)
+	caps := strings.Repeat("Alpha Beta Gamma Delta ", 20)
+	for _, text := range []string{"see " + long + " now", caps, "We met " + caps} {
+		for _, m := range x.Entities(text) {
+			assert.LessOrEqual(t, len(m.Name), graph.MaxNameLen, m.Name)
+			assert.NotEqual(t, "url", m.Type)
+		}
+	}
 }
