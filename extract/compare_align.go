@@ -170,11 +170,11 @@ func turned(a, b statement) bool {
 // with kale", "kale was planted in bed 6" (the spray/load alternation).
 func alternates(a, b statement) bool {
 	pa, pb := prepAfterVerb(a), prepAfterVerb(b)
-	return pa == "with" && placePreps[pb] || pb == "with" && placePreps[pa]
+	return pa == "with" && loadPreps[pb] || pb == "with" && loadPreps[pa]
 }
 
-// placePreps put a thing in, on or into a place.
-var placePreps = map[string]bool{"in": true, "into": true, "on": true, "onto": true}
+// loadPreps put a thing in, on or into a place.
+var loadPreps = map[string]bool{"in": true, "into": true, "on": true, "onto": true}
 
 // prepAfterVerb is the first preposition after s's participle, or "".
 func prepAfterVerb(s statement) string {

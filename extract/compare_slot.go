@@ -25,7 +25,7 @@ func roleHolder(a, b statement) bool {
 		!equalWords(a.predicate, b.predicate) || len(a.predicate) == 0 {
 		return false
 	}
-	if !capitalised(a.subject) || !capitalised(b.subject) || equalWords(a.subject, b.subject) ||
+	if !allCapitalised(a.subject) || !allCapitalised(b.subject) || equalWords(a.subject, b.subject) ||
 		coordinated(a) || coordinated(b) {
 		return false
 	}
@@ -35,9 +35,9 @@ func roleHolder(a, b statement) bool {
 	return definiteAfter(a) && definiteAfter(b)
 }
 
-// capitalised reports whether ts are capitalised words, numbers or ids
+// allCapitalised reports whether ts are capitalised words, numbers or ids
 // left aside: names, also at the start of a sentence ("Priya is ...").
-func capitalised(ts []token) bool {
+func allCapitalised(ts []token) bool {
 	for _, t := range ts {
 		if !t.capital || t.id || strings.ContainsAny(t.w, "0123456789") {
 			return false
