@@ -247,6 +247,16 @@ ALTER TABLE outbox ADD COLUMN last_error TEXT NOT NULL DEFAULT '';
 ALTER TABLE outbox ADD COLUMN dead INTEGER NOT NULL DEFAULT 0;
 CREATE INDEX outbox_due ON outbox(dead, next_attempt_at, rid);
 `,
+	// 8: erasure (forget.go): the log the keyword index follows to drop
+	// erased memories (rowids grow in commit order, never reused), and the
+	// lookup of an entity's chunk mentions that finds orphaned entities.
+	`
+CREATE TABLE erasures (
+	rid        INTEGER PRIMARY KEY AUTOINCREMENT,
+	memory_rid INTEGER NOT NULL REFERENCES memories(rid)
+);
+CREATE INDEX chunk_mentions_entity ON chunk_mentions(entity_rid);
+`,
 }
 
 const createMigrationsTable = `CREATE TABLE IF NOT EXISTS schema_migrations (
