@@ -87,8 +87,8 @@ WHERE memory_rid = ?`
 	// By tenant and memory id.
 	eraseGateRequests = `UPDATE gate_requests SET title = '', reason = '', payload = 'null'
 WHERE tenant_id = ? AND memory_id = ? RETURNING id`
-	eraseAuditReasons = `UPDATE audit_events SET reason = '' WHERE tenant_id = ? AND subject_id = ?`
-	eraseOutbox       = `DELETE FROM outbox WHERE tenant_id = ? AND memory_id = ?`
+	eraseAuditReasons  = `UPDATE audit_events SET reason = '' WHERE tenant_id = ? AND subject_id = ?`
+	eraseOutbox        = `DELETE FROM outbox WHERE tenant_id = ? AND memory_id = ?`
 	insertOutboxDelete = `INSERT INTO outbox (id, tenant_id, org_id, repo_id, memory_id, version_id, op, created_at)
 	VALUES (?, ?, ?, ?, ?, '', 'delete', ?)`
 	insertErasure = `INSERT INTO erasures (memory_rid) VALUES (?)`
