@@ -1,5 +1,10 @@
 package graph
 
+import (
+	"cmp"
+	"slices"
+)
+
 // Forgetting. Archive hides a memory from every read that does not ask for
 // archived ones and Restore brings it back; nothing is lost. Erase is for
 // good: it removes a memory's content from every place the store keeps it
@@ -80,4 +85,41 @@ func (in EraseInput) Validate() error {
 		}
 	}
 	return nil
+}
+
+// Relink re-links a NEXT chain around erased memories: prevs and nexts hold,
+// for each erased memory, its NEXT predecessors and successors. Each
+// predecessor that is not erased gets an edge to each successor that is
+// not erased, found through any run of erased memories, as if they had
+// never been written. Pairs come sorted, each once.
+func Relink(prevs, nexts map[string][]string) [][2]string {
+	seen := map[[2]string]bool{}
+	var out [][2]string
+	var reach func(from, at string, visited map[string]bool)
+	reach = func(from, at string, visited map[string]bool) {
+		for _, n := range nexts[at] {
+			if _, erased := nexts[n]; erased {
+				if !visited[n] {
+					visited[n] = true
+					reach(from, n, visited)
+				}
+				continue
+			}
+			if k := [2]string{from, n}; from != n && !seen[k] {
+				seen[k] = true
+				out = append(out, k)
+			}
+		}
+	}
+	for e, ps := range prevs {
+		for _, p := range ps {
+			if _, erased := nexts[p]; !erased {
+				reach(p, e, map[string]bool{e: true})
+			}
+		}
+	}
+	slices.SortFunc(out, func(a, b [2]string) int {
+		return cmp.Or(cmp.Compare(a[0], b[0]), cmp.Compare(a[1], b[1]))
+	})
+	return out
 }

@@ -1,8 +1,10 @@
 package neo4j
 
 import (
+	"cmp"
 	"context"
 	"fmt"
+	"slices"
 
 	neo4jdrv "github.com/neo4j/neo4j-go-driver/v5/neo4j"
 
@@ -80,6 +82,18 @@ CALL {
   WITH m MATCH (m)-[:HAS_VERSION]->(:Version)-[:HAS_CHUNK]->(:Chunk)-[:MENTIONS]->(e:Entity) RETURN e
 }
 RETURN collect(DISTINCT e.id) AS entities`
+	// eraseEdgesCypher reads what the write-time edges need: the norm
+	// names each memory MENTIONS (its CO_OCCURS pairs) and its NEXT
+	// neighbours.
+	eraseEdgesCypher = `
+UNWIND $ids AS id
+MATCH (m:Memory {id: id})
+RETURN id, [(m)-[:MENTIONS]->(e:Entity) | e.norm_name] AS norms,
+       [(p:Memory)-[:NEXT]->(m) | p.id] AS prevs, [(m)-[:NEXT]->(n:Memory) | n.id] AS nexts`
+	eraseNextCypher = `
+UNWIND $ids AS id
+MATCH (:Memory {id: id})-[r:NEXT]-(:Memory)
+DELETE r`
 	eraseChunksCypher = `
 UNWIND $ids AS id
 MATCH (:Memory {id: id})-[:HAS_VERSION]->(:Version)-[:HAS_CHUNK]->(c:Chunk)
@@ -98,7 +112,7 @@ OPTIONAL MATCH (m)-[r:MENTIONS]->(:Entity)
 DELETE r
 WITH DISTINCT m
 SET m.status = 'erased', m.title = '', m.canonical_key = '', m.tags = [], m.subject_type = '', m.subject_id = '',
-    m.layer = '', m.sublayer = ''
+    m.layer = '', m.sublayer = '', m.session_id = ''
 REMOVE m.kw_tf, m.kw_len, m.kw_text, m.kw_group, m.active_key, m.search_text
 WITH m
 OPTIONAL MATCH (ed:Edit)-[:EDITS]->(m)
@@ -201,6 +215,9 @@ func eraseTenant(ctx context.Context, tx neo4jdrv.ManagedTransaction, tenant str
 		return err
 	}
 	entities, _ := recs[0].Get("entities")
+	if err := eraseEdges(ctx, tx, tenant, ids); err != nil {
+		return err
+	}
 	count := func(query string) (int, error) {
 		recs, err := collect(ctx, tx, query, params)
 		if err != nil || len(recs) == 0 {
@@ -248,6 +265,55 @@ func eraseTenant(ctx context.Context, tx neo4jdrv.ManagedTransaction, tenant str
 	c, _ := n.(int64)
 	out.Entities += int(c)
 	return nil
+}
+
+// eraseEdges takes the memories ids out of the write-time edges: their
+// CO_OCCURS counts go down (an edge at 0 goes), and their session's NEXT
+// chain is re-linked around them, each predecessor that stays leading to
+// each successor that stays, as if they had never been written.
+func eraseEdges(ctx context.Context, tx neo4jdrv.ManagedTransaction, tenant string, ids []string) error {
+	recs, err := collect(ctx, tx, eraseEdgesCypher, map[string]any{"ids": ids})
+	if err != nil {
+		return err
+	}
+	pairs := map[[2]string]int64{}
+	prevs, nexts := map[string][]string{}, map[string][]string{}
+	for _, r := range recs {
+		p := r.AsMap()
+		id := str(p, "id")
+		for _, pr := range graph.CoOccurPairs(strs(p, "norms")) {
+			pairs[pr]--
+		}
+		prevs[id], nexts[id] = strs(p, "prevs"), strs(p, "nexts")
+	}
+	if len(pairs) > 0 {
+		rows := make([]map[string]any, 0, len(pairs))
+		for pr, n := range pairs {
+			rows = append(rows, map[string]any{"tenant_id": tenant, "a": pr[0], "b": pr[1], "n": n})
+		}
+		slices.SortFunc(rows, func(a, b map[string]any) int {
+			return cmp.Or(cmp.Compare(a["a"].(string), b["a"].(string)), cmp.Compare(a["b"].(string), b["b"].(string)))
+		})
+		if _, err := collect(ctx, tx, coOccursDropCypher, map[string]any{"pairs": rows}); err != nil {
+			return err
+		}
+	}
+	links := graph.Relink(prevs, nexts)
+	if len(links) == 0 && len(prevs) == 0 {
+		return nil
+	}
+	if _, err := collect(ctx, tx, eraseNextCypher, map[string]any{"ids": ids}); err != nil {
+		return err
+	}
+	if len(links) == 0 {
+		return nil
+	}
+	next := make([]map[string]any, len(links))
+	for i, l := range links {
+		next[i] = map[string]any{"prev": l[0], "next": l[1]}
+	}
+	_, err = collect(ctx, tx, nextCypher, map[string]any{"next": next})
+	return err
 }
 
 func anySlice(ss []string) []any {

@@ -82,7 +82,7 @@ JOIN chunks c ON c.version_rid = v.rid JOIN chunk_mentions cm ON cm.chunk_rid = 
 WHERE memory_rid = ?`
 	eraseTags   = `DELETE FROM memory_tags WHERE memory_rid = ?`
 	eraseMemory = `UPDATE memories SET status = 'erased', title = '', canonical_key = '', tags = '[]', subject_type = '',
-	subject_id = '', layer = '', sublayer = '', exclusive_key = 0 WHERE rid = ?`
+	subject_id = '', layer = '', sublayer = '', session_id = '', exclusive_key = 0 WHERE rid = ?`
 	eraseEdits = `UPDATE edits SET content = '', reason = '' WHERE memory_rid = ?`
 	// By tenant and memory id.
 	eraseGateRequests = `UPDATE gate_requests SET title = '', reason = '', payload = 'null'
@@ -92,8 +92,21 @@ WHERE tenant_id = ? AND memory_id = ? RETURNING id`
 	insertOutboxDelete = `INSERT INTO outbox (id, tenant_id, org_id, repo_id, memory_id, version_id, op, created_at)
 	VALUES (?, ?, ?, ?, ?, '', 'delete', ?)`
 	insertErasure = `INSERT INTO erasures (memory_rid) VALUES (?)`
-	// By entity rid: an entity that nothing mentions any more. Relies on
-	// the mentions primary key and chunk_mentions_entity.
+	// The entities a memory mentions, by norm name. Relies on
+	// mentions_memory.
+	eraseMentioned = `SELECT e.norm_name, e.rid FROM mentions x JOIN entities e ON e.rid = x.entity_rid WHERE x.memory_rid = ?`
+	// NEXT around a memory: its predecessors and successors in its
+	// session. Rely on the memory_next primary key and memory_next_next.
+	eraseNextPrev = `SELECT prev_rid FROM memory_next WHERE next_rid = ?`
+	eraseNextNext = `SELECT next_rid FROM memory_next WHERE prev_rid = ?`
+	eraseNext     = `DELETE FROM memory_next WHERE prev_rid = ?1 OR next_rid = ?1`
+	// By entity rid: an entity that nothing mentions any more, with its
+	// CO_OCCURS edges (their counts are 0 by now, but memories written
+	// before the edges existed never counted). Relies on the mentions
+	// primary key, chunk_mentions_entity, the co_occurs primary key and
+	// co_occurs_b.
+	deleteOrphanCoOccurs = `DELETE FROM co_occurs WHERE (a_rid = ?1 OR b_rid = ?1)
+AND NOT EXISTS (SELECT 1 FROM mentions WHERE entity_rid = ?1) AND NOT EXISTS (SELECT 1 FROM chunk_mentions WHERE entity_rid = ?1)`
 	deleteOrphanAliases = `DELETE FROM entity_aliases WHERE entity_rid = ?1 AND tenant_id = (SELECT tenant_id FROM entities WHERE rid = ?1)
 AND NOT EXISTS (SELECT 1 FROM mentions WHERE entity_rid = ?1) AND NOT EXISTS (SELECT 1 FROM chunk_mentions WHERE entity_rid = ?1)`
 	deleteOrphan = `DELETE FROM entities WHERE rid = ?1
@@ -127,15 +140,21 @@ func (s *Store) Erase(ctx context.Context, sc graph.Scope, in graph.EraseInput) 
 				return fmt.Errorf("memory %s: %w", id, err)
 			}
 		}
-		// The posting-list sizes before the orphans go (an orphan's count
-		// is then 0 and its row deleted).
+		// The posting-list sizes and CO_OCCURS counts before the orphans
+		// go (an orphan's are 0 by then).
 		if err := t.flushMentionCounts(); err != nil {
 			return err
 		}
 		clear(t.mentions)
+		if err := t.flushCoOccurs(); err != nil {
+			return err
+		}
+		clear(t.cooccur)
 		for rid := range entities {
-			if _, err := t.exec(deleteOrphanAliases, rid); err != nil {
-				return err
+			for _, q := range []string{deleteOrphanAliases, deleteOrphanCoOccurs} {
+				if _, err := t.exec(q, rid); err != nil {
+					return err
+				}
 			}
 			res, err := t.exec(deleteOrphan, rid)
 			if err != nil {
@@ -163,13 +182,17 @@ func (t *tx) erase(m memRef, index bool, entities map[int64]bool, out *graph.Era
 	if err := t.collect(eraseChunkEntities, m.rid, entities); err != nil {
 		return err
 	}
-	mentioned := map[int64]bool{}
-	if err := t.collect(selectMentioned, m.rid, mentioned); err != nil {
+	mentioned, err := t.names(eraseMentioned, m.rid)
+	if err != nil {
 		return err
 	}
-	for rid := range mentioned {
+	for _, rid := range mentioned {
 		t.mentions[rid]--
 		entities[rid] = true
+	}
+	t.coOccur(mentioned, -1)
+	if err := t.relinkNext(m.rid); err != nil {
+		return err
 	}
 	if _, err := t.exec(deleteMentions, m.rid); err != nil {
 		return err
@@ -237,6 +260,60 @@ func (t *tx) gateRequestsOf(m memRef, ids []string) ([]string, error) {
 		ids = append(ids, id)
 	}
 	return ids, rows.Err()
+}
+
+// relinkNext takes memory rid out of its session's NEXT chain: each of its
+// predecessors now leads to each of its successors, as if it had never been
+// written.
+func (t *tx) relinkNext(rid int64) error {
+	prevs, nexts := map[int64]bool{}, map[int64]bool{}
+	if err := t.collect(eraseNextPrev, rid, prevs); err != nil {
+		return err
+	}
+	if err := t.collect(eraseNextNext, rid, nexts); err != nil {
+		return err
+	}
+	if len(prevs)+len(nexts) == 0 {
+		return nil
+	}
+	if _, err := t.exec(eraseNext, rid); err != nil {
+		return err
+	}
+	for p := range prevs {
+		for n := range nexts {
+			if p != n {
+				if _, err := t.exec(insertNext, p, n); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// names reads (norm name, rid) rows of query (one parameter).
+func (t *tx) names(query string, arg any) (map[string]int64, error) {
+	st, err := t.stmt(query)
+	if err != nil {
+		return nil, err
+	}
+	rows, err := st.QueryContext(t.ctx, arg)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	out := map[string]int64{}
+	for rows.Next() {
+		var (
+			n   string
+			rid int64
+		)
+		if err := rows.Scan(&n, &rid); err != nil {
+			return nil, err
+		}
+		out[n] = rid
+	}
+	return out, rows.Err()
 }
 
 // collect adds the rids query (one parameter) returns to set.

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -229,4 +230,60 @@ func testEraseChain(t *testing.T, x *suite) {
 func noMarker(t *testing.T, v any) {
 	t.Helper()
 	assert.NotContains(t, strings.ToLower(fmt.Sprintf("%+v", v)), eraseMarker)
+}
+
+// testEraseEdges: an erase takes memories out of the write-time edges. A
+// session's NEXT chain is re-linked around the erased memories (a1 -> a4
+// after a2 and a3 go, so the walk still crosses the session), CO_OCCURS
+// counts drop by the erased memory's pairs, and the walk finds nothing
+// from an erased memory's entities.
+//
+//	before: a1 ─NEXT─> a2 ─NEXT─> a3 ─NEXT─> a4     after: a1 ─NEXT─> a4
+func testEraseEdges(t *testing.T, x *suite) {
+	s := newScope(t)
+	f := graph.Filter{Scope: s, Reader: graph.Reader{AllUsers: true}}
+	ids := map[string]string{}
+	for i, name := range []string{"a1", "a2", "a3", "a4"} {
+		in := memIn(s, name, "turn "+name+" "+eraseMarker, "Only"+name)
+		in.Memory.SessionID = "s1"
+		in.Memory.ValidFrom = base.Add(time.Duration(i) * time.Minute)
+		ids[name] = x.create(t, in).Memory.ID
+	}
+	walk := func(req graph.WalkRequest) []string {
+		t.Helper()
+		req.Limit = 10
+		got, err := x.s.Walk(ctx(t), f, req)
+		require.NoError(t, err)
+		var out []string
+		for _, w := range got {
+			out = append(out, w.Memory.ID)
+		}
+		return out
+	}
+	require.Contains(t, walk(graph.WalkRequest{Memories: map[string]float64{ids["a1"]: 1}}), ids["a2"], "precondition: NEXT")
+	p := x.create(t, memIn(s, "p", "alpha beta", "Alpha", "Beta")).Memory.ID
+	q := x.create(t, memIn(s, "q", "alpha beta gamma "+eraseMarker, "Alpha", "Beta", "Gamma")).Memory.ID
+
+	_, err := x.s.Erase(ctx(t), s, graph.EraseInput{IDs: []string{ids["a2"], ids["a3"], q}})
+	require.NoError(t, err)
+	got := walk(graph.WalkRequest{Memories: map[string]float64{ids["a1"]: 1}})
+	assert.Contains(t, got, ids["a4"], "the session's chain is re-linked around the erased turns")
+	assert.NotContains(t, got, ids["a2"])
+	assert.NotContains(t, got, ids["a3"])
+	assert.Empty(t, walk(graph.WalkRequest{Entities: map[string]float64{"onlya2": 1, "gamma": 1}}),
+		"an erased memory's entities seed nothing")
+	assert.Equal(t, []string{p}, walk(graph.WalkRequest{Entities: map[string]float64{"alpha": 1}}))
+
+	if ec, ok := x.s.(graph.EdgeCounter); ok {
+		co, err := ec.CoOccurrences(ctx(t), s.TenantID, "alpha")
+		require.NoError(t, err)
+		assert.Equal(t, map[string]int64{"beta": 1}, co, "q's pairs are taken off; gamma is gone")
+	}
+
+	// A new turn of the session follows a4, the newest that is left.
+	in := memIn(s, "a5", "turn a5", "Onlya5")
+	in.Memory.SessionID = "s1"
+	in.Memory.ValidFrom = base.Add(10 * time.Minute)
+	a5 := x.create(t, in).Memory.ID
+	assert.Contains(t, walk(graph.WalkRequest{Memories: map[string]float64{ids["a4"]: 1}}), a5)
 }
