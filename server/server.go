@@ -100,6 +100,9 @@ func New(o Options) (*Server, error) {
 	v1.POST("/admin/policy/reload", s.reloadPolicy)
 	v1.GET("/memories", s.listMemories)
 	v1.GET("/memories/:id", s.getMemory)
+	v1.DELETE("/memories/:id", s.archiveMemory) // archive (forget.go)
+	v1.POST("/memories/:id", s.memoryAction)    // {id}:restore, {id}:erase
+	v1.POST("/users/:user", s.userAction)       // {user}:erase
 	v1.POST("/search", s.search)
 	v1.POST("/context", s.readContext)
 	v1.POST("/citations/verify", s.verifyCitations)

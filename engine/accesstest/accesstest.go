@@ -57,7 +57,7 @@ var perms = map[string][]string{
 	"reader":     {policy.PermRead},
 	"writer":     {policy.PermRead, policy.PermWrite},
 	"librarian":  {policy.PermRead, policy.PermWrite, policy.PermApprove},
-	"admin":      {policy.PermRead, policy.PermWrite, policy.PermApprove, policy.PermReadAllUsers, policy.PermSubscopes, policy.PermActAsUser},
+	"admin":      {policy.PermRead, policy.PermWrite, policy.PermApprove, policy.PermReadAllUsers, policy.PermSubscopes, policy.PermActAsUser, policy.PermErase},
 	RoleAuditor:  {policy.PermReadAllUsers},
 	RoleDeep:     {policy.PermSubscopes},
 	RoleDelegate: {policy.PermActAsUser},
