@@ -17,14 +17,18 @@ import (
 //   - every chunk of every version, with its MENTIONS;
 //   - the memory's MENTIONS, and every entity no memory or chunk mentions
 //     any more (an entity still mentioned elsewhere stays, with its name);
+//   - its share of the CO_OCCURS counts (an edge at 0 goes), and its place
+//     in its session's NEXT chain: the chain is re-linked around it
+//     (Relink), as if it had never been written, and the tombstone leaves
+//     the session (its session id is cleared);
 //   - the memory's pending outbox items (an upsert would embed the text
 //     again); with EraseInput.Index a vector-index delete is queued instead;
 //   - the content of edits that target the memory and of the gate requests
 //     that wrote it (payload, title, reason), and the reason of every audit
 //     event about the memory or those requests (reasons quote titles).
 //
-// What stays: the memory's id, scope, user, type, visibility, session,
-// project, channel, timestamps and the status StatusErased; SUPERSEDES edges
+// What stays: the memory's id, scope, user, type, visibility, project,
+// channel, timestamps, importance and the status StatusErased; SUPERSEDES edges
 // to and from it (structure without content: a chain keeps its shape, no
 // other memory changes status); audit events without their reasons.
 //

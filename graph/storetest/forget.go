@@ -216,6 +216,11 @@ func testEraseChain(t *testing.T, x *suite) {
 	head, err := x.s.Resolve(ctx(t), all, a)
 	require.NoError(t, err)
 	assert.Equal(t, c, head.ID, "the chain still resolves through the tombstone")
+	live := in(s)
+	live.Statuses = []graph.Status{graph.StatusActive, graph.StatusSuperseded}
+	head, err = x.s.Resolve(ctx(t), live, a)
+	require.NoError(t, err)
+	assert.Equal(t, a, head.ID, "a read that does not admit erased memories stops before the tombstone")
 
 	_, err = x.s.Erase(ctx(t), s, graph.EraseInput{IDs: []string{c}})
 	require.NoError(t, err)
