@@ -30,9 +30,12 @@ func (s *Store) CreateEdit(ctx context.Context, e graph.Edit) (graph.Edit, error
 		e.Status = graph.EditPending
 	}
 	e.DecidedAt = utc(e.DecidedAt)
-	var imp any
+	var imp, delta any
 	if e.Importance != nil {
 		imp = *e.Importance
+	}
+	if e.Delta != nil {
+		delta = *e.Delta
 	}
 	_, err := write(ctx, s, func(tx neo4jdrv.ManagedTransaction) (struct{}, error) {
 		recs, err := collect(ctx, tx, createEditCypher, writeScopeParams(e.Scope, map[string]any{
@@ -40,7 +43,7 @@ func (s *Store) CreateEdit(ctx context.Context, e graph.Edit) (graph.Edit, error
 			"props": scopeProps(e.Scope, map[string]any{
 				"id": e.ID, "name": string(e.Kind) + " " + string(e.Status), "kind": string(e.Kind),
 				"status": string(e.Status), "target_memory_id": e.TargetMemoryID,
-				"target_version_id": e.TargetVersionID, "content": e.Content, "importance": imp,
+				"target_version_id": e.TargetVersionID, "content": e.Content, "importance": imp, "delta": delta,
 				"channel": e.Channel, "reason": e.Reason, "created_by": e.CreatedBy, "decided_by": e.DecidedBy,
 				"created_at": e.CreatedAt, "decided_at": timeParam(e.DecidedAt),
 			}),
@@ -192,6 +195,10 @@ func toEdit(p map[string]any) graph.Edit {
 	if _, ok := p["importance"]; ok {
 		imp := float(p, "importance")
 		e.Importance = &imp
+	}
+	if _, ok := p["delta"]; ok {
+		d := float(p, "delta")
+		e.Delta = &d
 	}
 	return e
 }

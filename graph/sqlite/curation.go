@@ -241,8 +241,8 @@ func (s *Store) GetCapsule(ctx context.Context, f graph.Filter, id string) (grap
 }
 
 const insertEdit = `INSERT INTO edits (id, tenant_id, org_id, repo_id, kind, status, memory_rid, target_memory_id,
-	target_version_id, content, importance, channel, reason, created_by, decided_by, created_at, decided_at)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	target_version_id, content, importance, delta, channel, reason, created_by, decided_by, created_at, decided_at)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 
 // CreateEdit implements graph.Store. The target must be visible under the
 // edit's scope.
@@ -260,7 +260,7 @@ func (s *Store) CreateEdit(ctx context.Context, e graph.Edit) (graph.Edit, error
 			e.Status = graph.EditPending
 		}
 		_, err = t.exec(insertEdit, append(append([]any{e.ID}, scopeArgs(e.Scope)...), string(e.Kind), string(e.Status),
-			m.rid, e.TargetMemoryID, e.TargetVersionID, e.Content, e.Importance, e.Channel, e.Reason, e.CreatedBy,
+			m.rid, e.TargetMemoryID, e.TargetVersionID, e.Content, e.Importance, e.Delta, e.Channel, e.Reason, e.CreatedBy,
 			e.DecidedBy, nanos(e.CreatedAt), nanos(e.DecidedAt))...)
 		return err
 	})
@@ -271,22 +271,25 @@ func (s *Store) CreateEdit(ctx context.Context, e graph.Edit) (graph.Edit, error
 }
 
 const editCols = `ed.id, ed.tenant_id, ed.org_id, ed.repo_id, ed.kind, ed.status, ed.target_memory_id,
-	ed.target_version_id, ed.content, ed.importance, ed.channel, ed.reason, ed.created_by, ed.decided_by,
+	ed.target_version_id, ed.content, ed.importance, ed.delta, ed.channel, ed.reason, ed.created_by, ed.decided_by,
 	ed.created_at, ed.decided_at`
 
 func scanEdit(sc scanner) (graph.Edit, error) {
 	var (
 		e                graph.Edit
 		kind, status     string
-		imp              sql.NullFloat64
+		imp, delta       sql.NullFloat64
 		created, decided int64
 	)
 	err := sc.Scan(&e.ID, &e.Scope.TenantID, &e.Scope.OrgID, &e.Scope.RepoID, &kind, &status, &e.TargetMemoryID,
-		&e.TargetVersionID, &e.Content, &imp, &e.Channel, &e.Reason, &e.CreatedBy, &e.DecidedBy, &created, &decided)
+		&e.TargetVersionID, &e.Content, &imp, &delta, &e.Channel, &e.Reason, &e.CreatedBy, &e.DecidedBy, &created, &decided)
 	e.Kind, e.Status = graph.EditKind(kind), graph.EditStatus(status)
 	e.CreatedAt, e.DecidedAt = fromNanos(created), fromNanos(decided)
 	if imp.Valid {
 		e.Importance = &imp.Float64
+	}
+	if delta.Valid {
+		e.Delta = &delta.Float64
 	}
 	return e, err
 }

@@ -42,11 +42,20 @@ func (s *Store) AppendAudit(ctx context.Context, events ...graph.AuditEvent) err
 }
 
 // Audit events in scope, oldest first, after the cursor. Relies on
-// audit_tenant_created (audit_subject when a subject is given).
+// audit_tenant_created (audit_subject when a subject is given, audit_actor
+// when an actor is).
 const listAudit = `SELECT a.rid, a.id, a.tenant_id, a.org_id, a.repo_id, a.action, a.subject_kind, a.subject_id,
 	a.actor_id, a.rule, a.outcome, a.reason, a.created_at
 FROM audit_events a WHERE %s
 ORDER BY a.created_at, a.rid LIMIT ?`
+
+// The user rule on audit events: an event about a memory private to another
+// user (graph.Reader.MayRead) is not the reader's to see. Relies on the
+// memories id index.
+const auditOfReadable = `NOT EXISTS (
+	SELECT 1 FROM memories m
+	WHERE a.subject_kind = 'Memory' AND m.id = a.subject_id
+	  AND m.user_id <> '' AND m.visibility IN ('user', 'session') AND m.user_id <> ?)`
 
 // ListAudit implements graph.Store.
 func (s *Store) ListAudit(ctx context.Context, f graph.Filter, q graph.AuditQuery, p graph.Page) ([]graph.AuditEvent, string, error) {
@@ -64,6 +73,18 @@ func (s *Store) ListAudit(ctx context.Context, f graph.Filter, q graph.AuditQuer
 	}
 	if q.Action != "" {
 		w.add("a.action = ?", q.Action)
+	}
+	if q.ActorID != "" {
+		w.add("a.actor_id = ?", q.ActorID)
+	}
+	if !q.From.IsZero() {
+		w.add("a.created_at >= ?", nanos(q.From))
+	}
+	if !q.To.IsZero() {
+		w.add("a.created_at < ?", nanos(q.To))
+	}
+	if !f.Reader.AllUsers {
+		w.add(auditOfReadable, f.Reader.UserID)
 	}
 	if ok {
 		w.add("(a.created_at > ? OR (a.created_at = ? AND a.rid > CAST(? AS INTEGER)))", c.At, c.At, c.Key)

@@ -247,6 +247,12 @@ ALTER TABLE outbox ADD COLUMN last_error TEXT NOT NULL DEFAULT '';
 ALTER TABLE outbox ADD COLUMN dead INTEGER NOT NULL DEFAULT 0;
 CREATE INDEX outbox_due ON outbox(dead, next_attempt_at, rid);
 `,
+	// 8: attenuate edits by a delta (graph.Edit.Delta), and audit events
+	// listed by actor.
+	`
+ALTER TABLE edits ADD COLUMN delta REAL;
+CREATE INDEX audit_actor ON audit_events(tenant_id, actor_id, created_at, rid);
+`,
 }
 
 const createMigrationsTable = `CREATE TABLE IF NOT EXISTS schema_migrations (
