@@ -113,7 +113,7 @@ func (e *Engine) ProposeEdit(ctx context.Context, p graph.Principal, id string, 
 	if auto {
 		ed.Status, ed.DecidedBy, ed.DecidedAt = graph.EditApproved, p.ID, now
 	}
-	before, err := e.approvedEdits(ctx, f, m.ID)
+	before, v, err := e.editBase(ctx, f, m)
 	if err != nil {
 		return EditResult{}, err
 	}
@@ -128,9 +128,7 @@ func (e *Engine) ProposeEdit(ctx context.Context, p graph.Principal, id string, 
 	if err := e.store.AppendAudit(ctx, events...); err != nil {
 		return EditResult{}, fmt.Errorf("audit edit %s: %w", ed.ID, err)
 	}
-	res := EditResult{Edit: ed, AutoApproved: auto}
-	res.Preview, err = e.preview(ctx, f, m, before, ed)
-	return res, err
+	return EditResult{Edit: ed, AutoApproved: auto, Preview: e.preview(m, v, before, ed)}, nil
 }
 
 // DecideEdit approves (approve true) or rejects a pending edit, with an
@@ -163,7 +161,7 @@ func (e *Engine) DecideEdit(ctx context.Context, p graph.Principal, id string, a
 	if ed.Status != graph.EditPending {
 		return EditResult{}, fmt.Errorf("%w: edit %s is already %s", graph.ErrConflict, id, ed.Status)
 	}
-	before, err := e.approvedEdits(ctx, f, m.ID)
+	before, v, err := e.editBase(ctx, f, m)
 	if err != nil {
 		return EditResult{}, err
 	}
@@ -182,9 +180,7 @@ func (e *Engine) DecideEdit(ctx context.Context, p graph.Principal, id string, a
 	if err := e.store.AppendAudit(ctx, e.editEvent(decided, action, p.ID, outcome, reason, "")); err != nil {
 		return EditResult{}, fmt.Errorf("audit edit %s: %w", id, err)
 	}
-	res := EditResult{Edit: decided}
-	res.Preview, err = e.preview(ctx, f, m, before, decided)
-	return res, err
+	return EditResult{Edit: decided, Preview: e.preview(m, v, before, decided)}, nil
 }
 
 // ListMemoryEdits lists the edits on memory id, oldest first: those with
@@ -237,22 +233,23 @@ func (e *Engine) editTarget(ctx context.Context, pol *policy.Policy, p graph.Pri
 	return m, f, nil
 }
 
-// approvedEdits lists the approved edits on memory id.
-func (e *Engine) approvedEdits(ctx context.Context, f graph.Filter, id string) ([]graph.Edit, error) {
-	eds, err := e.store.ListEdits(ctx, f, graph.EditQuery{MemoryIDs: []string{id}, Statuses: []graph.EditStatus{graph.EditApproved}})
+// editBase reads, before an edit is written, what its preview starts
+// from: m's approved edits and its current version.
+func (e *Engine) editBase(ctx context.Context, f graph.Filter, m graph.Memory) ([]graph.Edit, graph.Version, error) {
+	eds, err := e.store.ListEdits(ctx, f, graph.EditQuery{MemoryIDs: []string{m.ID}, Statuses: []graph.EditStatus{graph.EditApproved}})
 	if err != nil {
-		return nil, fmt.Errorf("edits of %s: %w", id, err)
+		return nil, graph.Version{}, fmt.Errorf("edits of %s: %w", m.ID, err)
 	}
-	return eds, nil
-}
-
-// preview is m's effective view under the approved edits before, and with
-// ed applied too unless it was rejected.
-func (e *Engine) preview(ctx context.Context, f graph.Filter, m graph.Memory, before []graph.Edit, ed graph.Edit) (EditPreview, error) {
 	v, err := e.store.GetVersion(ctx, f, m.CurrentVersionID)
 	if err != nil {
-		return EditPreview{}, fmt.Errorf("memory %s current version: %w", m.ID, err)
+		return nil, graph.Version{}, fmt.Errorf("memory %s current version: %w", m.ID, err)
 	}
+	return eds, v, nil
+}
+
+// preview is m's effective view (version v current) under the approved
+// edits before, and with ed applied too unless it was rejected.
+func (e *Engine) preview(m graph.Memory, v graph.Version, before []graph.Edit, ed graph.Edit) EditPreview {
 	before = slices.DeleteFunc(slices.Clone(before), func(x graph.Edit) bool { return x.ID == ed.ID })
 	after := before
 	if ed.Status != graph.EditRejected {
@@ -262,7 +259,7 @@ func (e *Engine) preview(ctx context.Context, f graph.Filter, m graph.Memory, be
 		}
 		after = append(slices.Clone(before), ed)
 	}
-	return EditPreview{Before: effectiveOf(m, v, before), After: effectiveOf(m, v, after)}, nil
+	return EditPreview{Before: effectiveOf(m, v, before), After: effectiveOf(m, v, after)}
 }
 
 // effectiveOf is m's effective view (version v current) under edits.
