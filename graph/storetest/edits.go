@@ -106,6 +106,18 @@ func testEdits(t *testing.T, x *suite) {
 		g.Channel = "email"
 		assertHidden(t, x.readAll(t, fx, g), "m3", false)
 	})
+	t.Run("RetractedShownWhenAdmitted", func(t *testing.T) {
+		// A filter that admits retracted memories sees those a retract
+		// edit hides, on every backend (graph.Store.GetMemory).
+		g := f
+		g.Statuses = []graph.Status{graph.StatusActive, graph.StatusRetracted}
+		_, err := x.s.GetMemory(ctx(t), f, fx.ids["m4"])
+		assert.ErrorIs(t, err, graph.ErrNotFound, "hidden from a plain fetch")
+		m, err := x.s.GetMemory(ctx(t), g, fx.ids["m4"])
+		require.NoError(t, err)
+		assert.Equal(t, fx.ids["m4"], m.ID)
+		assert.Contains(t, fx.names(x.listAll(t, g, 50)), "m4", "ListMemories")
+	})
 	t.Run("OthersUntouched", func(t *testing.T) {
 		assertHidden(t, x.readAll(t, fx, f), "m7", false)
 	})

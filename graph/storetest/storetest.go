@@ -71,6 +71,7 @@ func Run(t *testing.T, open func(t *testing.T) graph.Store, cfg Config) {
 		{"GateRequests", testGateRequests},
 		{"GateSettlement", testGateSettlement},
 		{"Audit", testAudit},
+		{"AuditUserRule", testAuditUserRule},
 		{"Outbox", testOutbox},
 		{"OutboxRetry", testOutboxRetry},
 	}
