@@ -117,16 +117,13 @@ func (e *Engine) ProposeEdit(ctx context.Context, p graph.Principal, id string, 
 	if err != nil {
 		return EditResult{}, err
 	}
-	if ed, err = e.store.CreateEdit(ctx, ed); err != nil {
-		return EditResult{}, fmt.Errorf("propose edit on %s: %w", m.ID, err)
-	}
 	events := []graph.AuditEvent{e.editEvent(ed, AuditEditPropose, p.ID, "pending", ed.Reason, "")}
 	if auto {
 		events = append(events, e.editEvent(ed, AuditEditApprove, p.ID, "approved", ed.Reason,
 			fmt.Sprintf("edits.%s.auto_approve", ed.Kind)))
 	}
-	if err := e.store.AppendAudit(ctx, events...); err != nil {
-		return EditResult{}, fmt.Errorf("audit edit %s: %w", ed.ID, err)
+	if ed, err = e.store.CreateEdit(ctx, ed, events...); err != nil {
+		return EditResult{}, fmt.Errorf("propose edit on %s: %w", m.ID, err)
 	}
 	return EditResult{Edit: ed, AutoApproved: auto, Preview: e.preview(m, v, before, ed)}, nil
 }
@@ -169,16 +166,13 @@ func (e *Engine) DecideEdit(ctx context.Context, p graph.Principal, id string, a
 	if approve {
 		status, action, outcome = graph.EditApproved, AuditEditApprove, "approved"
 	}
-	decided, err := e.store.DecideEdit(ctx, p.Scope, id, status, p.ID, e.now().UTC())
-	if err != nil {
-		return EditResult{}, fmt.Errorf("decide edit %s: %w", id, err)
-	}
 	reason := note
 	if reason == "" {
 		reason = outcome + " by " + p.ID
 	}
-	if err := e.store.AppendAudit(ctx, e.editEvent(decided, action, p.ID, outcome, reason, "")); err != nil {
-		return EditResult{}, fmt.Errorf("audit edit %s: %w", id, err)
+	decided, err := e.store.DecideEdit(ctx, p.Scope, id, status, p.ID, e.now().UTC(), e.editEvent(ed, action, p.ID, outcome, reason, ""))
+	if err != nil {
+		return EditResult{}, fmt.Errorf("decide edit %s: %w", id, err)
 	}
 	return EditResult{Edit: decided, Preview: e.preview(m, v, before, decided)}, nil
 }

@@ -246,8 +246,11 @@ VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 
 // CreateEdit implements graph.Store. The target must be visible under the
 // edit's scope.
-func (s *Store) CreateEdit(ctx context.Context, e graph.Edit) (graph.Edit, error) {
+func (s *Store) CreateEdit(ctx context.Context, e graph.Edit, audit ...graph.AuditEvent) (graph.Edit, error) {
 	if err := e.Validate(); err != nil {
+		return e, fmt.Errorf("create edit: %w", err)
+	}
+	if err := validateAudit(audit); err != nil {
 		return e, fmt.Errorf("create edit: %w", err)
 	}
 	err := s.write(ctx, func(t *tx) error {
@@ -262,7 +265,10 @@ func (s *Store) CreateEdit(ctx context.Context, e graph.Edit) (graph.Edit, error
 		_, err = t.exec(insertEdit, append(append([]any{e.ID}, scopeArgs(e.Scope)...), string(e.Kind), string(e.Status),
 			m.rid, e.TargetMemoryID, e.TargetVersionID, e.Content, e.Importance, e.Delta, e.Channel, e.Reason, e.CreatedBy,
 			e.DecidedBy, nanos(e.CreatedAt), nanos(e.DecidedAt))...)
-		return err
+		if err != nil {
+			return err
+		}
+		return t.appendAudits(audit)
 	})
 	if err != nil {
 		return e, fmt.Errorf("create edit: %w", err)
@@ -310,8 +316,11 @@ const decideEdit = `UPDATE edits SET status = ?, decided_by = ?, decided_at = ? 
 
 // DecideEdit implements graph.Store. Deciding an edit that is not pending is
 // graph.ErrConflict.
-func (s *Store) DecideEdit(ctx context.Context, sc graph.Scope, id string, status graph.EditStatus, by string, at time.Time) (graph.Edit, error) {
+func (s *Store) DecideEdit(ctx context.Context, sc graph.Scope, id string, status graph.EditStatus, by string, at time.Time, audit ...graph.AuditEvent) (graph.Edit, error) {
 	if err := sc.Validate(); err != nil {
+		return graph.Edit{}, fmt.Errorf("decide edit: %w", err)
+	}
+	if err := validateAudit(audit); err != nil {
 		return graph.Edit{}, fmt.Errorf("decide edit: %w", err)
 	}
 	if err := graph.ValidateEditStatus(status); err != nil {
@@ -340,8 +349,10 @@ func (s *Store) DecideEdit(ctx context.Context, sc graph.Scope, id string, statu
 			return fmt.Errorf("edit %s is %s: %w", id, e.Status, graph.ErrConflict)
 		}
 		e.Status, e.DecidedBy, e.DecidedAt = status, by, orNow(at, t.now)
-		_, err = t.exec(decideEdit, string(status), by, nanos(e.DecidedAt), id)
-		return err
+		if _, err = t.exec(decideEdit, string(status), by, nanos(e.DecidedAt), id); err != nil {
+			return err
+		}
+		return t.appendAudits(audit)
 	})
 	if err != nil {
 		return graph.Edit{}, fmt.Errorf("decide edit: %w", err)
@@ -349,9 +360,13 @@ func (s *Store) DecideEdit(ctx context.Context, sc graph.Scope, id string, statu
 	return e, nil
 }
 
-// Edits in scope, oldest first. Relies on edits_tenant (and edits_memory
-// through the target filter).
+// Edits in scope, oldest first. Relies on edits_tenant.
 const listEdits = `SELECT ` + editCols + ` FROM edits ed WHERE %s ORDER BY ed.created_at, ed.rid`
+
+// Edits of given memories (every search reads them), oldest first. Without
+// statistics SQLite would walk edits_tenant to skip the sort, reading every
+// edit of the tenant; edits_target seeks the few memories asked for.
+const listEditsOf = `SELECT ` + editCols + ` FROM edits ed INDEXED BY edits_target WHERE %s ORDER BY ed.created_at, ed.rid`
 
 // ListEdits implements graph.Store.
 func (s *Store) ListEdits(ctx context.Context, f graph.Filter, q graph.EditQuery) ([]graph.Edit, error) {
@@ -366,7 +381,11 @@ func (s *Store) ListEdits(ctx context.Context, f graph.Filter, q graph.EditQuery
 	if len(q.Statuses) > 0 {
 		w.in("ed.status", anys(q.Statuses))
 	}
-	rows, err := s.r.QueryContext(ctx, fmt.Sprintf(listEdits, w.sql()), w.args...)
+	query := listEdits
+	if len(q.MemoryIDs) > 0 {
+		query = listEditsOf
+	}
+	rows, err := s.r.QueryContext(ctx, fmt.Sprintf(query, w.sql()), w.args...)
 	if err != nil {
 		return nil, fmt.Errorf("list edits: %w", err)
 	}

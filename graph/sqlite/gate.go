@@ -19,6 +19,26 @@ func (t *tx) appendAudit(a graph.AuditEvent) error {
 	return err
 }
 
+// appendAudits writes events inside t.
+func (t *tx) appendAudits(events []graph.AuditEvent) error {
+	for _, a := range events {
+		if err := t.appendAudit(a); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// validateAudit checks events before a write that carries them.
+func validateAudit(events []graph.AuditEvent) error {
+	for i, a := range events {
+		if err := a.Validate(); err != nil {
+			return fmt.Errorf("audit %d: %w", i, err)
+		}
+	}
+	return nil
+}
+
 // AppendAudit implements graph.Store. An event id is written once: a
 // duplicate is graph.ErrConflict.
 func (s *Store) AppendAudit(ctx context.Context, events ...graph.AuditEvent) error {

@@ -72,6 +72,7 @@ func Run(t *testing.T, open func(t *testing.T) graph.Store, cfg Config) {
 		{"GateSettlement", testGateSettlement},
 		{"Audit", testAudit},
 		{"AuditUserRule", testAuditUserRule},
+		{"EditAudit", testEditAudit},
 		{"Outbox", testOutbox},
 		{"OutboxRetry", testOutboxRetry},
 	}
