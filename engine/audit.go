@@ -47,7 +47,7 @@ func (e *Engine) ListAudit(ctx context.Context, p graph.Principal, r AuditReques
 		g.Statuses = []graph.Status{graph.StatusActive, graph.StatusSuperseded, graph.StatusArchived, graph.StatusRetracted}
 		g.IncludeQuarantined = true
 		if _, err := e.store.GetMemory(ctx, g, r.MemoryID); err != nil {
-			return nil, "", fmt.Errorf("memory %s: %w", r.MemoryID, err)
+			return nil, "", fmt.Errorf("audit of memory: %w", err)
 		}
 		q.SubjectID = r.MemoryID
 	}

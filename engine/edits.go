@@ -222,7 +222,7 @@ func (e *Engine) editTarget(ctx context.Context, pol *policy.Policy, p graph.Pri
 	}
 	m, err := e.store.GetMemory(ctx, f, id)
 	if err != nil {
-		return graph.Memory{}, graph.Filter{}, fmt.Errorf("memory %s: %w", id, err)
+		return graph.Memory{}, graph.Filter{}, fmt.Errorf("edit target: %w", err)
 	}
 	return m, f, nil
 }

@@ -24,12 +24,20 @@ import (
 // applied, issue 13's target: <= 2 ms p95 at 100k memories with 10k edits)
 // adds to engine.Search. One store holds the same synthetic corpus
 // (storetest.Corpus, n memories) in two tenants; one of them gets n/10
-// approved edits on random memories (40% amend, 30% attenuate by delta,
+// (MNEMO_BENCH_EDIT_RATIO) approved edits on random memories (40% amend, 30% attenuate by delta,
 // 10% each quarantine, block on "public", retract). The loop alternates
 // the same query between the two tenants, so both see the same machine
 // load; it reports p50 and p95 of each and their difference in
-// milliseconds. Sizes: MNEMO_BENCH_SIZES (comma-separated), default 10000.
+// milliseconds. Sizes: MNEMO_BENCH_SIZES (comma-separated), default 10000;
+// MNEMO_BENCH_EDIT_RATIO sets the edits per memory (default 0.1; 0 is the
+// A/A control: what the two tenants differ by without any edit).
 func BenchmarkSearchEdits(b *testing.B) {
+	ratio := 0.1
+	if v := os.Getenv("MNEMO_BENCH_EDIT_RATIO"); v != "" {
+		var err error
+		ratio, err = strconv.ParseFloat(v, 64)
+		require.NoError(b, err, "MNEMO_BENCH_EDIT_RATIO")
+	}
 	sizes := []int{10_000}
 	if v := os.Getenv("MNEMO_BENCH_SIZES"); v != "" {
 		sizes = nil
@@ -40,7 +48,8 @@ func BenchmarkSearchEdits(b *testing.B) {
 		}
 	}
 	for _, n := range sizes {
-		b.Run(fmt.Sprintf("store=%s/n=%d/edits=%d", graphtest.Backend(), n, n/10), func(b *testing.B) {
+		nEdits := int(float64(n) * ratio)
+		b.Run(fmt.Sprintf("store=%s/n=%d/edits=%d", graphtest.Backend(), n, nEdits), func(b *testing.B) {
 			ctx := context.Background()
 			store := graphtest.Open(b)
 			plain, edited := graph.Scope{TenantID: "plain"}, graph.Scope{TenantID: "edited"}
@@ -67,7 +76,7 @@ func BenchmarkSearchEdits(b *testing.B) {
 			start := time.Now()
 			r := rand.New(rand.NewPCG(7, 7))
 			at := time.Now().UTC()
-			for i := range n / 10 {
+			for i := range nEdits {
 				ed := graph.Edit{Scope: edited, Status: graph.EditApproved, TargetMemoryID: targets[r.IntN(len(targets))].Memory.ID,
 					Reason: "bench", CreatedBy: "lib", DecidedBy: "lib", DecidedAt: at}
 				imp, delta := 0.3, -0.2
@@ -89,7 +98,7 @@ func BenchmarkSearchEdits(b *testing.B) {
 				_, err := store.CreateEdit(ctx, ed)
 				require.NoError(b, err)
 			}
-			b.Logf("wrote %d approved edits in %s", n/10, time.Since(start).Round(time.Second))
+			b.Logf("wrote %d approved edits in %s", nEdits, time.Since(start).Round(time.Second))
 			pol, err := policy.Parse("default_policy.yaml", config.DefaultPolicy())
 			require.NoError(b, err)
 			holder, err := policy.NewHolder(pol)
