@@ -363,10 +363,13 @@ func (s *Store) DecideEdit(ctx context.Context, sc graph.Scope, id string, statu
 // Edits in scope, oldest first. Relies on edits_tenant.
 const listEdits = `SELECT ` + editCols + ` FROM edits ed WHERE %s ORDER BY ed.created_at, ed.rid`
 
-// Edits of given memories (every search reads them), oldest first. Without
-// statistics SQLite would walk edits_tenant to skip the sort, reading every
-// edit of the tenant; edits_target seeks the few memories asked for.
-const listEditsOf = `SELECT ` + editCols + ` FROM edits ed INDEXED BY edits_target WHERE %s ORDER BY ed.created_at, ed.rid`
+// Edits of given memories (every search reads them twice), oldest first.
+// The id list is the outer loop (CROSS JOIN) and each id a seek in
+// edits_target; the text is constant for a filter shape, so the statement
+// is prepared once per connection (stmtCache) instead of on every search.
+const listEditsOf = `SELECT ` + editCols + `
+FROM json_each(?) j CROSS JOIN edits ed INDEXED BY edits_target ON ed.tenant_id = ? AND ed.target_memory_id = j.value
+WHERE %s ORDER BY ed.created_at, ed.rid`
 
 // ListEdits implements graph.Store.
 func (s *Store) ListEdits(ctx context.Context, f graph.Filter, q graph.EditQuery) ([]graph.Edit, error) {
@@ -375,17 +378,28 @@ func (s *Store) ListEdits(ctx context.Context, f graph.Filter, q graph.EditQuery
 	}
 	w := &where{}
 	w.readScope("ed", f)
-	if len(q.MemoryIDs) > 0 {
-		w.in("ed.target_memory_id", anys(q.MemoryIDs))
-	}
 	if len(q.Statuses) > 0 {
 		w.in("ed.status", anys(q.Statuses))
 	}
-	query := listEdits
+	var (
+		rows *sql.Rows
+		err  error
+	)
 	if len(q.MemoryIDs) > 0 {
-		query = listEditsOf
+		text := fmt.Sprintf(listEditsOf, w.sql())
+		args := append([]any{jsonList(q.MemoryIDs), f.Scope.TenantID}, w.args...)
+		var st *sql.Stmt
+		if st, err = s.stmts.get(ctx, text); err != nil {
+			return nil, fmt.Errorf("list edits: %w", err)
+		}
+		if st != nil {
+			rows, err = st.QueryContext(ctx, args...)
+		} else {
+			rows, err = s.r.QueryContext(ctx, text, args...)
+		}
+	} else {
+		rows, err = s.r.QueryContext(ctx, fmt.Sprintf(listEdits, w.sql()), w.args...)
 	}
-	rows, err := s.r.QueryContext(ctx, fmt.Sprintf(query, w.sql()), w.args...)
 	if err != nil {
 		return nil, fmt.Errorf("list edits: %w", err)
 	}

@@ -21,7 +21,6 @@ func TestEditAndAuditPlans(t *testing.T) {
 	f := graph.Filter{Scope: graph.Scope{TenantID: "t", OrgID: "o"}, Reader: graph.Reader{UserID: "u"}}
 	edits := &where{}
 	edits.readScope("ed", f)
-	edits.in("ed.target_memory_id", []any{"a", "b"})
 	edits.in("ed.status", []any{"approved"})
 	audit := &where{}
 	audit.readScope("a", f)
@@ -31,7 +30,8 @@ func TestEditAndAuditPlans(t *testing.T) {
 		name, query, index string
 		args               []any
 	}{
-		{"listEditsOf", fmt.Sprintf(listEditsOf, edits.sql()), "edits_target", edits.args},
+		{"listEditsOf", fmt.Sprintf(listEditsOf, edits.sql()), "edits_target (tenant_id=? AND target_memory_id=?",
+			append([]any{`["a","b"]`, "t"}, edits.args...)},
 		{"listAuditByActor", fmt.Sprintf(listAudit, audit.sql()), "audit_actor", append(audit.args, 10)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
