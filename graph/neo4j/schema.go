@@ -53,6 +53,9 @@ func schema() []string {
 		"CREATE INDEX outbox_memory IF NOT EXISTS FOR (n:OutboxItem) ON (n.memory_id)",
 		// edit_tenant: ListEdits and the edit lookups within a tenant.
 		"CREATE INDEX edit_tenant IF NOT EXISTS FOR (n:Edit) ON (n.tenant_id)",
+		// edit_target: the edits of given memories, which every search
+		// reads (ListEdits with MemoryIDs), without the tenant's other edits.
+		"CREATE INDEX edit_target IF NOT EXISTS FOR (n:Edit) ON (n.target_memory_id)",
 		// outbox_due: DueOutbox (live items, earliest due first) and the
 		// dead letters. It replaces outbox_created.
 		"DROP INDEX outbox_created IF EXISTS",
