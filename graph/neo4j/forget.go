@@ -5,6 +5,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"time"
 
 	neo4jdrv "github.com/neo4j/neo4j-go-driver/v5/neo4j"
 
@@ -154,6 +155,7 @@ func (s *Store) Erase(ctx context.Context, sc graph.Scope, in graph.EraseInput) 
 		if err != nil {
 			return out, err
 		}
+		erased := map[string]bool{}
 		var (
 			kw      kwDeltas
 			outbox  []map[string]any
@@ -171,6 +173,7 @@ func (s *Store) Erase(ctx context.Context, sc graph.Scope, in graph.EraseInput) 
 			}
 			mid := id.(string)
 			scope := scopeOf(p)
+			erased[mid] = true
 			tenants[scope.TenantID] = append(tenants[scope.TenantID], mid)
 			if n, ok := p["kw_len"].(int64); ok {
 				kw.add(kwGroupOf(scope, str(p, "user_id"), graph.Visibility(str(p, "scope"))), -1, -n)
@@ -199,12 +202,41 @@ func (s *Store) Erase(ctx context.Context, sc graph.Scope, in graph.EraseInput) 
 				return out, err
 			}
 		}
-		return out, appendAudit(ctx, tx, now, in.Audit)
+		return out, appendEraseAudit(ctx, tx, now, in.Audit, erased)
 	})
 	if err != nil {
 		return graph.Erasure{}, fmt.Errorf("neo4j: erase: %w", err)
 	}
 	return out, nil
+}
+
+// eraseAuditCypher writes audit events about memories the erase checked,
+// each linked to its memory by DECIDED: appendAuditCypher's lookup of every
+// subject label costs more than the rest of an erase. Uses memory_id.
+const eraseAuditAppendCypher = `
+UNWIND $events AS ev
+MATCH (m:Memory {id: ev.subject_id})
+CREATE (a:AuditEvent) SET a = ev
+CREATE (a)-[:DECIDED]->(m)`
+
+// appendEraseAudit writes an erase's audit events: those about a memory it
+// erased through eraseAuditAppendCypher, the others as AppendAudit does.
+func appendEraseAudit(ctx context.Context, tx neo4jdrv.ManagedTransaction, now time.Time, events []graph.AuditEvent,
+	erased map[string]bool) error {
+	var mine, others []graph.AuditEvent
+	for _, ev := range events {
+		if ev.SubjectKind == "Memory" && erased[ev.SubjectID] {
+			mine = append(mine, ev)
+		} else {
+			others = append(others, ev)
+		}
+	}
+	if len(mine) > 0 {
+		if _, err := collect(ctx, tx, eraseAuditAppendCypher, map[string]any{"events": auditRows(now, mine)}); err != nil {
+			return err
+		}
+	}
+	return appendAudit(ctx, tx, now, others)
 }
 
 // eraseTenant erases memories ids of one tenant inside tx.
