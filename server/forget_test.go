@@ -95,6 +95,11 @@ func TestForgetHTTP(t *testing.T) {
 			graph.AuditQuery{}, graph.Page{Limit: 1000})
 		require.NoError(t, err)
 		clean(t, "audit", evs)
+		var trail map[string]any
+		require.Equal(t, 200, do(t, "admin-key-1", "GET", "/v1/audit?memory_id="+note.ID, nil, &trail))
+		clean(t, "GET /v1/audit", trail)
+		b, _ := json.Marshal(trail)
+		assert.Contains(t, string(b), engine.AuditErase, "the erase is in the memory's audit trail")
 	})
 	t.Run("erase a user", func(t *testing.T) {
 		assert.Equal(t, 403, do(t, "bob-key-001", "POST", "/v1/users/alice:erase", nil, nil))
