@@ -173,6 +173,16 @@ func (s *Store) Erase(ctx context.Context, sc graph.Scope, in graph.EraseInput) 
 	if err != nil {
 		return graph.Erasure{}, fmt.Errorf("erase: %w", err)
 	}
+	// The WAL still holds the pages as they were before the erase; a
+	// checkpoint that truncates it leaves them nowhere. Readers on an older
+	// snapshot may keep it from completing (busy): the next checkpoint
+	// does it.
+	if out.Memories > 0 {
+		var busy, frames, done int
+		if err := s.w.QueryRowContext(ctx, "PRAGMA wal_checkpoint(TRUNCATE)").Scan(&busy, &frames, &done); err != nil {
+			return out, fmt.Errorf("erase: checkpoint: %w", err)
+		}
+	}
 	return out, nil
 }
 
