@@ -564,6 +564,18 @@ func (v *validator) retrieval(r *Retrieval) {
 	if r.TokenBudget < 0 {
 		v.add(at.with("token_budget"), "must be >= 0, got %d", r.TokenBudget)
 	}
+	if r.Relevance.CosineMid == 0 {
+		r.Relevance.CosineMid = DefaultCosineMid
+	}
+	if r.Relevance.CosineWidth == 0 {
+		r.Relevance.CosineWidth = DefaultCosineWidth
+	}
+	if m := r.Relevance.CosineMid; m <= -1 || m >= 1 {
+		v.add(at.with("relevance", "cosine_mid"), "must be in (-1,1), got %g", m)
+	}
+	if w := r.Relevance.CosineWidth; w <= 0 || w > 1 {
+		v.add(at.with("relevance", "cosine_width"), "must be in (0,1], got %g", w)
+	}
 	if r.AbstentionThreshold < 0 || r.AbstentionThreshold > 1 {
 		v.add(at.with("abstention_threshold"), "must be in [0,1], got %g", r.AbstentionThreshold)
 	}

@@ -384,10 +384,38 @@ type Retrieval struct {
 	Neighbours Neighbours `yaml:"neighbours"`
 	// TokenBudget caps the tokens of a context bundle; 0 means no cap.
 	TokenBudget int `yaml:"token_budget"`
-	// AbstentionThreshold is the fused score under which search abstains,
-	// in [0,1]; default 0 (never abstain).
+	// Relevance calibrates a result's absolute relevance to the query,
+	// what its confidence starts from and what abstention compares.
+	Relevance Relevance `yaml:"relevance"`
+	// AbstentionThreshold is the relevance under which search abstains: when
+	// no result's relevance reaches it, search returns none. In [0,1];
+	// default 0 (never abstain).
 	AbstentionThreshold float64 `yaml:"abstention_threshold"`
 }
+
+// Relevance maps the cosine similarity of the query and a memory (their
+// embeddings) to a relevance in [0,1] that means the same for every query:
+//
+//	relevance = 1 / (1 + exp(-(cosine - CosineMid) / CosineWidth))
+//
+// so relevance is 0.5 at CosineMid and moves from 0.12 to 0.88 over
+// CosineMid ± 2·CosineWidth. The values depend on the embedding model:
+// the defaults are calibrated for bge-small-en-v1.5 (docs/search.md,
+// `mnemo bench abstain`).
+type Relevance struct {
+	// CosineMid is the cosine at which relevance is 0.5, in (-1,1);
+	// default DefaultCosineMid.
+	CosineMid float64 `yaml:"cosine_mid"`
+	// CosineWidth is the logistic's scale, > 0; default
+	// DefaultCosineWidth.
+	CosineWidth float64 `yaml:"cosine_width"`
+}
+
+// Relevance calibration defaults, for bge-small-en-v1.5 (docs/search.md).
+const (
+	DefaultCosineMid   = 0.6
+	DefaultCosineWidth = 0.03
+)
 
 // RerankEnabled reports whether the rerank stage runs.
 func (r Retrieval) RerankEnabled() bool { return r.Rerank == nil || *r.Rerank }

@@ -1,7 +1,12 @@
 package main
 
 import (
+	"bufio"
+	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/gob"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -11,6 +16,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/mnemo-dev/mnemo/engine"
@@ -230,12 +236,12 @@ func runAbstain(ctx context.Context, convs []conversation, corpus, claims []beir
 	x := extract.NewExtractor(o.Policy, extract.NewNER())
 	for _, c := range convs {
 		progress("ingest %s: %d turns", c.ID, len(c.Turns))
-		if err := abstainIngest(ctx, store, idx, o.Embedder, conversationInputs(x, c)); err != nil {
+		if err := abstainIngest(ctx, store, idx, o.Embedder, conversationInputs(x, c), progress); err != nil {
 			return nil, fmt.Errorf("ingest %s: %w", c.ID, err)
 		}
 	}
 	progress("ingest SciFact: %d abstracts", len(docs))
-	if err := abstainIngest(ctx, store, idx, o.Embedder, abstractInputs(x, docs)); err != nil {
+	if err := abstainIngest(ctx, store, idx, o.Embedder, abstractInputs(x, docs), progress); err != nil {
 		return nil, fmt.Errorf("ingest SciFact: %w", err)
 	}
 
@@ -339,9 +345,12 @@ func abstainEntities(x *extract.Extractor, text string) []graph.EntityRef {
 // abstainIngest writes the memories straight through Store.CreateMemories
 // (no canonical key: nothing dedupes or supersedes) and, with vectors on,
 // embeds and upserts them.
-func abstainIngest(ctx context.Context, store graph.Store, idx vector.Index, emb engine.Embedder, in []graph.MemoryInput) error {
+func abstainIngest(ctx context.Context, store graph.Store, idx vector.Index, emb engine.Embedder, in []graph.MemoryInput, progress func(string, ...any)) error {
 	const batch = 64
 	for i := 0; i < len(in); i += batch {
+		if i > 0 && i%(16*batch) == 0 {
+			progress("  %d/%d", i, len(in))
+		}
 		created, err := store.CreateMemories(ctx, in[i:min(i+batch, len(in))])
 		if err != nil {
 			return err
@@ -410,6 +419,7 @@ func runBenchAbstain(ctx context.Context, args []string, stdout, stderr io.Write
 	abstracts := fs.Int("abstracts", 0, "SciFact abstracts stored besides the cited ones (0: all)")
 	policyFile := fs.String("policy", "", "policy file (default: the embedded default policy)")
 	dump := fs.String("dump", "", "write one JSON line per question to this file (best results and their signals)")
+	cache := fs.String("cache", "", "keep the embeddings in this file and reuse them on the next run")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -427,6 +437,18 @@ func runBenchAbstain(ctx context.Context, args []string, stdout, stderr io.Write
 	defer emb.Close()
 	o := abstainOptions{Convs: benchList(*convs), Claims: *claims, TestClaims: *testClaims, Abstracts: *abstracts,
 		Embedder: emb, Policy: pol, Progress: stderr}
+	if *cache != "" {
+		fe, err := openFileEmbedder(emb, *cache)
+		if err != nil {
+			return err
+		}
+		defer func() {
+			if err := fe.save(); err != nil {
+				fmt.Fprintf(stderr, "embedding cache %s: %v\n", *cache, err)
+			}
+		}()
+		o.Embedder = fe
+	}
 	if *dump != "" {
 		f, err := os.Create(*dump)
 		if err != nil {
@@ -467,4 +489,78 @@ func runBenchAbstain(ctx context.Context, args []string, stdout, stderr io.Write
 		rt.AbstentionThreshold, time.Since(start).Round(time.Second))
 	rep.write(stdout)
 	return nil
+}
+
+// fileEmbedder keeps every vector its embedder made in a file, so a second
+// run of the bench embeds only what it has not seen (the SciFact corpus
+// takes minutes). Vectors are keyed by model and text.
+type fileEmbedder struct {
+	engine.Embedder
+	path  string
+	mu    sync.Mutex
+	known map[string][]float32
+	added int
+}
+
+func openFileEmbedder(emb engine.Embedder, path string) (*fileEmbedder, error) {
+	f := &fileEmbedder{Embedder: emb, path: path, known: map[string][]float32{}}
+	file, err := os.Open(path)
+	if errors.Is(err, os.ErrNotExist) {
+		return f, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	defer file.Close()
+	if err := gob.NewDecoder(bufio.NewReader(file)).Decode(&f.known); err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return f, nil
+}
+
+func (f *fileEmbedder) key(text string) string {
+	sum := sha256.Sum256([]byte(f.ModelID() + "\x00" + text))
+	return hex.EncodeToString(sum[:])
+}
+
+func (f *fileEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
+	out := make([][]float32, len(texts))
+	var todo []string
+	var at []int
+	f.mu.Lock()
+	for i, t := range texts {
+		if v, ok := f.known[f.key(t)]; ok {
+			out[i] = v
+		} else {
+			todo, at = append(todo, t), append(at, i)
+		}
+	}
+	f.mu.Unlock()
+	if len(todo) == 0 {
+		return out, nil
+	}
+	vs, err := f.Embedder.Embed(ctx, todo)
+	if err != nil {
+		return nil, err
+	}
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	for j, v := range vs {
+		out[at[j]] = v
+		f.known[f.key(todo[j])] = v
+		f.added++
+	}
+	return out, nil
+}
+
+// save writes the vectors back when the run added any.
+func (f *fileEmbedder) save() error {
+	if f.added == 0 {
+		return nil
+	}
+	var buf bytes.Buffer
+	if err := gob.NewEncoder(&buf).Encode(f.known); err != nil {
+		return err
+	}
+	return os.WriteFile(f.path, buf.Bytes(), 0o600)
 }

@@ -1,0 +1,110 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"math"
+
+	"github.com/mnemo-dev/mnemo/graph/bm25"
+	"github.com/mnemo-dev/mnemo/policy"
+)
+
+// Relevance is absolute: how well one memory answers the query, the same
+// number whatever else the query found. The fused score is relative (a
+// lone hit, or the best of a pool of strangers, scores high), so it orders
+// results but cannot say whether any of them is worth returning. A result's
+// confidence starts from its relevance, and search abstains when no result
+// is relevant enough (policy retrieval.abstention_threshold).
+//
+// Relevance is the query-memory cosine of the embedder, mapped through the
+// policy's calibrated logistic (policy.Relevance). Without a cosine (no
+// vector index or embedder, or a memory not indexed yet) it is the share
+// of the query's keyword terms (stems, stop words left out) that the
+// memory's title and text contain: cruder, but absolute too.
+
+// relevanceOf maps a cosine to a relevance in [0,1] with calibration c.
+func relevanceOf(c policy.Relevance, cosine float64) float64 {
+	return 1 / (1 + math.Exp(-(cosine-c.CosineMid)/c.CosineWidth))
+}
+
+// scoreRelevance sets the relevance of the first n hits. A hit the vector
+// signal returned carries its cosine; the others (keyword or graph hits
+// outside the vector pool) are scored against the query vector qvec with
+// Index.Score under q's filter. Without qvec their relevance stays unknown.
+func (e *Engine) scoreRelevance(ctx context.Context, q searchPlan, qvec []float32, hs []*hit) error {
+	var missing []string
+	byID := map[string]*hit{}
+	for _, h := range hs {
+		if c, ok := h.raw[signalVector]; ok {
+			h.cosine, h.hasCosine = c, true
+		} else if !h.hasCosine {
+			missing = append(missing, h.mem.ID)
+			byID[h.mem.ID] = h
+		}
+	}
+	if len(missing) > 0 && qvec != nil && e.index != nil {
+		scored, err := e.index.Score(ctx, qvec, vectorFilter(q.f), missing)
+		if err != nil {
+			return fmt.Errorf("relevance: %w", err)
+		}
+		for _, s := range scored {
+			if h := byID[s.ID]; h != nil {
+				h.cosine, h.hasCosine = float64(s.Score), true
+			}
+		}
+	}
+	var uncovered []*hit
+	for _, h := range hs {
+		if h.hasCosine {
+			h.relevance = relevanceOf(q.rt.Relevance, h.cosine)
+		} else {
+			uncovered = append(uncovered, h)
+		}
+	}
+	if len(uncovered) == 0 {
+		return nil
+	}
+	if err := e.loadVersions(ctx, q.f, uncovered); err != nil {
+		return err
+	}
+	terms := bm25.QueryTerms(keywordQuery(q.text))
+	for _, h := range uncovered {
+		h.relevance = coverage(terms, h.mem.Title+"\n"+h.text())
+	}
+	return nil
+}
+
+// coverage is the share of terms found among text's terms (0 without
+// terms).
+func coverage(terms []string, text string) float64 {
+	if len(terms) == 0 {
+		return 0
+	}
+	want := make(map[string]bool, len(terms))
+	for _, t := range terms {
+		want[t] = true
+	}
+	found := 0
+	bm25.Tokens(text, func(t string) {
+		if want[t] {
+			found++
+			delete(want, t)
+		}
+	})
+	return float64(found) / float64(len(terms))
+}
+
+// abstains reports whether search should abstain on hs, the results it
+// would return: when the policy sets a threshold and no result's relevance
+// reaches it.
+func abstains(rt policy.Retrieval, hs []*hit) bool {
+	if rt.AbstentionThreshold <= 0 {
+		return false
+	}
+	for _, h := range hs {
+		if h.relevance >= rt.AbstentionThreshold {
+			return false
+		}
+	}
+	return true
+}
