@@ -16,22 +16,28 @@ import (
 // confidence starts from its relevance, and search abstains when no result
 // is relevant enough (policy retrieval.abstention_threshold).
 //
-// Relevance is the query-memory cosine of the embedder, mapped through the
-// policy's calibrated logistic (policy.Relevance). Without a cosine (no
-// vector index or embedder, or a memory not indexed yet) it is the share
-// of the query's keyword terms (stems, stop words left out) that the
-// memory's title and text contain: cruder, but absolute too.
+// Relevance is the query-memory cosine of the embedder plus a little for
+// the share of the query's keyword terms (stems, stop words left out) that
+// the memory's title and text contain, mapped through the policy's
+// calibrated logistic (policy.Relevance). Without a cosine (no vector index
+// or embedder, or a memory not indexed yet) it is that share alone:
+// cruder, but absolute too.
 
-// relevanceOf maps a cosine to a relevance in [0,1] with calibration c.
-func relevanceOf(c policy.Relevance, cosine float64) float64 {
-	return 1 / (1 + math.Exp(-(cosine-c.CosineMid)/c.CosineWidth))
+// relevanceOf maps a cosine and a keyword coverage to a relevance in [0,1]
+// with calibration c.
+func relevanceOf(c policy.Relevance, cosine, coverage float64) float64 {
+	return 1 / (1 + math.Exp(-(cosine+c.Coverage()*coverage-c.CosineMid)/c.CosineWidth))
 }
 
-// scoreRelevance sets the relevance of the first n hits. A hit the vector
-// signal returned carries its cosine; the others (keyword or graph hits
-// outside the vector pool) are scored against the query vector qvec with
-// Index.Score under q's filter. Without qvec their relevance stays unknown.
+// scoreRelevance loads the versions of hs and sets their relevance. A hit
+// the vector signal returned carries its cosine; the others (keyword or
+// graph hits outside the vector pool) are scored against the query vector
+// qvec with Index.Score under q's filter. Without qvec their relevance is
+// their coverage.
 func (e *Engine) scoreRelevance(ctx context.Context, q searchPlan, qvec []float32, hs []*hit) error {
+	if err := e.loadVersions(ctx, q.f, hs); err != nil {
+		return err
+	}
 	var missing []string
 	byID := map[string]*hit{}
 	for _, h := range hs {
@@ -53,23 +59,14 @@ func (e *Engine) scoreRelevance(ctx context.Context, q searchPlan, qvec []float3
 			}
 		}
 	}
-	var uncovered []*hit
-	for _, h := range hs {
-		if h.hasCosine {
-			h.relevance = relevanceOf(q.rt.Relevance, h.cosine)
-		} else {
-			uncovered = append(uncovered, h)
-		}
-	}
-	if len(uncovered) == 0 {
-		return nil
-	}
-	if err := e.loadVersions(ctx, q.f, uncovered); err != nil {
-		return err
-	}
 	terms := bm25.QueryTerms(keywordQuery(q.text))
-	for _, h := range uncovered {
-		h.relevance = coverage(terms, h.mem.Title+"\n"+h.text())
+	for _, h := range hs {
+		cov := coverage(terms, h.mem.Title+"\n"+h.text())
+		if h.hasCosine {
+			h.relevance = relevanceOf(q.rt.Relevance, h.cosine, cov)
+		} else {
+			h.relevance = cov
+		}
 	}
 	return nil
 }

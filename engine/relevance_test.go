@@ -11,6 +11,7 @@ import (
 
 	"github.com/mnemo-dev/mnemo/config"
 	"github.com/mnemo-dev/mnemo/graph"
+	"github.com/mnemo-dev/mnemo/graph/bm25"
 	"github.com/mnemo-dev/mnemo/graph/graphtest"
 	"github.com/mnemo-dev/mnemo/policy"
 	"github.com/mnemo-dev/mnemo/vector"
@@ -18,12 +19,16 @@ import (
 )
 
 func TestRelevanceOf(t *testing.T) {
-	c := policy.Relevance{CosineMid: 0.6, CosineWidth: 0.05}
-	assert.InDelta(t, 0.5, relevanceOf(c, 0.6), 1e-9)
-	assert.InDelta(t, 0.881, relevanceOf(c, 0.7), 1e-3, "two widths above the mid")
-	assert.InDelta(t, 0.119, relevanceOf(c, 0.5), 1e-3, "two widths below")
-	assert.Greater(t, relevanceOf(c, 1), 0.999)
-	assert.Less(t, relevanceOf(c, 0), 1e-5)
+	w := 0.2
+	c := policy.Relevance{CosineMid: 0.6, CosineWidth: 0.05, CoverageWeight: &w}
+	assert.InDelta(t, 0.5, relevanceOf(c, 0.6, 0), 1e-9)
+	assert.InDelta(t, 0.881, relevanceOf(c, 0.7, 0), 1e-3, "two widths above the mid")
+	assert.InDelta(t, 0.119, relevanceOf(c, 0.5, 0), 1e-3, "two widths below")
+	assert.InDelta(t, 0.5, relevanceOf(c, 0.5, 0.5), 1e-9, "half the query's terms add 0.1 to the cosine")
+	assert.Greater(t, relevanceOf(c, 1, 0), 0.999)
+	assert.Less(t, relevanceOf(c, 0, 0), 1e-5)
+	c.CoverageWeight = nil
+	assert.InDelta(t, relevanceOf(c, 0.6+policy.DefaultCoverageWeight, 0), relevanceOf(c, 0.6, 1), 1e-9, "the default weight")
 }
 
 func TestCoverage(t *testing.T) {
@@ -106,7 +111,7 @@ func TestAbstentionIsAbsolute(t *testing.T) {
 	lone := search("t1", exact)
 	assert.False(t, lone.Abstained, "a lone exact match is answered")
 	require.Len(t, lone.Results, 1)
-	assert.InDelta(t, relevanceOf(cal, 1), lone.Results[0].Confidence, 1e-6, "its confidence is its calibrated cosine")
+	assert.InDelta(t, relevanceOf(cal, 1, 1), lone.Results[0].Confidence, 1e-6, "its confidence is its calibrated cosine, every query term found")
 	assert.Greater(t, lone.Results[0].Confidence, 0.99)
 
 	off := search("t2", offtopic)
@@ -122,7 +127,8 @@ func TestAbstentionIsAbsolute(t *testing.T) {
 	all := search("t2", offtopic)
 	require.NotEmpty(t, all.Results)
 	for _, r := range all.Results {
-		assert.InDelta(t, relevanceOf(cal, r.Signals[signalVector].Score), r.Confidence, 1e-6)
+		cov := coverage(bm25.QueryTerms(keywordQuery(offtopic)), r.Content)
+		assert.InDelta(t, relevanceOf(cal, r.Signals[signalVector].Score, cov), r.Confidence, 1e-6)
 		assert.Less(t, r.Confidence, 0.01)
 	}
 }
@@ -130,7 +136,7 @@ func TestAbstentionIsAbsolute(t *testing.T) {
 // TestRelevanceScoresHitsOutsideTheVectorPool checks that a hit the vector
 // signal did not return (a keyword or graph hit) gets its cosine from
 // Index.Score, and that without a query vector its relevance is the
-// keyword coverage of the query.
+// keyword coverage of the query. Both load the hit's version.
 func TestRelevanceScoresHitsOutsideTheVectorPool(t *testing.T) {
 	ctx := context.Background()
 	st := graphtest.Open(t)
@@ -157,7 +163,7 @@ func TestRelevanceScoresHitsOutsideTheVectorPool(t *testing.T) {
 	require.NoError(t, e.scoreRelevance(ctx, q, axis(1, 0), []*hit{h}))
 	require.True(t, h.hasCosine)
 	assert.InDelta(t, 0.7071, h.cosine, 1e-3, "scored by the index: cos(e0, e0+e1)")
-	assert.InDelta(t, relevanceOf(pol.Retrieval.Relevance, h.cosine), h.relevance, 1e-9)
+	assert.InDelta(t, relevanceOf(pol.Retrieval.Relevance, h.cosine, 2.0/3), h.relevance, 1e-9, "orca and pod of orca, pod, go")
 
 	kw := &hit{mem: m.Memory, loaded: true, ranks: map[string]int{signalKeyword: 1}, raw: map[string]float64{signalKeyword: 3.2}}
 	require.NoError(t, e.scoreRelevance(ctx, q, nil, []*hit{kw}))

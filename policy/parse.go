@@ -570,8 +570,11 @@ func (v *validator) retrieval(r *Retrieval) {
 	if r.Relevance.CosineWidth == 0 {
 		r.Relevance.CosineWidth = DefaultCosineWidth
 	}
-	if m := r.Relevance.CosineMid; m <= -1 || m >= 1 {
-		v.add(at.with("relevance", "cosine_mid"), "must be in (-1,1), got %g", m)
+	if m := r.Relevance.CosineMid; m <= -1 || m >= 2 {
+		v.add(at.with("relevance", "cosine_mid"), "must be in (-1,2), got %g", m)
+	}
+	if c := r.Relevance.Coverage(); c < 0 || c > 1 {
+		v.add(at.with("relevance", "coverage_weight"), "must be in [0,1], got %g", c)
 	}
 	if w := r.Relevance.CosineWidth; w <= 0 || w > 1 {
 		v.add(at.with("relevance", "cosine_width"), "must be in (0,1], got %g", w)

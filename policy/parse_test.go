@@ -204,8 +204,13 @@ func TestParseErrors(t *testing.T) {
 		},
 		{
 			name: "relevance cosine mid",
-			old:  "mode: graph\n", new: "mode: graph\n  relevance: {cosine_mid: 1.5}\n",
-			want: `policy.yaml:47: retrieval.relevance.cosine_mid: must be in (-1,1), got 1.5`,
+			old:  "mode: graph\n", new: "mode: graph\n  relevance: {cosine_mid: 2}\n",
+			want: `policy.yaml:47: retrieval.relevance.cosine_mid: must be in (-1,2), got 2`,
+		},
+		{
+			name: "relevance coverage weight",
+			old:  "mode: graph\n", new: "mode: graph\n  relevance: {coverage_weight: -0.2}\n",
+			want: `policy.yaml:47: retrieval.relevance.coverage_weight: must be in [0,1], got -0.2`,
 		},
 		{
 			name: "fusion signal",
