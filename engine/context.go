@@ -230,7 +230,7 @@ func (e *Engine) contextSearch(ctx context.Context, pol *policy.Policy, p graph.
 	if err != nil {
 		return nil, err
 	}
-	if abstains(q.rt, ranked[:min(len(ranked), q.limit)]) {
+	if abstains(q, ranked[:min(len(ranked), q.limit)]) {
 		return nil, nil
 	}
 	out := make([]*hit, 0, r.Limits.MaxItems)

@@ -21,7 +21,8 @@ import (
 // the memory's title and text contain, mapped through the policy's
 // calibrated logistic (policy.Relevance). Without a cosine (no vector index
 // or embedder, or a memory not indexed yet) it is that share alone:
-// cruder, but absolute too.
+// absolute too, but not calibrated, so without vectors search never
+// abstains.
 
 // relevanceOf maps a cosine and a keyword coverage to a relevance in [0,1]
 // with calibration c.
@@ -32,11 +33,21 @@ func relevanceOf(c policy.Relevance, cosine, coverage float64) float64 {
 // scoreRelevance loads the versions of hs and sets their relevance. A hit
 // the vector signal returned carries its cosine; the others (keyword or
 // graph hits outside the vector pool) are scored against the query vector
-// qvec with Index.Score under q's filter. Without qvec their relevance is
-// their coverage.
+// qvec with Index.Score under q's filter. When the vector signal did not
+// run (keyword mode, graph mode without rerank) qvec is nil and the query
+// is embedded here; without vectors relevance is coverage alone.
 func (e *Engine) scoreRelevance(ctx context.Context, q searchPlan, qvec []float32, hs []*hit) error {
+	if len(hs) == 0 {
+		return nil
+	}
 	if err := e.loadVersions(ctx, q.f, hs); err != nil {
 		return err
+	}
+	if qvec == nil && q.withVectors {
+		var err error
+		if qvec, err = e.embedQuery(ctx, q.text); err != nil {
+			return err
+		}
 	}
 	var missing []string
 	byID := map[string]*hit{}
@@ -48,7 +59,7 @@ func (e *Engine) scoreRelevance(ctx context.Context, q searchPlan, qvec []float3
 			byID[h.mem.ID] = h
 		}
 	}
-	if len(missing) > 0 && qvec != nil && e.index != nil {
+	if len(missing) > 0 && qvec != nil {
 		scored, err := e.index.Score(ctx, qvec, vectorFilter(q.f), missing)
 		if err != nil {
 			return fmt.Errorf("relevance: %w", err)
@@ -91,11 +102,13 @@ func coverage(terms []string, text string) float64 {
 	return float64(found) / float64(len(terms))
 }
 
-// abstains reports whether search should abstain on hs, the results it
-// would return: when the policy sets a threshold and no result's relevance
-// reaches it.
-func abstains(rt policy.Retrieval, hs []*hit) bool {
-	if rt.AbstentionThreshold <= 0 {
+// abstains reports whether search under plan q should abstain on hs, the
+// results it would return: when the policy sets a threshold, vectors are
+// on (relevance is calibrated on the cosine) and no result's relevance
+// reaches the threshold.
+func abstains(q searchPlan, hs []*hit) bool {
+	rt := q.rt
+	if rt.AbstentionThreshold <= 0 || !q.withVectors {
 		return false
 	}
 	for _, h := range hs {

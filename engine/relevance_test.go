@@ -64,7 +64,7 @@ func TestAbstentionIsAbsolute(t *testing.T) {
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = idx.Close() })
 	const exact, offtopic = "where did the orca pod travel", "quarterly tax filing deadline"
-	e, err := New(Options{Store: st, Index: idx, Embedder: tableEmbedder{exact: axis(1, 0), offtopic: axis(1, 0)}, Policy: holder})
+	e, err := New(Options{Store: st, Index: idx, Embedder: tableEmbedder{exact: axis(1, 0), offtopic: axis(1, 0), "quarterly report": axis(1, 0)}, Policy: holder})
 	require.NoError(t, err)
 
 	// Both queries embed to e_0 (the tenants keep them apart); cosTo
@@ -119,6 +119,13 @@ func TestAbstentionIsAbsolute(t *testing.T) {
 	assert.Empty(t, off.Results)
 	assert.Contains(t, off.Message, "abstention threshold 0.50")
 
+	// Keyword mode runs no vector signal: the query is embedded for the
+	// relevance all the same, so it abstains alike.
+	p := graph.Principal{ID: "reader", Roles: []string{"admin"}, Scope: graph.Scope{TenantID: "t2"}}
+	kw, err := e.Search(ctx, p, SearchRequest{Query: "quarterly report", Mode: policy.ModeKeyword})
+	require.NoError(t, err)
+	assert.True(t, kw.Abstained, "the keyword match is 0.30 from the query by cosine")
+
 	// The same off-topic query without a threshold: results, each with
 	// its own calibrated cosine as confidence, the best fused one far below
 	// the 0.9 its fused score would say.
@@ -135,8 +142,8 @@ func TestAbstentionIsAbsolute(t *testing.T) {
 
 // TestRelevanceScoresHitsOutsideTheVectorPool checks that a hit the vector
 // signal did not return (a keyword or graph hit) gets its cosine from
-// Index.Score, and that without a query vector its relevance is the
-// keyword coverage of the query. Both load the hit's version.
+// Index.Score, and that without vectors its relevance is the keyword
+// coverage of the query. Both load the hit's version.
 func TestRelevanceScoresHitsOutsideTheVectorPool(t *testing.T) {
 	ctx := context.Background()
 	st := graphtest.Open(t)

@@ -135,7 +135,7 @@ func (e *Engine) Search(ctx context.Context, p graph.Principal, r SearchRequest)
 	}
 	resp := SearchResponse{Query: q.text, Mode: q.mode, Reranker: q.reranker, Fallback: fallback,
 		Results: []SearchResult{}, Contradictions: []Contradiction{}}
-	if abstains(q.rt, ranked[:min(len(ranked), q.limit)]) {
+	if abstains(q, ranked[:min(len(ranked), q.limit)]) {
 		resp.Abstained = true
 		resp.Message = fmt.Sprintf("no memory matched well enough: no result's relevance reached the abstention threshold %.2f", q.rt.AbstentionThreshold)
 		return resp, nil
