@@ -1,12 +1,7 @@
 package main
 
 import (
-	"bufio"
-	"bytes"
 	"context"
-	"crypto/sha256"
-	"encoding/gob"
-	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -16,9 +11,9 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
+	"github.com/mnemo-dev/mnemo/bench"
 	"github.com/mnemo-dev/mnemo/engine"
 	"github.com/mnemo-dev/mnemo/extract"
 	"github.com/mnemo-dev/mnemo/graph"
@@ -411,15 +406,15 @@ func abstainDump(w io.Writer, corpus, kind string, q abstainQuestion, resp engin
 func runBenchAbstain(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("mnemo bench abstain", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	file := fs.String("file", "../shared/bench/locomo-dev.json", "LoCoMo bench file")
-	dir := fs.String("scifact", "../shared/bench/scifact", "SciFact directory (corpus.jsonl, queries.jsonl, qrels/test.tsv)")
+	file := fs.String("file", filepath.Join(bench.DataDir(), "locomo-dev.json"), "LoCoMo bench file")
+	dir := fs.String("scifact", filepath.Join(bench.DataDir(), "scifact"), "SciFact directory (corpus.jsonl, queries.jsonl, qrels/test.tsv)")
 	convs := fs.String("conv", "", "only these LoCoMo sample ids, comma-separated (default all)")
 	claims := fs.Int("claims", 0, "SciFact claims asked of LoCoMo as absent topics (0: all)")
 	testClaims := fs.Int("test-claims", 0, "SciFact test claims asked of SciFact (0: all with qrels)")
 	abstracts := fs.Int("abstracts", 0, "SciFact abstracts stored besides the cited ones (0: all)")
 	policyFile := fs.String("policy", "", "policy file (default: the embedded default policy)")
 	dump := fs.String("dump", "", "write one JSON line per question to this file (best results and their signals)")
-	cache := fs.String("cache", "", "keep the embeddings in this file and reuse them on the next run")
+	cache := fs.String("vector-cache", bench.DefaultVectorCache(), "keep the embeddings in this directory and reuse them on the next run (empty: none)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
@@ -427,7 +422,7 @@ func runBenchAbstain(ctx context.Context, args []string, stdout, stderr io.Write
 	if err != nil {
 		return err
 	}
-	emb, err := openEmbedder(os.Getenv)
+	emb, err := bench.OpenEmbedder(os.Getenv, filepath.Join(".cache", "mnemo"))
 	if err != nil {
 		return fmt.Errorf("embedder: %w", err)
 	}
@@ -437,18 +432,16 @@ func runBenchAbstain(ctx context.Context, args []string, stdout, stderr io.Write
 	defer emb.Close()
 	o := abstainOptions{Convs: benchList(*convs), Claims: *claims, TestClaims: *testClaims, Abstracts: *abstracts,
 		Embedder: emb, Policy: pol, Progress: stderr}
-	if *cache != "" {
-		fe, err := openFileEmbedder(emb, *cache)
-		if err != nil {
-			return err
-		}
-		defer func() {
-			if err := fe.save(); err != nil {
-				fmt.Fprintf(stderr, "embedding cache %s: %v\n", *cache, err)
-			}
-		}()
-		o.Embedder = fe
+	cached, err := bench.NewCachedEmbedder(emb, *cache)
+	if err != nil {
+		return err
 	}
+	defer func() {
+		if err := cached.Save(); err != nil {
+			fmt.Fprintf(stderr, "vector cache %s: %v\n", *cache, err)
+		}
+	}()
+	o.Embedder = cached
 	if *dump != "" {
 		f, err := os.Create(*dump)
 		if err != nil {
@@ -489,78 +482,4 @@ func runBenchAbstain(ctx context.Context, args []string, stdout, stderr io.Write
 		rt.AbstentionThreshold, time.Since(start).Round(time.Second))
 	rep.write(stdout)
 	return nil
-}
-
-// fileEmbedder keeps every vector its embedder made in a file, so a second
-// run of the bench embeds only what it has not seen (the SciFact corpus
-// takes minutes). Vectors are keyed by model and text.
-type fileEmbedder struct {
-	engine.Embedder
-	path  string
-	mu    sync.Mutex
-	known map[string][]float32
-	added int
-}
-
-func openFileEmbedder(emb engine.Embedder, path string) (*fileEmbedder, error) {
-	f := &fileEmbedder{Embedder: emb, path: path, known: map[string][]float32{}}
-	file, err := os.Open(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return f, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	defer file.Close()
-	if err := gob.NewDecoder(bufio.NewReader(file)).Decode(&f.known); err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return f, nil
-}
-
-func (f *fileEmbedder) key(text string) string {
-	sum := sha256.Sum256([]byte(f.ModelID() + "\x00" + text))
-	return hex.EncodeToString(sum[:])
-}
-
-func (f *fileEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
-	out := make([][]float32, len(texts))
-	var todo []string
-	var at []int
-	f.mu.Lock()
-	for i, t := range texts {
-		if v, ok := f.known[f.key(t)]; ok {
-			out[i] = v
-		} else {
-			todo, at = append(todo, t), append(at, i)
-		}
-	}
-	f.mu.Unlock()
-	if len(todo) == 0 {
-		return out, nil
-	}
-	vs, err := f.Embedder.Embed(ctx, todo)
-	if err != nil {
-		return nil, err
-	}
-	f.mu.Lock()
-	defer f.mu.Unlock()
-	for j, v := range vs {
-		out[at[j]] = v
-		f.known[f.key(todo[j])] = v
-		f.added++
-	}
-	return out, nil
-}
-
-// save writes the vectors back when the run added any.
-func (f *fileEmbedder) save() error {
-	if f.added == 0 {
-		return nil
-	}
-	var buf bytes.Buffer
-	if err := gob.NewEncoder(&buf).Encode(f.known); err != nil {
-		return err
-	}
-	return os.WriteFile(f.path, buf.Bytes(), 0o600)
 }

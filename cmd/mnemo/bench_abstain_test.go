@@ -8,16 +8,9 @@ import (
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-)
 
-// abstainBenchDir is the shared bench data: MNEMO_BENCH_DIR, else where it
-// lies beside the main checkout.
-func abstainBenchDir() string {
-	if d := os.Getenv("MNEMO_BENCH_DIR"); d != "" {
-		return d
-	}
-	return "../../../shared/bench"
-}
+	"github.com/mnemo-dev/mnemo/bench"
+)
 
 // TestAbstention runs the abstention bench on a subset (one LoCoMo
 // conversation, 300 SciFact claims as absent topics, 50 test claims over
@@ -25,14 +18,13 @@ func abstainBenchDir() string {
 // the targets of issue 12 on both corpora: search abstains on at most 2% of
 // the answerable questions, and on at least 98% of the absent-topic ones
 // (99% over the whole sets; see absentFloor). The whole sets (`mnemo bench abstain`) are in docs/search.md. It
-// needs the shared bench files (MNEMO_BENCH_DIR, default ../shared/bench
-// beside the checkout) and the ONNX embedder (the calibration is
+// needs the shared bench files (bench.DataDir) and the ONNX embedder (the calibration is
 // bge-small's); without them it skips unless MNEMO_REQUIRE_BENCH=1.
 func TestAbstention(t *testing.T) {
 	if testing.Short() {
 		t.Skip("the abstention bench embeds about 1,000 texts; skipped with -short")
 	}
-	locomoFile, sciFactDir := filepath.Join(abstainBenchDir(), "locomo-dev.json"), filepath.Join(abstainBenchDir(), "scifact")
+	locomoFile, sciFactDir := filepath.Join(bench.DataDir(), "locomo-dev.json"), filepath.Join(bench.DataDir(), "scifact")
 	for _, p := range []string{locomoFile, filepath.Join(sciFactDir, "corpus.jsonl")} {
 		if _, err := os.Stat(p); err != nil {
 			if os.Getenv("MNEMO_REQUIRE_BENCH") == "1" {
@@ -41,7 +33,7 @@ func TestAbstention(t *testing.T) {
 			t.Skipf("bench file %s absent (set MNEMO_REQUIRE_BENCH=1 to require it)", p)
 		}
 	}
-	emb, err := openEmbedder(os.Getenv)
+	emb, err := bench.OpenEmbedder(os.Getenv, "../../.cache/mnemo")
 	require.NoError(t, err)
 	if emb == nil {
 		if os.Getenv("MNEMO_REQUIRE_BENCH") == "1" {
