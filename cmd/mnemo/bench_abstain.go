@@ -478,7 +478,8 @@ func runBenchAbstain(ctx context.Context, args []string, stdout, stderr io.Write
 		return err
 	}
 	rt := pol.Retrieval
-	fmt.Fprintf(stdout, "Abstention (%s, %s; model %s; abstention_threshold %.2f; %s)\n\n", *file, *dir, emb.ModelID(),
+	fmt.Fprintf(stdout, "Abstention (%s, %s; model %s; relevance cosine_mid %.3f, cosine_width %.3f, coverage_weight %.3f; abstention_threshold %.2f; %s)\n\n",
+		*file, *dir, emb.ModelID(), rt.Relevance.CosineMid, rt.Relevance.CosineWidth, rt.Relevance.Coverage(),
 		rt.AbstentionThreshold, time.Since(start).Round(time.Second))
 	rep.write(stdout)
 	return nil
