@@ -15,9 +15,11 @@ import (
 // TestAbstention runs the abstention bench on a subset (one LoCoMo
 // conversation, 300 SciFact claims as absent topics, 50 test claims over
 // their cited abstracts and 300 others) under the default policy, and holds
-// the targets of issue 12 on both corpora: search abstains on at most 2% of
-// the answerable questions, and on at least 98% of the absent-topic ones
-// (99% over the whole sets; see absentFloor). The whole sets (`mnemo bench abstain`) are in docs/search.md. It
+// the targets of issue 12 on both corpora: search abstains on at least 99%
+// of the absent-topic questions and on at most 2% of the answerable ones.
+// At 6064ff7: LoCoMo 99.3% (2 of 300 claims answered) and 1.3% (2 of 150);
+// SciFact 100% and 0%. 100 claims would be too few: the first 100 leave 2
+// answered. The whole sets (`mnemo bench abstain`) are in docs/search.md. It
 // needs the shared bench files (bench.DataDir) and the ONNX embedder (the calibration is
 // bge-small's); without them it skips unless MNEMO_REQUIRE_BENCH=1.
 func TestAbstention(t *testing.T) {
@@ -59,16 +61,12 @@ func TestAbstention(t *testing.T) {
 		Embedder: emb, Policy: pol, Dir: t.TempDir(),
 	})
 	require.NoError(t, err)
-	// The targets are 99% and 2% over the whole sets (docs/search.md). A
-	// subset samples them: 300 claims asked of one conversation allow 2%
-	// absent topics answered (the first 100 claims on conv-26: 2 answered).
-	const absentFloor = 0.98
 	for _, p := range rep.Pairings {
 		t.Logf("%s: answerable %d, %.1f%% abstained; absent %d, %.1f%% abstained", p.Corpus,
 			p.Answerable.Asked, 100*p.Answerable.Rate(), p.Absent.Asked, 100*p.Absent.Rate())
 		require.GreaterOrEqual(t, p.Absent.Asked, 100, "%s: at least 100 absent-topic questions", p.Corpus)
 		require.GreaterOrEqual(t, p.Answerable.Asked, 50, "%s: at least 50 answerable questions", p.Corpus)
-		assert.GreaterOrEqual(t, p.Absent.Rate(), absentFloor, "%s: abstains on absent topics", p.Corpus)
+		assert.GreaterOrEqual(t, p.Absent.Rate(), 0.99, "%s: abstains on >= 99%% of absent topics", p.Corpus)
 		assert.LessOrEqual(t, p.Answerable.Rate(), 0.02, "%s: abstains on <= 2%% of answerable questions", p.Corpus)
 	}
 }
