@@ -17,7 +17,7 @@ import (
 // their cited abstracts and 300 others) under the default policy, and holds
 // the targets of issue 12 on both corpora: search abstains on at least 99%
 // of the absent-topic questions and on at most 2% of the answerable ones.
-// At 6064ff7: LoCoMo 99.3% (2 of 300 claims answered) and 1.3% (2 of 150);
+// At 62e4fdb: LoCoMo 99.3% (2 of 300 claims answered) and 1.3% (2 of 150);
 // SciFact 100% and 0%. 100 claims would be too few: the first 100 leave 2
 // answered. The whole sets (`mnemo bench abstain`) are in docs/search.md. It
 // needs the shared bench files (bench.DataDir) and the ONNX embedder (the calibration is
