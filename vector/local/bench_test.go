@@ -3,12 +3,12 @@ package local_test
 import (
 	"context"
 	"fmt"
-	"slices"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/mnemo-dev/mnemo/bench/stats"
 	"github.com/mnemo-dev/mnemo/vector"
 	"github.com/mnemo-dev/mnemo/vector/local"
 )
@@ -78,13 +78,8 @@ func benchSearch(b *testing.B, d dataset, opts local.Options) {
 		}
 	}
 	b.StopTimer()
-	slices.Sort(lat)
-	pct := func(p float64) float64 {
-		return float64(lat[int(p*float64(len(lat)-1))].Microseconds()) / 1000
-	}
-	b.ReportMetric(pct(0.50), "p50-ms")
-	b.ReportMetric(pct(0.95), "p95-ms")
-	b.ReportMetric(rec, "recall@10")
+	stats.Report(b, lat)
+	b.ReportMetric(rec, "R@10")
 	b.ReportMetric(build.Seconds(), "build-s")
 	st := idx.Stats()
 	if st.Fallbacks > 0 {
