@@ -203,7 +203,7 @@ func (r *MultihopReport) Write(w io.Writer) {
 const multihopTenant = "bench"
 
 // ingestBatch is how many passages one IngestBatch call carries.
-const ingestBatch = 200
+const ingestBatch = 100
 
 // RunMultihop ingests each set into a fresh embedded store through the
 // engine's write path (IngestBatch: classification, extraction, graph
