@@ -1,8 +1,6 @@
 package engine
 
 import (
-	"context"
-	"fmt"
 	"strings"
 	"unicode/utf8"
 
@@ -40,15 +38,12 @@ type Budget struct {
 	ExcludedCount       int  `json:"excluded_count"`
 }
 
-// resolve turns the best q.limit hits into results: versions loaded,
-// confidence scored, shaped per display policy, cited.
-func (e *Engine) resolve(ctx context.Context, q searchPlan, ranked []*hit) ([]SearchResult, error) {
-	top := ranked[:min(len(ranked), q.limit)]
-	if err := e.loadVersions(ctx, q.f, top); err != nil {
-		return nil, err
-	}
-	out := make([]SearchResult, 0, len(top))
-	for _, h := range top {
+// searchResults turns hits, versions loaded, into results: confidence
+// scored, shaped per display policy, cited. A hit without a version (not
+// visible under the filter) is left out.
+func searchResults(q searchPlan, hs []*hit) []SearchResult {
+	out := make([]SearchResult, 0, len(hs))
+	for _, h := range hs {
 		if !h.hasVersion {
 			continue // its version is not visible under the filter
 		}
@@ -69,32 +64,7 @@ func (e *Engine) resolve(ctx context.Context, q searchPlan, ranked []*hit) ([]Se
 		}
 		out = append(out, r)
 	}
-	return out, nil
-}
-
-// loadVersions loads the current version of every hit that has none yet.
-func (e *Engine) loadVersions(ctx context.Context, f graph.Filter, hs []*hit) error {
-	var ids []string
-	byMemory := map[string]*hit{}
-	for _, h := range hs {
-		if !h.hasVersion && h.mem.CurrentVersionID != "" {
-			ids = append(ids, h.mem.CurrentVersionID)
-			byMemory[h.mem.ID] = h
-		}
-	}
-	if len(ids) == 0 {
-		return nil
-	}
-	vs, err := e.store.GetVersions(ctx, f, ids)
-	if err != nil {
-		return fmt.Errorf("load versions: %w", err)
-	}
-	for _, v := range vs {
-		if h := byMemory[v.MemoryID]; h != nil {
-			h.version, h.hasVersion = v, true
-		}
-	}
-	return nil
+	return out
 }
 
 // repositoryID is the repository_id of a citation: the memory's repo id, or
@@ -190,50 +160,6 @@ func trim(s string, n int) string {
 // tokens estimates the tokens of s.
 func tokens(s string) int {
 	return (utf8.RuneCountInString(s) + charsPerToken - 1) / charsPerToken
-}
-
-// neighbourSet is what fetchNeighbours found for a set of seeds: the
-// store's neighbours and, by id, their hits with edits applied and versions
-// loaded.
-type neighbourSet struct {
-	ns   []graph.Neighbour
-	byID map[string]*hit
-}
-
-// fetchNeighbours asks the store for the neighbours of seeds (the results
-// to be) and loads them, so that it can run while the results resolve.
-func (e *Engine) fetchNeighbours(ctx context.Context, q searchPlan, seeds []string) (neighbourSet, error) {
-	lim := q.rt.Neighbours
-	if len(seeds) == 0 || lim.NotesLimit+lim.DocsLimit == 0 {
-		return neighbourSet{}, nil
-	}
-	ns, err := e.store.Neighbours(ctx, q.f, seeds, lim.NotesLimit+lim.DocsLimit+len(seeds))
-	if err != nil {
-		return neighbourSet{}, fmt.Errorf("neighbours: %w", err)
-	}
-	isSeed := make(map[string]bool, len(seeds))
-	for _, id := range seeds {
-		isSeed[id] = true
-	}
-	hs := make([]*hit, 0, len(ns))
-	byID := map[string]*hit{}
-	for _, n := range ns {
-		if !isSeed[n.Memory.ID] && byID[n.Memory.ID] == nil {
-			h := &hit{mem: n.Memory, loaded: true}
-			byID[n.Memory.ID] = h
-			hs = append(hs, h)
-		}
-	}
-	if len(hs) == 0 {
-		return neighbourSet{}, nil
-	}
-	if err := e.applyEdits(ctx, q.f, hs); err != nil {
-		return neighbourSet{}, err
-	}
-	if err := e.loadVersions(ctx, q.f, hs); err != nil {
-		return neighbourSet{}, err
-	}
-	return neighbourSet{ns: ns, byID: byID}, nil
 }
 
 // appendNeighbours gives each result its appendix of neighbours from set:

@@ -8,4 +8,8 @@
 // graph.Filter whose scope is the principal's (or narrower, never wider) and
 // passes that filter into every store read, so tenant isolation happens in
 // the store query, not after ranking.
+//
+// Files are named for what they hold; docs/search.md lists the read path's
+// files (search*.go, rank.go, fuse.go, effective.go, display.go, ...) in the
+// order a search runs.
 package engine

@@ -1,0 +1,209 @@
+package engine
+
+import (
+	"cmp"
+	"math"
+	"slices"
+
+	"github.com/mnemo-dev/mnemo/graph"
+	"github.com/mnemo-dev/mnemo/policy"
+)
+
+// Retrieval signals, named as the policy's fusion_weights name them.
+const (
+	signalGraph   = "graph"
+	signalVector  = "vector"
+	signalKeyword = "keyword"
+)
+
+// Why a result was included (SearchResult.WhyIncluded).
+const (
+	WhyKeyword      = "keyword_match"
+	WhyVector       = "vector_match"
+	WhyRelationship = "relationship_path"
+	WhyDirect       = "direct_fetch"
+)
+
+// whyOf maps a signal to its why_included label.
+var whyOf = map[string]string{
+	signalGraph:   WhyRelationship,
+	signalVector:  WhyVector,
+	signalKeyword: WhyKeyword,
+}
+
+// hit is one memory in the candidate pool with what each signal said of it.
+type hit struct {
+	mem    graph.Memory
+	loaded bool               // mem holds the memory (vector hits arrive as ids)
+	ranks  map[string]int     // signal -> 1-based rank within that signal
+	raw    map[string]float64 // signal -> the signal's own score
+	path   []string           // graph: the entities (or shared entities) that led here
+	score  float64            // fused score
+	norm   float64            // fused score scaled to [0, 1]
+
+	version    graph.Version // the version shown and cited (once loaded)
+	hasVersion bool
+	amended    *string  // content of an approved amend edit
+	edits      []string // kinds of the approved edits applied
+}
+
+// text is the content a hit shows: an approved amendment, else its
+// version's content.
+func (h *hit) text() string {
+	if h.amended != nil {
+		return *h.amended
+	}
+	return h.version.Content
+}
+
+// pool collects hits from several signals, in first-seen order.
+type pool struct {
+	order  []string
+	hits   map[string]*hit
+	active map[string]bool // signals that ran and returned something
+}
+
+func newPool() *pool {
+	return &pool{hits: map[string]*hit{}, active: map[string]bool{}}
+}
+
+// add records that signal ranked id at rank (1-based). m is nil when only
+// the id is known so far.
+func (p *pool) add(signal string, rank int, id string, m *graph.Memory, raw float64) *hit {
+	h, ok := p.hits[id]
+	if !ok {
+		h = &hit{ranks: map[string]int{}, raw: map[string]float64{}}
+		p.hits[id] = h
+		p.order = append(p.order, id)
+	}
+	if m != nil && !h.loaded {
+		h.mem, h.loaded = *m, true
+	}
+	if old, seen := h.ranks[signal]; !seen || rank < old {
+		h.ranks[signal] = rank
+		h.raw[signal] = raw
+	}
+	p.active[signal] = true
+	return h
+}
+
+// remove drops id from the pool.
+func (p *pool) remove(id string) {
+	delete(p.hits, id)
+	p.order = slices.DeleteFunc(p.order, func(x string) bool { return x == id })
+}
+
+// weight returns a signal's fusion weight; a missing signal weighs 1.
+func weight(weights map[string]float64, signal string) float64 {
+	if w, ok := weights[signal]; ok {
+		return w
+	}
+	return 1
+}
+
+// fuse scores every hit and returns the hits best first (ties: newest,
+// then id). With policy.FusionRRF the score is weighted reciprocal rank
+// fusion,
+//
+//	score = sum over signals s of  w_s / (k + rank_s),
+//
+// normalised by the best score possible with the active signals (rank 1 in
+// each). With policy.FusionScore it is a weighted sum of each signal's own
+// scores, min-max normalised over the hits that signal returned,
+//
+//	score = sum over signals s of  w_s * (raw_s - min_s) / (max_s - min_s),
+//
+// normalised by the sum of the active signals' weights; a signal that did
+// not return a hit adds nothing for it.
+func (p *pool) fuse(method string, weights map[string]float64, k int) []*hit {
+	if method == policy.FusionScore || method == policy.FusionZScore {
+		return p.fuseScores(method, weights)
+	}
+	var best float64
+	for s := range p.active {
+		best += weight(weights, s) / float64(k+1)
+	}
+	out := make([]*hit, 0, len(p.order))
+	for _, id := range p.order {
+		h := p.hits[id]
+		h.score = 0
+		for s, r := range h.ranks {
+			h.score += weight(weights, s) / float64(k+r)
+		}
+		if best > 0 {
+			h.norm = min(h.score/best, 1)
+		}
+		out = append(out, h)
+	}
+	sortHits(out)
+	return out
+}
+
+func (p *pool) fuseScores(method string, weights map[string]float64) []*hit {
+	// Per signal: the range, mean and standard deviation of its scores over
+	// the hits it returned.
+	type stats struct{ lo, hi, sum, sumSq, n, mean, sd float64 }
+	per := map[string]*stats{}
+	for _, id := range p.order {
+		for s, v := range p.hits[id].raw {
+			st := per[s]
+			if st == nil {
+				st = &stats{lo: v, hi: v}
+				per[s] = st
+			}
+			st.lo, st.hi = min(st.lo, v), max(st.hi, v)
+			st.sum, st.sumSq, st.n = st.sum+v, st.sumSq+v*v, st.n+1
+		}
+	}
+	for _, st := range per {
+		st.mean = st.sum / st.n
+		st.sd = math.Sqrt(max(st.sumSq/st.n-st.mean*st.mean, 0))
+	}
+	norm := func(st *stats, v float64) float64 {
+		switch {
+		case method == policy.FusionZScore && st.sd == 0:
+			return 0
+		case method == policy.FusionZScore:
+			return (v - st.mean) / st.sd
+		case st.hi > st.lo:
+			return (v - st.lo) / (st.hi - st.lo)
+		}
+		return 1
+	}
+	var best float64
+	for s := range per {
+		best += weight(weights, s)
+	}
+	out := make([]*hit, 0, len(p.order))
+	for _, id := range p.order {
+		h := p.hits[id]
+		h.score = 0
+		for s, v := range h.raw {
+			h.score += weight(weights, s) * norm(per[s], v)
+		}
+		switch {
+		case best == 0:
+		case method == policy.FusionZScore:
+			// Mean weighted z of 0 maps to 0.5, +2 to 0.88.
+			h.norm = 1 / (1 + math.Exp(-h.score/best))
+		default:
+			h.norm = min(h.score/best, 1)
+		}
+		out = append(out, h)
+	}
+	sortHits(out)
+	return out
+}
+
+// sortHits orders hits by fused score, then newest, then id.
+func sortHits(hs []*hit) {
+	slices.SortStableFunc(hs, func(a, b *hit) int {
+		if c := cmp.Compare(b.score, a.score); c != 0 {
+			return c
+		}
+		if c := b.mem.CreatedAt.Compare(a.mem.CreatedAt); c != 0 {
+			return c
+		}
+		return cmp.Compare(a.mem.ID, b.mem.ID)
+	})
+}

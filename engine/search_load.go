@@ -1,0 +1,155 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"slices"
+
+	"github.com/mnemo-dev/mnemo/graph"
+)
+
+// resolve turns the best q.limit hits into results: their versions loaded,
+// then shaped for display (searchResults).
+func (e *Engine) resolve(ctx context.Context, q searchPlan, ranked []*hit) ([]SearchResult, error) {
+	top := ranked[:min(len(ranked), q.limit)]
+	if err := e.loadVersions(ctx, q.f, top); err != nil {
+		return nil, err
+	}
+	return searchResults(q, top), nil
+}
+
+// loadVersions loads the current version of every hit that has none yet.
+func (e *Engine) loadVersions(ctx context.Context, f graph.Filter, hs []*hit) error {
+	var ids []string
+	byMemory := map[string]*hit{}
+	for _, h := range hs {
+		if !h.hasVersion && h.mem.CurrentVersionID != "" {
+			ids = append(ids, h.mem.CurrentVersionID)
+			byMemory[h.mem.ID] = h
+		}
+	}
+	if len(ids) == 0 {
+		return nil
+	}
+	vs, err := e.store.GetVersions(ctx, f, ids)
+	if err != nil {
+		return fmt.Errorf("load versions: %w", err)
+	}
+	for _, v := range vs {
+		if h := byMemory[v.MemoryID]; h != nil {
+			h.version, h.hasVersion = v, true
+		}
+	}
+	return nil
+}
+
+// loadMissing loads the memories only known by id (vector hits not loaded
+// ahead) and drops the hits the filter hides (loadAdmitted). Vector ranks
+// are then renumbered among the survivors.
+func (e *Engine) loadMissing(ctx context.Context, f graph.Filter, p *pool) error {
+	var ids []string
+	for _, id := range p.order {
+		if !p.hits[id].loaded {
+			ids = append(ids, id)
+		}
+	}
+	if len(ids) > 0 {
+		ms, err := e.loadAdmitted(ctx, f, ids)
+		if err != nil {
+			return err
+		}
+		kept := p.order[:0]
+		for _, id := range p.order {
+			h := p.hits[id]
+			if !h.loaded {
+				if m, ok := ms[id]; ok {
+					h.mem, h.loaded = m, true
+				}
+			}
+			if h.loaded {
+				kept = append(kept, id)
+			} else {
+				delete(p.hits, id)
+			}
+		}
+		p.order = kept
+	}
+	// Renumber the vector ranks among survivors, best first, keeping at most
+	// vectorPool of them.
+	var vec []*hit
+	for _, id := range p.order {
+		if _, ok := p.hits[id].ranks[signalVector]; ok {
+			vec = append(vec, p.hits[id])
+		}
+	}
+	slices.SortStableFunc(vec, func(a, b *hit) int { return a.ranks[signalVector] - b.ranks[signalVector] })
+	for i, h := range vec {
+		if i >= vectorPool && len(h.ranks) == 1 {
+			p.remove(h.mem.ID)
+			continue
+		}
+		h.ranks[signalVector] = i + 1
+	}
+	return nil
+}
+
+// loadAdmitted loads the memories ids through Store.GetMemories, which
+// applies the whole filter, and keeps those whose status the filter admits.
+func (e *Engine) loadAdmitted(ctx context.Context, f graph.Filter, ids []string) (map[string]graph.Memory, error) {
+	ms, err := e.store.GetMemories(ctx, f, ids)
+	if err != nil {
+		return nil, fmt.Errorf("load vector hits: %w", err)
+	}
+	statuses := f.EffectiveStatuses()
+	out := make(map[string]graph.Memory, len(ms))
+	for _, m := range ms {
+		if slices.Contains(statuses, m.Status) {
+			out[m.ID] = m
+		}
+	}
+	return out, nil
+}
+
+// neighbourSet is what fetchNeighbours found for a set of seeds: the
+// store's neighbours and, by id, their hits with edits applied and versions
+// loaded.
+type neighbourSet struct {
+	ns   []graph.Neighbour
+	byID map[string]*hit
+}
+
+// fetchNeighbours asks the store for the neighbours of seeds (the results
+// to be) and loads them, so that it can run while the results resolve.
+func (e *Engine) fetchNeighbours(ctx context.Context, q searchPlan, seeds []string) (neighbourSet, error) {
+	lim := q.rt.Neighbours
+	if len(seeds) == 0 || lim.NotesLimit+lim.DocsLimit == 0 {
+		return neighbourSet{}, nil
+	}
+	ns, err := e.store.Neighbours(ctx, q.f, seeds, lim.NotesLimit+lim.DocsLimit+len(seeds))
+	if err != nil {
+		return neighbourSet{}, fmt.Errorf("neighbours: %w", err)
+	}
+	isSeed := make(map[string]bool, len(seeds))
+	for _, id := range seeds {
+		isSeed[id] = true
+	}
+	hs := make([]*hit, 0, len(ns))
+	byID := map[string]*hit{}
+	for _, n := range ns {
+		if !isSeed[n.Memory.ID] && byID[n.Memory.ID] == nil {
+			h := &hit{mem: n.Memory, loaded: true}
+			byID[n.Memory.ID] = h
+			hs = append(hs, h)
+		}
+	}
+	if len(hs) == 0 {
+		return neighbourSet{}, nil
+	}
+	if err := e.applyEdits(ctx, q.f, hs); err != nil {
+		return neighbourSet{}, err
+	}
+	if err := e.loadVersions(ctx, q.f, hs); err != nil {
+		return neighbourSet{}, err
+	}
+	return neighbourSet{ns: ns, byID: byID}, nil
+}

@@ -1,0 +1,180 @@
+package engine
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"math"
+	"slices"
+
+	"github.com/mnemo-dev/mnemo/graph"
+	"github.com/mnemo-dev/mnemo/vector"
+)
+
+// graphSearch adds the graph signal: memories that mention an entity named
+// in the query, most matched entities first, then (1 hop) memories sharing
+// entities with the best of them.
+func (e *Engine) graphSearch(ctx context.Context, q searchPlan, p *pool) error {
+	names := queryNames(q.text)
+	if len(names) == 0 {
+		return nil
+	}
+	cands, err := e.store.Candidates(ctx, q.f, names, graphPool)
+	if err != nil {
+		return fmt.Errorf("graph candidates: %w", err)
+	}
+	// The graph ranks candidates by the specificity of the entities they
+	// match: sum over matched names of ln(1 + n/df), df being how many
+	// candidates match that name (a name every candidate mentions says
+	// little). Equal scores share a rank (competition ranking), so the other
+	// signals break the tie.
+	df := map[string]int{}
+	for _, c := range cands {
+		for _, n := range c.Matched {
+			df[n]++
+		}
+	}
+	spec := make([]float64, len(cands))
+	order := make([]int, len(cands))
+	for i, c := range cands {
+		order[i] = i
+		for _, n := range c.Matched {
+			spec[i] += math.Log(1 + float64(len(cands))/float64(df[n]))
+		}
+	}
+	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(spec[b], spec[a]) })
+	rank := 0
+	for pos, i := range order {
+		c := &cands[i]
+		if pos == 0 || spec[i] != spec[order[pos-1]] {
+			rank = pos + 1
+		}
+		h := p.add(signalGraph, rank, c.Memory.ID, &c.Memory, spec[i])
+		h.path = c.Matched
+	}
+	seedsFrom := make([]graph.Candidate, len(order))
+	for pos, i := range order {
+		seedsFrom[pos] = cands[i]
+	}
+	cands = seedsFrom
+	if q.rt.Hops() < 1 || len(cands) == 0 {
+		return nil
+	}
+	seeds := make([]string, 0, expansionSeeds)
+	for _, c := range cands[:min(len(cands), expansionSeeds)] {
+		seeds = append(seeds, c.Memory.ID)
+	}
+	ns, err := e.store.Neighbours(ctx, q.f, seeds, expansionPerSeed)
+	if err != nil {
+		return fmt.Errorf("graph expansion: %w", err)
+	}
+	// One hop away ranks after every direct candidate; expansions tie.
+	rank = len(cands) + 1
+	for i := range ns {
+		n := &ns[i]
+		if _, seen := p.hits[n.Memory.ID]; seen {
+			continue
+		}
+		h := p.add(signalGraph, rank, n.Memory.ID, &n.Memory, n.Weight)
+		h.path = n.Shared
+	}
+	return nil
+}
+
+// keywordSearch adds the keyword signal. With within set, only memories
+// already in the pool are ranked (rerank of graph candidates).
+func (e *Engine) keywordSearch(ctx context.Context, q searchPlan, p *pool, within map[string]bool) error {
+	hits, err := e.keywordHits(ctx, q)
+	if err != nil {
+		return err
+	}
+	addKeyword(p, hits, within)
+	return nil
+}
+
+// keywordHits asks the store for the keyword pool.
+func (e *Engine) keywordHits(ctx context.Context, q searchPlan) ([]graph.Scored, error) {
+	hits, err := e.store.KeywordSearch(ctx, q.f, keywordQuery(q.text), keywordPool)
+	if err != nil {
+		return nil, fmt.Errorf("keyword search: %w", err)
+	}
+	return hits, nil
+}
+
+// addKeyword adds the keyword signal, ranking only the hits within the set
+// when it is not nil.
+func addKeyword(p *pool, hits []graph.Scored, within map[string]bool) {
+	rank := 0
+	for i := range hits {
+		s := &hits[i]
+		if within != nil && !within[s.Memory.ID] {
+			continue
+		}
+		rank++
+		p.add(signalKeyword, rank, s.Memory.ID, &s.Memory, s.Score)
+	}
+}
+
+// vectorHits runs the nearest-neighbour search of the vector signal. The
+// index applies the access rule and the caller's narrowing inside its
+// search (vectorFilter); what it cannot carry (statuses, validity, entity
+// types) the store applies when the hits are loaded (loadAdmitted), so the
+// index is asked for somewhat more hits than wanted.
+func (e *Engine) vectorHits(ctx context.Context, q searchPlan, qvec []float32) ([]vector.Hit, error) {
+	k := vectorPool * vectorOverfetch
+	if narrowsBeyondIndex(q.f) {
+		k = vectorPool * vectorOverfetchNarrow
+	}
+	hits, err := e.index.Search(ctx, qvec, vectorFilter(q.f), k)
+	if err != nil {
+		return nil, fmt.Errorf("vector search: %w", err)
+	}
+	return hits, nil
+}
+
+// addVector adds the vector signal, hits in rank order. When the hits were
+// loaded ahead (mems not nil), a hit the filter hid is left out; otherwise
+// loadMissing loads and filters them.
+func addVector(p *pool, hits []vector.Hit, mems map[string]graph.Memory) {
+	for i, h := range hits {
+		if mems == nil {
+			p.add(signalVector, i+1, h.ID, nil, float64(h.Score))
+		} else if m, ok := mems[h.ID]; ok {
+			p.add(signalVector, i+1, h.ID, &m, float64(h.Score))
+		}
+	}
+}
+
+// vectorFilter is f as the vector index applies it: the scope and the
+// reader (the access rule, vector.Filter mirrors graph.Reader) and every
+// narrowing field the index carries. A filter without a reader is refused
+// by the index (vector.ErrInvalid), never read as "everyone". Statuses,
+// validity, entity types, channel blocks and quarantine are not in the
+// index; the store and the effective view apply them.
+func vectorFilter(f graph.Filter) vector.Filter {
+	vf := vector.Filter{
+		TenantID: f.Scope.TenantID, OrgID: f.Scope.OrgID, RepoID: f.Scope.RepoID,
+		ReaderUserID: f.Reader.UserID, AllUsers: f.Reader.AllUsers, Subscopes: f.Reader.Subscopes,
+		UserID: f.UserID, Types: f.Types, Tags: f.Tags,
+		SubjectType: f.SubjectType, SubjectID: f.SubjectID, ProjectID: f.ProjectID, SessionID: f.SessionID,
+		CreatedAfter: f.CreatedAfter, CreatedBefore: f.CreatedBefore,
+	}
+	for _, v := range f.Visibility {
+		vf.Visibility = append(vf.Visibility, string(v))
+	}
+	return vf
+}
+
+// maintenanceFilter is the vector filter of the engine's own maintenance
+// (outbox, reindex, doctor) in scope s: graph.System, every user and every
+// subscope.
+func maintenanceFilter(s graph.Scope) vector.Filter {
+	return vectorFilter(graph.Filter{Scope: s, Reader: graph.System})
+}
+
+// narrowsBeyondIndex reports whether f restricts what the index cannot
+// carry beyond statuses and validity (so more index hits are dropped when
+// loaded): entity types, which live on MENTIONS edges.
+func narrowsBeyondIndex(f graph.Filter) bool {
+	return len(f.EntityTypes) > 0
+}

@@ -1,0 +1,47 @@
+package graph
+
+// WalkRequest asks a store for a personalized PageRank over the graph that
+// a filter admits: memories, the entities they MENTION, and the links
+// between memories (NEXT within a session, SUPERSEDES, explicit relations).
+// The walk restarts at the seeds; a memory scores by how much of the walk's
+// time it holds. Everything the walk loads passes the filter inside the
+// store's query, and every weight it uses (an entity's specificity) is
+// counted over admitted memories only, so a reader's scores depend only on
+// what it may read.
+type WalkRequest struct {
+	// Entities seeds the walk at entities, by norm name or alias (the
+	// query's linked entities), each with its weight (> 0).
+	Entities map[string]float64
+	// Memories seeds the walk at memories by id (the best dense and
+	// keyword hits, as HippoRAG 2 seeds passages), each with its weight.
+	Memories map[string]float64
+	// Damping is the probability of following an edge at each step; the
+	// walk restarts at the seeds with 1 - Damping. 0 means DefaultDamping.
+	Damping float64
+	// Limit is how many memories to return at most.
+	Limit int
+}
+
+// Walked is a memory the walk reached, with its PageRank score.
+type Walked struct {
+	Memory Memory  `json:"memory"`
+	Score  float64 `json:"score"`
+	// Via names (norm names) the entities that carried the most score to
+	// it, at most WalkVia, most first: the path an agent can read.
+	Via []string `json:"via,omitempty"`
+}
+
+// Bounds of the neighbourhood a walk loads, so that its cost does not grow
+// with the corpus: from the seed entities, at most WalkFanout admitted
+// memories each; from those and the seed memories, their entities; from
+// those entities again WalkFanout memories each; at most WalkMaxNodes
+// memories in all. An entity mentioned by more than WalkMaxDF admitted
+// memories is too common to carry a signal and is not expanded (it still
+// seeds when the query names it).
+const (
+	DefaultDamping = 0.5
+	WalkFanout     = 32
+	WalkMaxDF      = 500
+	WalkMaxNodes   = 2000
+	WalkVia        = 3
+)

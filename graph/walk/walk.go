@@ -1,0 +1,236 @@
+// Package walk is the personalized PageRank both stores run for
+// graph.Store.Walk, so that one neighbourhood scores the same on SQLite and
+// Neo4j. A store loads the bounded neighbourhood its filter admits (see
+// graph.WalkRequest) into a Graph — which memories mention which entities,
+// each entity's mention count over admitted memories, links between
+// memories — and Rank walks it.
+//
+// The graph is undirected and weighted. A MENTIONS edge between a memory
+// and an entity weighs the entity's specificity, 1/ln(1 + df) with df the
+// admitted memories that mention it (HippoRAG's node specificity, softened
+// so an entity in two memories still walks); a link between memories
+// weighs what its kind says (the store chooses; docs/search.md). From a
+// node the walk follows an edge with probability proportional to its
+// weight, and with probability 1 - damping restarts at a seed drawn by the
+// seeds' weights.
+package walk
+
+import (
+	"cmp"
+	"math"
+	"slices"
+
+	"github.com/mnemo-dev/mnemo/graph"
+)
+
+// Iterations bounds the power iteration; Tolerance ends it early once the
+// scores move less than this in L1.
+const (
+	Iterations = 30
+	Tolerance  = 1e-6
+)
+
+// Graph is a walk's neighbourhood. The zero value is not ready: use New.
+type Graph struct {
+	mem   map[string]int // memory id -> node
+	ent   map[string]int // entity norm name -> node
+	ids   []string       // node -> memory id or entity name
+	isEnt []bool
+	df    map[string]int64
+	adj   [][]edge
+	seen  map[[2]int]bool // undirected pairs already linked
+}
+
+type edge struct {
+	to int
+	w  float64
+}
+
+// New returns an empty neighbourhood.
+func New() *Graph {
+	return &Graph{mem: map[string]int{}, ent: map[string]int{}, df: map[string]int64{}, seen: map[[2]int]bool{}}
+}
+
+func (g *Graph) node(id string, entity bool) int {
+	idx := g.mem
+	if entity {
+		idx = g.ent
+	}
+	if n, ok := idx[id]; ok {
+		return n
+	}
+	n := len(g.ids)
+	idx[id] = n
+	g.ids = append(g.ids, id)
+	g.isEnt = append(g.isEnt, entity)
+	g.adj = append(g.adj, nil)
+	return n
+}
+
+// Memory adds a memory node (a seed or a loaded memory without entities).
+func (g *Graph) Memory(id string) { g.node(id, false) }
+
+// Mention records that memory id mentions entity (a norm name). Repeats
+// are ignored.
+func (g *Graph) Mention(id, entity string) {
+	g.link(g.node(id, false), g.node(entity, true), 0)
+}
+
+// DF sets how many admitted memories mention entity (at least 1 is
+// assumed). Entities without a DF count the mentions the Graph holds.
+func (g *Graph) DF(entity string, df int64) { g.df[entity] = df }
+
+// Link records an undirected link of weight w > 0 between two memories.
+func (g *Graph) Link(a, b string, w float64) {
+	if a == b || w <= 0 {
+		return
+	}
+	g.link(g.node(a, false), g.node(b, false), w)
+}
+
+func (g *Graph) link(a, b int, w float64) {
+	k := [2]int{min(a, b), max(a, b)}
+	if g.seen[k] {
+		return
+	}
+	g.seen[k] = true
+	g.adj[a] = append(g.adj[a], edge{b, w})
+	g.adj[b] = append(g.adj[b], edge{a, w})
+}
+
+// Memories is how many memory nodes the Graph holds.
+func (g *Graph) Memories() int { return len(g.mem) }
+
+// HasEntity reports whether the Graph holds entity.
+func (g *Graph) HasEntity(name string) bool { _, ok := g.ent[name]; return ok }
+
+// Specificity is the weight of a MENTIONS edge to an entity that df
+// admitted memories mention.
+func Specificity(df int64) float64 { return 1 / math.Log(1+float64(max(df, 1))) }
+
+// Result is a memory's PageRank score and the entities that carried the
+// most of it.
+type Result struct {
+	ID    string
+	Score float64
+	Via   []string
+}
+
+// Rank runs personalized PageRank from the seeds of r that the Graph
+// holds and returns memories by score, highest first (ties by id), at most
+// r.Limit (all when 0). Seed memories are returned too: a seed the graph
+// confirms keeps its place. No seed in the Graph: nil.
+func (g *Graph) Rank(r graph.WalkRequest) []Result {
+	n := len(g.ids)
+	// Weights of MENTIONS edges come from the entities' specificity.
+	for a := range g.adj {
+		for i, e := range g.adj[a] {
+			if e.w == 0 {
+				ent := g.ids[e.to]
+				if !g.isEnt[e.to] {
+					ent = g.ids[a]
+				}
+				df, ok := g.df[ent]
+				if !ok {
+					df = int64(len(g.adj[g.ent[ent]]))
+				}
+				g.adj[a][i].w = Specificity(df)
+			}
+		}
+	}
+	reset := make([]float64, n)
+	var total float64
+	for name, w := range r.Entities {
+		if k, ok := g.ent[name]; ok && w > 0 {
+			reset[k] += w
+			total += w
+		}
+	}
+	for id, w := range r.Memories {
+		if k, ok := g.mem[id]; ok && w > 0 {
+			reset[k] += w
+			total += w
+		}
+	}
+	if total == 0 {
+		return nil
+	}
+	for i := range reset {
+		reset[i] /= total
+	}
+	d := r.Damping
+	if d <= 0 || d >= 1 {
+		d = graph.DefaultDamping
+	}
+	out := make([]float64, n) // total edge weight from each node
+	for a, es := range g.adj {
+		for _, e := range es {
+			out[a] += e.w
+		}
+	}
+	p := slices.Clone(reset)
+	next := make([]float64, n)
+	for range Iterations {
+		var dangling float64
+		for i := range next {
+			next[i] = 0
+		}
+		for a, es := range g.adj {
+			if out[a] == 0 {
+				dangling += p[a]
+				continue
+			}
+			for _, e := range es {
+				next[e.to] += d * p[a] * e.w / out[a]
+			}
+		}
+		// The walk restarts at the seeds, and so does the mass of nodes
+		// with no edge.
+		var delta float64
+		for i := range next {
+			next[i] += (1 - d + d*dangling) * reset[i]
+			delta += math.Abs(next[i] - p[i])
+		}
+		p, next = next, p
+		if delta < Tolerance {
+			break
+		}
+	}
+	res := make([]Result, 0, len(g.mem))
+	for id, k := range g.mem {
+		if p[k] > 0 {
+			res = append(res, Result{ID: id, Score: p[k]})
+		}
+	}
+	slices.SortFunc(res, func(a, b Result) int {
+		return cmp.Or(cmp.Compare(b.Score, a.Score), cmp.Compare(a.ID, b.ID))
+	})
+	if r.Limit > 0 && len(res) > r.Limit {
+		res = res[:r.Limit]
+	}
+	for i := range res {
+		res[i].Via = g.via(res[i].ID, p)
+	}
+	return res
+}
+
+// via names the entities that sent the most score to memory id.
+func (g *Graph) via(id string, p []float64) []string {
+	k := g.mem[id]
+	type c struct {
+		name string
+		s    float64
+	}
+	var cs []c
+	for _, e := range g.adj[k] {
+		if g.isEnt[e.to] {
+			cs = append(cs, c{g.ids[e.to], p[e.to] * e.w})
+		}
+	}
+	slices.SortFunc(cs, func(a, b c) int { return cmp.Or(cmp.Compare(b.s, a.s), cmp.Compare(a.name, b.name)) })
+	out := make([]string, 0, graph.WalkVia)
+	for _, x := range cs[:min(len(cs), graph.WalkVia)] {
+		out = append(out, x.name)
+	}
+	return out
+}
