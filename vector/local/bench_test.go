@@ -18,8 +18,8 @@ import (
 //
 //	go test ./vector/local -run '^$' -bench 'Search/clustered/n=100k' -benchtime 2000x -count 3 -timeout 60m
 //
-// Each leaf reports p50-ms and p95-ms per search (k=10, tenant filter over
-// 90% of the points), recall@10 against exact search over 100 queries, and
+// Each leaf reports p50_ms, p95_ms and p99_ms per search (k=10, tenant filter over
+// 90% of the points), R@10 against exact search over 100 queries, and
 // build-s, the time to upsert the whole set in batches of 1000 (fsync per
 // batch, graph included).
 
