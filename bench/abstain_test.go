@@ -1,4 +1,4 @@
-package main
+package bench
 
 import (
 	"context"
@@ -9,7 +9,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/mnemo-dev/mnemo/bench"
+	"github.com/mnemo-dev/mnemo/config"
+	"github.com/mnemo-dev/mnemo/policy"
 )
 
 // TestAbstention runs the abstention bench on a subset (one LoCoMo
@@ -26,7 +27,7 @@ func TestAbstention(t *testing.T) {
 	if testing.Short() {
 		t.Skip("the abstention bench embeds about 1,000 texts; skipped with -short")
 	}
-	locomoFile, sciFactDir := filepath.Join(bench.DataDir(), "locomo-dev.json"), filepath.Join(bench.DataDir(), "scifact")
+	locomoFile, sciFactDir := filepath.Join(DataDir(), "locomo-dev.json"), filepath.Join(DataDir(), "scifact")
 	for _, p := range []string{locomoFile, filepath.Join(sciFactDir, "corpus.jsonl")} {
 		if _, err := os.Stat(p); err != nil {
 			if os.Getenv("MNEMO_REQUIRE_BENCH") == "1" {
@@ -35,7 +36,7 @@ func TestAbstention(t *testing.T) {
 			t.Skipf("bench file %s absent (set MNEMO_REQUIRE_BENCH=1 to require it)", p)
 		}
 	}
-	emb, err := bench.OpenEmbedder(os.Getenv, "../../.cache/mnemo")
+	emb, err := OpenEmbedder(os.Getenv, "../.cache/mnemo")
 	require.NoError(t, err)
 	if emb == nil {
 		if os.Getenv("MNEMO_REQUIRE_BENCH") == "1" {
@@ -44,7 +45,7 @@ func TestAbstention(t *testing.T) {
 		t.Skip("ONNX embedder not installed: abstention is calibrated on its cosine")
 	}
 	defer emb.Close()
-	convs, err := loadLoCoMo(locomoFile)
+	convs, err := LoadLoCoMo(locomoFile)
 	require.NoError(t, err)
 	corpus, err := readJSONL(filepath.Join(sciFactDir, "corpus.jsonl"))
 	require.NoError(t, err)
@@ -52,11 +53,11 @@ func TestAbstention(t *testing.T) {
 	require.NoError(t, err)
 	qrels, err := readQrels(filepath.Join(sciFactDir, "qrels", "test.tsv"))
 	require.NoError(t, err)
-	pol, err := benchPolicy("")
+	pol, err := policy.Parse("default_policy.yaml", config.DefaultPolicy())
 	require.NoError(t, err)
 	require.Positive(t, pol.Retrieval.AbstentionThreshold, "the default policy abstains")
 
-	rep, err := runAbstain(context.Background(), convs, corpus, claims, qrels, abstainOptions{
+	rep, err := runAbstain(context.Background(), convs, corpus, claims, qrels, AbstainOptions{
 		Convs: []string{"conv-26"}, Claims: 300, TestClaims: 50, Abstracts: 300,
 		Embedder: emb, Policy: pol, Dir: t.TempDir(),
 	})
