@@ -55,6 +55,7 @@ func Run(t *testing.T, open func(t *testing.T) graph.Store, cfg Config) {
 		{"ArchiveAndTouch", testArchiveAndTouch},
 		{"Candidates", testCandidates},
 		{"Neighbours", testNeighbours},
+		{"Walk", testWalk},
 		{"KeywordSearch", testKeywordSearch},
 		{"KeywordStatistics", testKeywordStatistics},
 		{"ListFilters", testListFilters},
