@@ -7,11 +7,14 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 	"time"
 
+	"github.com/mnemo-dev/mnemo/bench"
 	"github.com/mnemo-dev/mnemo/config"
 	"github.com/mnemo-dev/mnemo/policy"
+	"github.com/mnemo-dev/mnemo/vector/embed"
 )
 
 // runBench dispatches the bench subcommands.
@@ -19,10 +22,12 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	switch {
 	case len(args) > 0 && args[0] == "recall":
 		return runBenchRecall(ctx, args[1:], stdout, stderr)
+	case len(args) > 0 && args[0] == "multihop":
+		return runBenchMultihop(ctx, args[1:], stdout, stderr)
 	case len(args) > 0 && args[0] == "scifact":
 		return runBenchSciFact(ctx, args[1:], stdout, stderr)
 	}
-	fmt.Fprintln(stderr, "usage: mnemo bench recall|scifact [flags]   (LoCoMo retrieval quality; SciFact nDCG@10 of the embedder; -h for flags)")
+	fmt.Fprintln(stderr, "usage: mnemo bench recall|multihop|scifact [flags]   (LoCoMo evidence recall; MuSiQue/HotpotQA passage recall; SciFact nDCG@10 of the embedder; -h for flags)")
 	return errors.New("unknown or missing bench")
 }
 
@@ -32,7 +37,7 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 func runBenchRecall(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("mnemo bench recall", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	file := fs.String("file", "../shared/bench/locomo-dev.json", "LoCoMo bench file")
+	file := fs.String("file", filepath.Join(bench.DataDir(), "locomo-dev.json"), "LoCoMo bench file")
 	modes := fs.String("modes", "graph,hybrid,vector,keyword", "search modes to measure, comma-separated")
 	convs := fs.String("conv", "", "only these sample ids, comma-separated (default all)")
 	vectors := fs.String("vectors", "auto", "auto (on when the ONNX embedder is installed) or off")
@@ -45,23 +50,14 @@ func runBenchRecall(ctx context.Context, args []string, stdout, stderr io.Writer
 		return err
 	}
 	o := recallOptions{Policy: pol, Progress: stderr, Modes: sortedModes(benchList(*modes)), Convs: benchList(*convs)}
-	switch *vectors {
-	case "off":
-	case "auto":
-		emb, err := openEmbedder(os.Getenv)
-		if err != nil {
-			return fmt.Errorf("embedder: %w", err)
-		}
-		if emb != nil {
-			defer emb.Close()
-			o.Embedder = emb
-		} else {
-			fmt.Fprintln(stderr, "vectors off: no ONNX embedder (run bash vector/embed/install.sh or set MNEMO_ORT_LIB and MNEMO_MODEL_DIR)")
-		}
-	default:
-		return fmt.Errorf("-vectors must be auto or off, got %q", *vectors)
+	emb, err := benchEmbedder(*vectors, stderr)
+	if err != nil {
+		return err
 	}
-	if o.Embedder == nil {
+	if emb != nil {
+		defer emb.Close()
+		o.Embedder = emb
+	} else {
 		o.Modes = dropMode(o.Modes, policy.ModeVector)
 	}
 	dir, err := os.MkdirTemp("", "mnemo-bench-")
@@ -86,6 +82,26 @@ func runBenchRecall(ctx context.Context, args []string, stdout, stderr io.Writer
 	fmt.Fprintf(stdout, "LoCoMo evidence recall (%s; vectors: %s; %s)\n\n", *file, model, time.Since(start).Round(time.Second))
 	rep.write(stdout)
 	return nil
+}
+
+// benchEmbedder opens the embedder per -vectors: with auto, the ONNX
+// embedder when it is installed (nil, said on stderr, when not); with off,
+// nil.
+func benchEmbedder(vectors string, stderr io.Writer) (*embed.ONNX, error) {
+	switch vectors {
+	case "off":
+		return nil, nil
+	case "auto":
+		emb, err := bench.OpenEmbedder(os.Getenv, filepath.Join(".cache", "mnemo"))
+		if err != nil {
+			return nil, fmt.Errorf("embedder: %w", err)
+		}
+		if emb == nil {
+			fmt.Fprintln(stderr, "vectors off: no ONNX embedder (run bash vector/embed/install.sh or set MNEMO_ORT_LIB and MNEMO_MODEL_DIR)")
+		}
+		return emb, nil
+	}
+	return nil, fmt.Errorf("-vectors must be auto or off, got %q", vectors)
 }
 
 // benchPolicy loads the policy the bench searches under.

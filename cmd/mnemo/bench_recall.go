@@ -6,19 +6,17 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"sort"
 	"strings"
-	"sync"
 
+	"github.com/mnemo-dev/mnemo/bench"
 	"github.com/mnemo-dev/mnemo/engine"
 	"github.com/mnemo-dev/mnemo/extract"
 	"github.com/mnemo-dev/mnemo/graph"
 	"github.com/mnemo-dev/mnemo/graph/sqlite"
 	"github.com/mnemo-dev/mnemo/policy"
 	"github.com/mnemo-dev/mnemo/vector"
-	"github.com/mnemo-dev/mnemo/vector/embed"
 	"github.com/mnemo-dev/mnemo/vector/local"
 )
 
@@ -191,7 +189,11 @@ func runRecall(ctx context.Context, convs []conversation, o recallOptions) (*rec
 		}
 		defer li.Close()
 		idx = li
-		opts.Index, opts.Embedder = li, &cachedEmbedder{Embedder: o.Embedder}
+		cached, err := bench.NewCachedEmbedder(o.Embedder, "")
+		if err != nil {
+			return nil, err
+		}
+		opts.Index, opts.Embedder = li, cached
 	}
 	holder, err := policy.NewHolder(o.Policy)
 	if err != nil {
@@ -216,9 +218,9 @@ func runRecall(ctx context.Context, convs []conversation, o recallOptions) (*rec
 		for i, t := range c.Turns {
 			ids[i], texts[i] = t.DiaID, turnText(t)
 		}
-		bm := newBM25(ids, texts)
+		bm := bench.NewBM25(ids, texts)
 		for _, q := range c.Questions {
-			rep.add(baselineBM25, q.Category, bm.search(q.Text, 25), q.Evidence)
+			rep.add(baselineBM25, q.Category, bm.Search(q.Text, 25), q.Evidence)
 		}
 	}
 	for _, mode := range o.Modes {
@@ -308,56 +310,6 @@ func dedupeRefs(refs []graph.EntityRef) []graph.EntityRef {
 		out = append(out, r)
 	}
 	return out
-}
-
-// cachedEmbedder remembers query vectors, so each question is embedded once
-// however many modes search it.
-type cachedEmbedder struct {
-	engine.Embedder
-	mu    sync.Mutex
-	cache map[string][]float32
-}
-
-func (c *cachedEmbedder) Embed(ctx context.Context, texts []string) ([][]float32, error) {
-	if len(texts) != 1 {
-		return c.Embedder.Embed(ctx, texts)
-	}
-	c.mu.Lock()
-	v, ok := c.cache[texts[0]]
-	c.mu.Unlock()
-	if ok {
-		return [][]float32{v}, nil
-	}
-	vs, err := c.Embedder.Embed(ctx, texts)
-	if err != nil {
-		return nil, err
-	}
-	c.mu.Lock()
-	if c.cache == nil {
-		c.cache = map[string][]float32{}
-	}
-	c.cache[texts[0]] = vs[0]
-	c.mu.Unlock()
-	return vs, nil
-}
-
-// openEmbedder opens the ONNX embedder from MNEMO_ORT_LIB and
-// MNEMO_MODEL_DIR, else from .cache/mnemo when it is installed there; it
-// returns nil (vectors off) when neither is present.
-func openEmbedder(getenv func(string) string) (*embed.ONNX, error) {
-	cfg := embed.Config{LibraryPath: getenv("MNEMO_ORT_LIB"), ModelDir: getenv("MNEMO_MODEL_DIR")}
-	if cfg.LibraryPath == "" || cfg.ModelDir == "" {
-		def := embed.InstalledConfig(filepath.Join(".cache", "mnemo"))
-		if _, err := os.Stat(def.LibraryPath); err != nil {
-			return nil, nil
-		}
-		cfg = def
-	}
-	e, err := embed.OpenONNX(cfg)
-	if err != nil {
-		return nil, err
-	}
-	return e, nil
 }
 
 // sortedModes lists the search modes in report order.

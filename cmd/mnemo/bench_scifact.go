@@ -14,6 +14,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/mnemo-dev/mnemo/bench"
 	"github.com/mnemo-dev/mnemo/vector"
 	"github.com/mnemo-dev/mnemo/vector/local"
 )
@@ -25,11 +26,11 @@ import (
 func runBenchSciFact(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("mnemo bench scifact", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	dir := fs.String("dir", "../shared/bench/scifact", "SciFact directory (corpus.jsonl, queries.jsonl, qrels/test.tsv)")
+	dir := fs.String("dir", filepath.Join(bench.DataDir(), "scifact"), "SciFact directory (corpus.jsonl, queries.jsonl, qrels/test.tsv)")
 	if err := fs.Parse(args); err != nil {
 		return err
 	}
-	emb, err := openEmbedder(os.Getenv)
+	emb, err := bench.OpenEmbedder(os.Getenv, ".cache/mnemo")
 	if err != nil {
 		return fmt.Errorf("embedder: %w", err)
 	}

@@ -2,15 +2,18 @@ package main
 
 import (
 	"context"
+	"maps"
 	"math"
 	"os"
+
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
-)
 
-const benchFile = "../../../shared/bench/locomo-dev.json"
+	"github.com/mnemo-dev/mnemo/bench"
+)
 
 // TestRecallAgainstBM25 runs the recall harness on one conversation and
 // checks that the default mode beats plain BM25 there at k = 5, 10 and 25
@@ -22,6 +25,7 @@ func TestRecallAgainstBM25(t *testing.T) {
 	if testing.Short() {
 		t.Skip("recall bench takes about a minute; skipped with -short")
 	}
+	benchFile := filepath.Join(bench.DataDir(), "locomo-dev.json")
 	if _, err := os.Stat(benchFile); err != nil {
 		if os.Getenv("MNEMO_REQUIRE_BENCH") == "1" {
 			t.Fatalf("bench file %s missing and MNEMO_REQUIRE_BENCH=1: %v", benchFile, err)
@@ -33,7 +37,7 @@ func TestRecallAgainstBM25(t *testing.T) {
 	pol, err := benchPolicy("")
 	require.NoError(t, err)
 	o := recallOptions{Policy: pol, Convs: []string{"conv-26"}, Modes: []string{pol.Retrieval.Mode}, Dir: t.TempDir()}
-	emb, err := openEmbedder(func(k string) string { return os.Getenv(k) })
+	emb, err := bench.OpenEmbedder(os.Getenv, "../../.cache/mnemo")
 	require.NoError(t, err)
 	if emb != nil {
 		defer emb.Close()
@@ -74,16 +78,40 @@ func TestMetrics(t *testing.T) {
 	assert.InDelta(t, 1.0, m.mean(10), 1e-9)
 }
 
-func TestBM25(t *testing.T) {
-	x := newBM25([]string{"1", "2", "3"}, []string{"Caroline went to the support group", "Melanie paints", "the group met"})
-	assert.Equal(t, []string{"1", "3"}, x.search("support group?", 5))
-	assert.Empty(t, x.search("the", 5), "stop words score nothing")
-}
-
 func TestNDCG10(t *testing.T) {
 	rel := map[string]int{"a": 1, "b": 1}
 	assert.InDelta(t, 1.0, ndcg10([]string{"a", "b", "x"}, rel), 1e-9)
 	assert.InDelta(t, 1.0, ndcg10([]string{"b", "a"}, rel), 1e-9)
 	assert.InDelta(t, (1/math.Log2(3))/(1+1/math.Log2(3)), ndcg10([]string{"x", "a"}, rel), 1e-9)
 	assert.Zero(t, ndcg10([]string{"x"}, rel))
+}
+
+func TestWeightVariant(t *testing.T) {
+	pol, err := benchPolicy("")
+	require.NoError(t, err)
+	base := maps.Clone(pol.Retrieval.FusionWeights)
+	for _, c := range []struct {
+		spec, name string
+		want       map[string]float64
+		err        bool
+	}{
+		{spec: "graph=0.3", name: "graph=0.3", want: map[string]float64{"graph": 0.3, "vector": base["vector"], "keyword": base["keyword"]}},
+		{spec: "graph=0.3, vector=0.7,keyword=1", name: "graph=0.3,vector=0.7,keyword=1", want: map[string]float64{"graph": 0.3, "vector": 0.7, "keyword": 1}},
+		{spec: "graph", err: true},
+		{spec: "graph=-1", err: true},
+		{spec: "entity=1", err: true},
+		{spec: "", err: true},
+	} {
+		t.Run(c.spec, func(t *testing.T) {
+			v, err := weightVariant(pol, c.spec)
+			if c.err {
+				assert.Error(t, err)
+				return
+			}
+			require.NoError(t, err)
+			assert.Equal(t, c.name, v.Name)
+			assert.Equal(t, c.want, v.Policy.Retrieval.FusionWeights)
+			assert.Equal(t, base, pol.Retrieval.FusionWeights, "the base policy is untouched")
+		})
+	}
 }

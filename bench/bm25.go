@@ -1,4 +1,4 @@
-package main
+package bench
 
 import (
 	"math"
@@ -38,10 +38,11 @@ func bm25Tokens(text string) []string {
 	return out
 }
 
-// bm25 is a plain Okapi BM25 index over one conversation's turns: the
-// baseline of the recall bench (k1 = 1.2, b = 0.75, idf = ln(1 + (N - df +
+// BM25 is a plain Okapi BM25 index over a few thousand texts (one
+// conversation's turns, one multi-hop set's passages): the baseline row of
+// the benchmarks (k1 = 1.2, b = 0.75, idf = ln(1 + (N - df +
 // 0.5) / (df + 0.5))).
-type bm25 struct {
+type BM25 struct {
 	ids   []string
 	tf    []map[string]int
 	lens  []int
@@ -49,8 +50,9 @@ type bm25 struct {
 	avgdl float64
 }
 
-func newBM25(ids, texts []string) *bm25 {
-	x := &bm25{ids: ids, df: map[string]int{}}
+// NewBM25 indexes texts under ids (same order).
+func NewBM25(ids, texts []string) *BM25 {
+	x := &BM25{ids: ids, df: map[string]int{}}
 	total := 0
 	for _, t := range texts {
 		tf := map[string]int{}
@@ -71,9 +73,9 @@ func newBM25(ids, texts []string) *bm25 {
 	return x
 }
 
-// search returns the ids of the k best turns for query, best first (ties in
-// document order).
-func (x *bm25) search(query string, k int) []string {
+// Search returns the ids of the k best texts for query, best first (ties in
+// document order); texts that share no term with it are left out.
+func (x *BM25) Search(query string, k int) []string {
 	const k1, b = 1.2, 0.75
 	n := float64(len(x.ids))
 	scores := make([]float64, len(x.ids))

@@ -1,0 +1,39 @@
+package bench
+
+import (
+	"slices"
+	"time"
+)
+
+// Latency summarises per-query latencies. Every benchmark reports these
+// three, as p50_ms, p95_ms and p99_ms.
+type Latency struct {
+	N             int
+	P50, P95, P99 time.Duration
+}
+
+// Percentiles returns the nearest-rank p50, p95 and p99 of ds (ds is not
+// modified). With no samples every field is zero.
+func Percentiles(ds []time.Duration) Latency {
+	if len(ds) == 0 {
+		return Latency{}
+	}
+	s := slices.Clone(ds)
+	slices.Sort(s)
+	return Latency{N: len(s), P50: Percentile(s, 50), P95: Percentile(s, 95), P99: Percentile(s, 99)}
+}
+
+// Percentile returns the nearest-rank p-th percentile (0 < p <= 100) of
+// sorted, the smallest sample with at least p% of the samples at or below
+// it.
+func Percentile(sorted []time.Duration, p float64) time.Duration {
+	if len(sorted) == 0 {
+		return 0
+	}
+	rank := int(float64(len(sorted))*p/100 + 0.999999999) // ceil without float noise
+	return sorted[min(max(rank, 1), len(sorted))-1]
+}
+
+// ms renders d in milliseconds with two decimals, the unit of every
+// latency column.
+func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
