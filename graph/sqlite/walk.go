@@ -251,11 +251,27 @@ func (l *walkLoad) load(ctx context.Context, run func(int, ...any) (*sql.Rows, e
 			l.pairs[p] = true
 		}
 	}
+	// Nodes and edges in a fixed order, so that equal neighbourhoods score
+	// alike to the last bit on every store (walk.Rank sums in adjacency
+	// order).
+	mems := make([]string, 0, len(l.order))
+	for _, rid := range l.order {
+		mems = append(mems, l.ids[rid])
+	}
+	slices.Sort(mems)
+	for _, id := range mems {
+		l.g.Memory(id)
+	}
+	pairs := make([][2]string, 0, len(l.pairs))
 	for p := range l.pairs {
-		if df, ok := l.df[p[1]]; ok {
-			l.g.Mention(l.ids[p[0]], l.ents[p[1]])
-			l.g.DF(l.ents[p[1]], df)
+		if _, ok := l.df[p[1]]; ok {
+			pairs = append(pairs, [2]string{l.ids[p[0]], l.ents[p[1]]})
+			l.g.DF(l.ents[p[1]], l.df[p[1]])
 		}
+	}
+	slices.SortFunc(pairs, func(a, b [2]string) int { return cmp.Or(cmp.Compare(a[0], b[0]), cmp.Compare(a[1], b[1])) })
+	for _, p := range pairs {
+		l.g.Mention(p[0], p[1])
 	}
 	// Links among the memories loaded.
 	all, _ := json.Marshal(l.order)
@@ -267,8 +283,14 @@ func (l *walkLoad) load(ctx context.Context, run func(int, ...any) (*sql.Rows, e
 	if err != nil {
 		return err
 	}
+	ls := make([][2]string, 0, len(links))
 	for _, p := range links {
-		l.g.Link(l.ids[p[0]], l.ids[p[1]], walk.SupersedesWeight)
+		a, b := l.ids[p[0]], l.ids[p[1]]
+		ls = append(ls, [2]string{min(a, b), max(a, b)})
+	}
+	slices.SortFunc(ls, func(a, b [2]string) int { return cmp.Or(cmp.Compare(a[0], b[0]), cmp.Compare(a[1], b[1])) })
+	for _, p := range ls {
+		l.g.Link(p[0], p[1], walk.SupersedesWeight)
 	}
 	return ctx.Err()
 }
@@ -447,6 +469,5 @@ func (l *walkLoad) add(rid int64, id string) bool {
 	}
 	l.ids[rid], l.rids[id] = id, rid
 	l.order = append(l.order, rid)
-	l.g.Memory(id)
 	return true
 }
