@@ -17,10 +17,13 @@ import (
 // example through; docs/benchmarks.md records how the numbers below were
 // chosen.
 const (
-	// walkPool is how many memories the walk hands to fusion.
+	// walkPool is how many memories the walk hands to fusion in hybrid
+	// mode; graph mode, whose walk starts from every keyword hit, takes
+	// graphPool.
 	walkPool = 100
 	// walkSeedHits is how many of the best vector hits, and of the best
-	// keyword hits, seed the walk, each weighing 1/rank within its signal.
+	// keyword hits, seed the walk in hybrid mode, each weighing 1/rank
+	// within its signal.
 	walkSeedHits = 5
 	// lowerCaseLink is the seed weight of a query name none of whose words
 	// is capitalised in the query, against 1 for a name written as a
@@ -78,19 +81,21 @@ func properNames(query string) map[string]bool {
 }
 
 // walkSeeds are the seeds of one walk: entities linked from the query and
-// memories from the other signals' best hits. Each kind weighs as much in
-// all as the other (the store's Rank normalises the whole).
+// memories from the other signals' best hits, and how many memories the
+// walk returns. Each kind of seed weighs as much in all as the other (the
+// store's Rank normalises the whole).
 type walkSeeds struct {
 	entities map[string]float64
 	memories map[string]float64
+	limit    int
 }
 
-// addHits seeds the walk at the first walkSeedHits of ids, weighing 1/rank.
+// addHits seeds the walk at ids, best first, weighing 1/rank.
 func (s *walkSeeds) addHits(ids []string) {
 	if s.memories == nil {
 		s.memories = map[string]float64{}
 	}
-	for i, id := range ids[:min(len(ids), walkSeedHits)] {
+	for i, id := range ids {
 		s.memories[id] += 1 / float64(i+1)
 	}
 }
@@ -99,7 +104,7 @@ func (s *walkSeeds) addHits(ids []string) {
 // normalised to a total of 1, so that neither kind drowns the other.
 func (s walkSeeds) request() graph.WalkRequest {
 	return graph.WalkRequest{Entities: normalised(s.entities), Memories: normalised(s.memories),
-		Damping: graph.DefaultDamping, Limit: walkPool}
+		Damping: graph.DefaultDamping, Limit: s.limit}
 }
 
 // normalised scales weights to a sum of 1 (nil when empty).
@@ -139,9 +144,9 @@ func (e *Engine) walkSearch(ctx context.Context, q searchPlan, p *pool, seeds wa
 	return nil
 }
 
-// keywordIDs lists the ids of keyword hits, best first.
-func keywordIDs(hits []graph.Scored) []string {
-	out := make([]string, len(hits[:min(len(hits), walkSeedHits)]))
+// keywordIDs lists the ids of the first n keyword hits, best first.
+func keywordIDs(hits []graph.Scored, n int) []string {
+	out := make([]string, min(len(hits), n))
 	for i := range out {
 		out[i] = hits[i].Memory.ID
 	}

@@ -86,11 +86,11 @@ func (e *Engine) retrieveHybrid(ctx context.Context, q searchPlan) (*pool, error
 	}
 	addKeyword(p, kw, nil)
 	if runs(signalGraph) {
-		seeds := walkSeeds{entities: queryEntities(q.text)}
+		seeds := walkSeeds{entities: queryEntities(q.text), limit: walkPool}
 		if v != nil {
 			seeds.addHits(vectorIDs(v.hits, v.mems))
 		}
-		seeds.addHits(keywordIDs(kw))
+		seeds.addHits(keywordIDs(kw, walkSeedHits))
 		if err := e.walkSearch(ctx, q, p, seeds); err != nil {
 			return nil, err
 		}
@@ -99,8 +99,10 @@ func (e *Engine) retrieveHybrid(ctx context.Context, q searchPlan) (*pool, error
 }
 
 // retrieveGraph runs the graph signal: a walk from the entities the query
-// names and from the best keyword hits (graph mode has no dense pass of its
-// own; the keyword hits are the store's). When it finds nothing, the vector
+// names and from every keyword hit, weighing 1/rank (graph mode has no
+// dense pass of its own; the keyword hits are the store's, and as seeds
+// they stay candidates, so the walk adds to keyword search and reorders
+// it). When it finds nothing, the vector
 // and keyword signals run instead (the fallback, reported); otherwise, with
 // rerank on, they score the walk's memories only. The query embeds ahead
 // only for the rerank; without rerank, only when the fallback needs it.
@@ -116,8 +118,8 @@ func (e *Engine) retrieveGraph(ctx context.Context, q searchPlan) (*pool, bool, 
 	if err != nil {
 		return nil, false, err
 	}
-	seeds := walkSeeds{entities: queryEntities(q.text)}
-	seeds.addHits(keywordIDs(kw))
+	seeds := walkSeeds{entities: queryEntities(q.text), limit: graphPool}
+	seeds.addHits(keywordIDs(kw, len(kw)))
 	if err := e.walkSearch(ctx, q, p, seeds); err != nil {
 		return nil, false, err
 	}
