@@ -41,12 +41,16 @@ var canonClasses = []struct {
 // Outcomes: reinforce (b reinforced a), supersede (b superseded a), flag (b
 // kept beside a, flagged as a possible contradiction), keep (b kept, no
 // flag). Targets (issue 11): a different fact is superseded in at most 1%
-// of pairs and never reinforced away in more than 1%; a restatement is
-// reinforced in at least 95%; reinforce and supersede decisions are right
-// in at least 95% of the pairs they are made on.
+// of pairs and never reinforced away in more than 1% (asserted: none); a
+// restatement is reinforced in at least 95%, and so are new values
+// superseded and near duplicates merged; reinforce and supersede decisions
+// are right in at least 95% of the pairs they are made on.
 //
 // pairs.jsonl is the labelled set; holdout.jsonl was written after the
-// rules were settled, by the same author, and has not been tuned against.
+// first rules were settled, by the same author. Its misses were read when
+// the second rules (word forms, reordering, marked slots) were written, so
+// it is no longer unseen: a rule it broke was narrowed, none was fitted to
+// it, but figures on new data may be lower.
 // Each pair is written into a namespace of its own (one writer per pair);
 // the crowd run writes both sets, pair after pair, into one namespace, so
 // that every statement meets the others' memories as candidates and a
@@ -54,9 +58,10 @@ var canonClasses = []struct {
 // hold b against its own a (or the memory a was merged into).
 func TestCanonicalPairs(t *testing.T) {
 	// recall is the least share of new values superseded and of near
-	// duplicates merged (reinforced or superseded) each run must reach: what
-	// it reached at the candidates' commit less a margin (the holdout's
-	// classes are 20 pairs: two pairs).
+	// duplicates merged (reinforced or superseded) each run must reach:
+	// issue 11's 95% on the dev set, and on the holdout (20 pairs a class:
+	// one pair is 5 points) and the crowd run what they reached when the
+	// dev set met it.
 	type recall struct{ newValue, nearDuplicate float64 }
 	for _, set := range []struct {
 		name   string
@@ -64,10 +69,25 @@ func TestCanonicalPairs(t *testing.T) {
 		min    int
 		crowd  bool
 		recall recall
+		// hidden is how many different facts may be superseded, and
+		// precision the least share of reinforce and supersede decisions
+		// that are right: none and 95%, but in the attacks (see below).
+		hidden    int
+		precision float64
 	}{
-		{"pairs", []string{"pairs"}, 300, false, recall{80, 72}},
-		{"holdout", []string{"holdout"}, 80, false, recall{85, 60}},
-		{"crowd", []string{"pairs", "holdout"}, 380, true, recall{80, 70}},
+		{"pairs", []string{"pairs"}, 300, false, recall{95, 95}, 0, 95},
+		{"holdout", []string{"holdout"}, 80, false, recall{95, 90}, 0, 95},
+		{"crowd", []string{"pairs", "holdout"}, 380, true, recall{94, 94}, 0, 95},
+		// attacks.jsonl: 100 pairs written against the rules of 9dcb3b5
+		// (other holders of one role, arrangements, attributes, word forms,
+		// reordering), 63 of them different facts. The rules were narrowed
+		// where they failed; two superseded different facts remain, both
+		// debatable: "Alice is the author of the design doc" -> "Bob is the
+		// author ..." (a definite role; a doc may have two authors) and
+		// "the train departs from platform 3 at 08:10" -> "at 09:10" (a
+		// single-valued verb with a new time, a rule older than these): 23
+		// of 25 supersedes right.
+		{"attacks", []string{"attacks"}, 100, false, recall{75, 85}, 2, 90},
 	} {
 		t.Run(set.name, func(t *testing.T) {
 			var pairs []canonPair
@@ -75,7 +95,7 @@ func TestCanonicalPairs(t *testing.T) {
 				pairs = append(pairs, loadCanonPairs(t, "../testdata/canonical/"+name+".jsonl")...)
 			}
 			require.GreaterOrEqual(t, len(pairs), set.min)
-			byClass := canonPairSet(t, set.name, pairs, set.crowd)
+			byClass := canonPairSet(t, set.name, pairs, set.crowd, set.hidden, set.precision)
 			nv, nd := byClass["new_value"], byClass["near_duplicate"]
 			assert.GreaterOrEqual(t, pct(nv["supersede"], nv["n"]), set.recall.newValue, "new values superseded")
 			assert.GreaterOrEqual(t, pct(nd["reinforce"]+nd["supersede"], nd["n"]), set.recall.nearDuplicate, "near duplicates merged")
@@ -85,7 +105,7 @@ func TestCanonicalPairs(t *testing.T) {
 
 // canonPairSet runs pairs, logs the table and asserts the targets; it
 // returns the outcomes by class.
-func canonPairSet(t *testing.T, path string, pairs []canonPair, crowd bool) map[string]map[string]int {
+func canonPairSet(t *testing.T, path string, pairs []canonPair, crowd bool, hidden int, precision float64) map[string]map[string]int {
 	f := newIngFixture(t, ingOpts{})
 	// 632 writes: on Neo4j under load this takes longer than ingCtx's minute.
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Minute)
@@ -186,13 +206,15 @@ func canonPairSet(t *testing.T, path string, pairs []canonPair, crowd bool) map[
 	t.Logf("canonical pairs %s (store %s):\n%s", path, graphStoreName(), table.String())
 
 	diff := byClass["different_fact"]
-	assert.LessOrEqual(t, pct(diff["supersede"], diff["n"]), 1.0, "different facts superseded")
-	assert.LessOrEqual(t, pct(diff["reinforce"], diff["n"]), 1.0, "different facts reinforced away")
+	// Issue 11 allows 1%; none is what every set reaches, and a different
+	// fact hidden is the failure that matters most.
+	assert.LessOrEqual(t, diff["supersede"], hidden, "different facts superseded")
+	assert.Zero(t, diff["reinforce"], "different facts reinforced away")
 	same := byClass["same_fact"]
 	assert.GreaterOrEqual(t, pct(same["reinforce"], same["n"]), 95.0, "restatements reinforced")
 	for _, d := range []string{"reinforce", "supersede"} {
 		r := decided[d]
-		assert.GreaterOrEqual(t, pct(r[0], r[1]), 95.0, "%s decisions right", d)
+		assert.GreaterOrEqual(t, pct(r[0], r[1]), precision, "%s decisions right", d)
 	}
 	return byClass
 }

@@ -57,7 +57,7 @@ func benchExtract(b *testing.B, x *extract.Extractor, texts []string) {
 }
 
 // BenchmarkExtractShortNote is Normalize+Classify+Entities+Key per short
-// note, with and without prose NER.
+// note, with and without the name finder.
 func BenchmarkExtractShortNote(b *testing.B) {
 	p := defaultPolicy(b)
 	notes := shortNotes(256)
@@ -88,15 +88,8 @@ func BenchmarkExtractMarkdownDoc(b *testing.B) {
 	}
 }
 
-// BenchmarkNewNER is the one-off cost of loading prose's model.
-func BenchmarkNewNER(b *testing.B) {
-	for i := 0; i < b.N; i++ {
-		_ = extract.NewNER()
-	}
-}
-
 // BenchmarkExtractSize is the write path's extraction (Normalize, Classify,
-// Entities with NER, Key) on prose notes of growing size; ms/KiB shows
+// Entities with the name finder, Key) on notes of growing size; ms/KiB shows
 // the cost is linear and what the largest accepted content costs. Run with
 // -benchtime=1x: the 1 MiB case takes about a second.
 func BenchmarkExtractSize(b *testing.B) {

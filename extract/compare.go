@@ -57,6 +57,8 @@ type token struct {
 	id   bool   // an identifier: letters with digits, or a number named by an id noun
 	verb bool
 	stop bool // a stopword (negations never are)
+	// capital: written with a capital letter, also where a sentence starts.
+	capital bool
 }
 
 // statement is a normalised statement split for comparison.
@@ -81,17 +83,22 @@ type statement struct {
 // two texts and the policy's vocabulary (stopwords, verbs, synonyms), cheap
 // enough for every write that meets an existing key:
 //
-//   - the same words after normalisation (case, punctuation, fluff), or the
-//     same content words (articles, plurals, synonyms, light verbs such as
-//     "is", "uses", "runs"), or fewer of them: Restates;
+//   - the same words after normalisation (case, punctuation, fluff, one
+//     spelling of units and bounds), or the same content words (articles,
+//     plurals, synonyms, light verbs such as "is", "uses", "runs", word
+//     forms of one root), or fewer of them, or the same words moved
+//     without trading roles: Restates;
 //   - subjects that differ (numbers, ids, quoted strings or names in them
-//     above all): Distinct — they are different facts;
+//     above all): Distinct — they are different facts — unless one role
+//     changed holder ("Priya is the on-call engineer" / "Jonas is ..."):
+//     Updates;
 //   - one subject, verb and relation, the value changed: Updates for a
 //     polarity flip, detail added, a changed number beside the thing it
-//     measures, or a new value of the old one's kind after a copula or a
-//     single-valued verb ("lives in", "reports to", "listens on"); Distinct
-//     when an identifier changed anywhere else;
-//   - anything else (the same words in another order, another verb, a new
+//     measures, a new value of the old one's kind after a copula or a
+//     single-valued verb ("lives in", "reports to", "listens on"), or a
+//     slot the sentence marks (see compare_slot.go); Distinct when an
+//     identifier changed anywhere else;
+//   - anything else (the same words with roles traded, another verb, a new
 //     object of an event verb or of a verb of many objects, a plain word
 //     after a copula, which may be another attribute): Unsure.
 func (k *Keyer) Compare(a, b string) Comparison { return k.Relate(k.Statement(a), k.Statement(b)) }
@@ -105,10 +112,14 @@ func (k *Keyer) Statement(text string) Statement { return Statement{k.statement(
 // Relate is Compare on analysed statements: how b (new) stands to a
 // (stored).
 func (k *Keyer) Relate(a, b Statement) Comparison {
-	sa, sb := a.st, b.st
+	sa, sb := a.st, align(a.st, b.st)
 	switch {
 	case equalWords(sa.toks, sb.toks):
 		return Comparison{Restates, "same words once case, punctuation and fluff are set aside"}
+	case sameBag(sa.content, sb.content) && equalWords(sa.subject, sb.subject) && byAgent(sa) != byAgent(sb):
+		// "Alice hired Bob", "Alice was hired by Bob": the passive turns
+		// who did what.
+		return Comparison{Unsure, "the same words, one in the passive: the roles may have turned"}
 	case sa.polarity == sb.polarity && equalWords(sa.content, sb.content):
 		return Comparison{Restates, "same content words"}
 	case sa.polarity != sb.polarity && equalWords(sa.content, sb.content):
@@ -122,6 +133,8 @@ func (k *Keyer) Relate(a, b Statement) Comparison {
 		// their order ("the Berlin office of the London team" is another
 		// office than "the London office of the Berlin team").
 		return Comparison{Restates, "same subject in other words order, the same predicate"}
+	case sa.polarity == sb.polarity && sameBag(sa.content, sb.content) && reordered(sa, sb):
+		return Comparison{Restates, "the same words, moved without trading roles"}
 	case sameBag(sa.content, sb.content):
 		return Comparison{Unsure, "the same words in another order"}
 	}
@@ -135,6 +148,9 @@ func (k *Keyer) Relate(a, b Statement) Comparison {
 				return Comparison{Restates, "says nothing the stored memory does not"}
 			}
 			return Comparison{Distinct, "different statements with no verb to compare"}
+		}
+		if roleHolder(sa, sb) {
+			return Comparison{Updates, "one role or object, another holder"}
 		}
 		if distDiffers(sa.subject, sb.subject) {
 			return Comparison{Distinct, "numbers, ids or names in the subject tell them apart"}
@@ -175,6 +191,16 @@ func (k *Keyer) Relate(a, b Statement) Comparison {
 		// A date or time of an event verb ("visited in 2019", "flew on 3
 		// March") may be another event, not a correction.
 		return Comparison{Updates, "same subject and " + sa.mainVerb + ", a new quantity"}
+	case adjunctValue(sa, sb, removed, added):
+		return Comparison{Updates, "same subject and " + sa.mainVerb + ", a new time, place or end of one arrangement"}
+	case purpose(sa, sb, removed, added):
+		return Comparison{Updates, "same subject and " + sa.mainVerb + ", another choice for one purpose"}
+	case onceEvents[sa.mainVerb] && allTimes(removed) && allTimes(added) && len(keptBesideVerb(sa, removed)) > 0:
+		return Comparison{Updates, "an event that happens once (" + sa.mainVerb + "), a new date"}
+	case attributeValue(sa, removed, added):
+		return Comparison{Updates, "same subject, a noun that names an attribute, a new value"}
+	case redescribed(sa, sb, removed, added):
+		return Comparison{Updates, "same subject, the same thing described with another attribute"}
 	case copulas[sa.relation] && len(removed) == len(sa.predicate) && plainWords(removed) && plainWords(added):
 		// The value right after the copula: "is staging" -> "is
 		// production" is a new value, "is friendly" -> "is old" another
@@ -202,6 +228,16 @@ func mentionsTime(ts []token) bool {
 		}
 	}
 	return false
+}
+
+// allTimes reports whether ts are numbers, dates, months or weekdays.
+func allTimes(ts []token) bool {
+	for _, t := range ts {
+		if !calendar[t.w] && (!quantity(t.w) || t.id) {
+			return false
+		}
+	}
+	return len(ts) > 0
 }
 
 // calendar names months and weekdays.
@@ -327,7 +363,8 @@ func (x *Extractor) SameSubject(a, b Statement) bool { return x.keyer.SameSubjec
 
 // statement analyses a text: normalise, tokenise, fold.
 func (k *Keyer) statement(text string) statement {
-	toks := k.tokens(Normalize(text))
+	toks := k.tokens(standardQuantities(Normalize(text)))
+	joinNames(toks)
 	s := statement{toks: toks, verb: -1}
 	for i, t := range toks {
 		if t.w == "not" {
@@ -496,6 +533,12 @@ func (k *Keyer) tokens(s string) []token {
 		if n, ok := numberWords[lower]; ok {
 			lower = n
 		}
+		if f, ok := frequencies[lower]; ok {
+			lower = f
+		}
+		if f, ok := prepositionFolds[lower]; ok {
+			lower = f
+		}
 		lower = strings.TrimSuffix(lower, "'s")
 		lower = strings.Trim(lower, "'")
 		if lower == "" {
@@ -511,7 +554,8 @@ func (k *Keyer) tokens(s string) []token {
 		t.verb = k.verbs.has(lower) || k.verbs.has(t.w) || singleValued[lower] || singleValued[t.w] ||
 			otherVerbs[lower] || isVerbForm(lower, sentStart)
 		t.stop = k.stop.has(lower) && t.w != "not" && !modals[lower]
-		proper := unicode.IsUpper(first) && !sentStart && lower != "i"
+		t.capital = unicode.IsUpper(first) && lower != "i"
+		proper := t.capital && !sentStart
 		if proper { // "May" mid-sentence is a month, not a modal
 			t.stop, t.verb = false, false
 		}

@@ -7,8 +7,6 @@ import (
 	"unicode"
 	"unicode/utf8"
 
-	"github.com/jdkato/prose/v2"
-
 	"github.com/mnemo-dev/mnemo/policy"
 )
 
@@ -27,8 +25,7 @@ type Mention struct {
 	Aliases []string
 	// Source says what found it: gazetteer, pattern or ner.
 	Source string
-	// Start and End are the byte offsets of the first occurrence; both are
-	// -1 for NER mentions, whose offsets prose does not report.
+	// Start and End are the byte offsets of the first occurrence.
 	Start, End int
 }
 
@@ -38,30 +35,6 @@ const (
 	SourcePattern   = "pattern"
 	SourceNER       = "ner"
 )
-
-// NER is prose's named-entity model, loaded once (it takes tens of
-// milliseconds) and shared; it is safe for concurrent use.
-type NER struct {
-	model *prose.Model
-}
-
-// NewNER loads prose's built-in English model.
-func NewNER() *NER {
-	return &NER{model: prose.ModelFromData("mnemo")}
-}
-
-// nerTypes maps prose labels to entity types.
-var nerTypes = map[string]string{"PERSON": "person", "GPE": "place", "ORG": "org"}
-
-// find runs NER on text. Sentence segmentation is off: entities do not need
-// it and it is the slowest part of prose's pipeline on short notes.
-func (n *NER) find(text string) []prose.Entity {
-	doc, err := prose.NewDocument(text, prose.UsingModel(n.model), prose.WithSegmentation(false))
-	if err != nil {
-		return nil
-	}
-	return doc.Entities()
-}
 
 // pattern finds one kind of entity by regular expression; the first
 // submatch, when present, is the entity.
@@ -86,8 +59,8 @@ var lexical = []pattern{
 }
 
 // Extractor finds entities under one policy: the gazetteer (names and
-// aliases, which always win), patterns, and optionally prose NER. Build one
-// per policy with NewExtractor; it is safe for concurrent use.
+// aliases, which always win), patterns, and optionally the name finder.
+// Build one per policy with NewExtractor; it is safe for concurrent use.
 type Extractor struct {
 	types   map[string]bool
 	gaz     map[string]int // folded surface form -> gazetteer index
@@ -99,7 +72,7 @@ type Extractor struct {
 	policy  *policy.Policy
 }
 
-// NewExtractor indexes p's gazetteer. ner may be nil to skip NER (the
+// NewExtractor indexes p's gazetteer. ner may be nil to skip names (the
 // gazetteer and patterns still run).
 func NewExtractor(p *policy.Policy, ner *NER) *Extractor {
 	x := &Extractor{
@@ -135,27 +108,34 @@ func NewExtractor(p *policy.Policy, ner *NER) *Extractor {
 	return x
 }
 
-// NERLimit is the most bytes of one text that prose NER reads; the
-// gazetteer and the patterns read all of it. NER costs about 13 ms of CPU
-// per KiB and grows linearly (at e2b9c33, 2026-11-26), so without a cap a
-// 1 MiB note cost 13 s: the cap bounds it at about 200 ms. NER finds
-// people, places and organisations that no pattern knows; a long text names
-// most of its own early on.
+// MaxNameLen is the longest entity name, in bytes, that the store takes
+// (graph.MaxNameLen, which extract does not import): a longer URL or path
+// is no entity, where it used to make the store refuse the whole memory.
+const MaxNameLen = 256
+
+// NERLimit is the most bytes of one text that the name finder reads; the
+// gazetteer and the patterns read all of it. A long text names most of its
+// own early on, and the cap bounds the cost of one text.
 const NERLimit = 16 << 10
 
 // Entities returns the entities of text, one per concept, in order of
-// first occurrence (NER mentions last). NER reads at most the first
-// NERLimit bytes.
+// first occurrence. The name finder reads at most the first NERLimit
+// bytes.
 func (x *Extractor) Entities(text string) []Mention { return x.EntitiesNER(text, NERLimit) }
 
-// EntitiesNER is Entities with NER reading at most the first nerBytes of
-// text, cut back to a word boundary (none when nerBytes <= 0). Callers that
-// extract many pieces of one document share one budget this way.
+// EntitiesNER is Entities with the name finder reading at most the first
+// nerBytes of text, cut back to a word boundary (none when nerBytes <= 0).
+// Callers that extract many pieces of one document share one budget this
+// way.
+//
+// The order of the steps decides who owns a span: URLs, paths, handles and
+// tags first, then the gazetteer, then names, then versions and code
+// identifiers (a lone "ReplicaSet" is code, "Leonardo DiCaprio" a name).
 func (x *Extractor) EntitiesNER(text string, nerBytes int) []Mention {
 	var out []Mention
 	seen := map[string]int{}
 	add := func(m Mention) {
-		if m.NormName == "" || (m.Type != "" && !x.types[m.Type]) {
+		if m.NormName == "" || (m.Type != "" && !x.types[m.Type]) || len(m.Name) > MaxNameLen || len(m.NormName) > MaxNameLen {
 			return
 		}
 		if i, ok := seen[m.NormName]; ok {
@@ -167,23 +147,59 @@ func (x *Extractor) EntitiesNER(text string, nerBytes int) []Mention {
 	}
 	claimed := x.patterns(text, structural, nil, add)
 	claimed = merge(claimed, x.gazetteer(text, claimed, add))
-	x.patterns(text, lexical, claimed, add)
-	sort.SliceStable(out, func(i, j int) bool { return out[i].Start < out[j].Start })
+	var (
+		names  []name
+		starts []int
+		tech   map[int]bool
+	)
 	if x.ner != nil && nerBytes > 0 {
-		for _, e := range x.ner.find(prefix(text, nerBytes)) {
-			typ, ok := nerTypes[e.Label]
-			if !ok {
-				continue
+		names, starts, tech = x.ner.find(prefix(text, nerBytes), claimed)
+		own := make(spans, len(names))
+		for i, nm := range names {
+			own[i] = [2]int{nm.s, nm.e}
+		}
+		claimed = merge(claimed, own)
+	}
+	x.patterns(text, lexical, claimed, add)
+	if len(names) > 0 {
+		for i := range techSentences(out, starts) {
+			tech[i] = true
+		}
+		for _, nm := range names {
+			typ := nm.typ
+			if typ == "" {
+				typ = "concept"
+				if tech[sentenceOf(starts, nm.s)] {
+					typ = "tool"
+				}
 			}
-			if i, known := x.lookup(e.Text); known {
-				g := x.entries[i]
-				add(Mention{Name: g.Name, NormName: NormName(g.Name), Type: g.Type, Aliases: g.Aliases, Source: SourceGazetteer, Start: -1, End: -1})
-				continue
-			}
-			add(Mention{Name: e.Text, NormName: NormName(e.Text), Type: typ, Source: SourceNER, Start: -1, End: -1})
+			surface := text[nm.s:nm.e]
+			add(Mention{Name: surface, NormName: NormName(surface), Type: typ, Source: SourceNER, Start: nm.s, End: nm.e})
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].Start < out[j].Start })
+	return out
+}
+
+// techTypes are the types that make a sentence technical: there, a name
+// that no cue types is most likely a tool ("Envoy", "Helm").
+var techTypes = map[string]bool{"tool": true, "language": true, "project": true, "code": true, "path": true, "url": true, "version": true}
+
+// techSentences returns the sentences (by index into starts) that mention
+// an entity of a technical type.
+func techSentences(ms []Mention, starts []int) map[int]bool {
+	out := map[int]bool{}
+	for _, m := range ms {
+		if techTypes[m.Type] && m.Start >= 0 {
+			out[sentenceOf(starts, m.Start)] = true
 		}
 	}
 	return out
+}
+
+// sentenceOf returns the index of the sentence holding byte offset off.
+func sentenceOf(starts []int, off int) int {
+	return sort.Search(len(starts), func(i int) bool { return starts[i] > off }) - 1
 }
 
 // prefix returns at most the first n bytes of text, cut back to the last
@@ -327,10 +343,12 @@ func wordSpans(text string) [][2]int {
 	var out [][2]int
 	start := -1
 	isWord := func(r rune) bool { return unicode.IsLetter(r) || unicode.IsDigit(r) || r == '+' || r == '#' }
-	runes := []rune(text)
-	pos := 0
-	for i, r := range runes {
-		inner := (r == '.' || r == '-' || r == '_') && start >= 0 && i+1 < len(runes) && isWord(runes[i+1])
+	// Offsets advance by the bytes each rune was decoded from: an invalid
+	// byte decodes to U+FFFD, three bytes long when encoded again.
+	for pos := 0; pos < len(text); {
+		r, size := utf8.DecodeRuneInString(text[pos:])
+		next, _ := utf8.DecodeRuneInString(text[pos+size:])
+		inner := (r == '.' || r == '-' || r == '_') && start >= 0 && pos+size < len(text) && isWord(next)
 		switch {
 		case isWord(r) || inner:
 			if start < 0 {
@@ -340,10 +358,10 @@ func wordSpans(text string) [][2]int {
 			out = append(out, [2]int{start, pos})
 			start = -1
 		}
-		pos += len(string(r))
+		pos += size
 	}
 	if start >= 0 {
-		out = append(out, [2]int{start, pos})
+		out = append(out, [2]int{start, len(text)})
 	}
 	return out
 }

@@ -51,8 +51,8 @@ func TestSupersessionChainHTTP(t *testing.T) {
 	assert.Equal(t, "approved", two["status"], "a different fact under one key is kept")
 	assert.NotEqual(t, one["canonical_key"], two["canonical_key"])
 
-	write("The movers arrive on Saturday morning.")
-	flagged := write("The movers arrive on Sunday morning.")
+	write("Jonas called the bank on Monday.")
+	flagged := write("Jonas called the bank on Thursday.")
 	assert.Equal(t, "approved", flagged["status"])
 	assert.NotEmpty(t, flagged["contradicts"], "kept and flagged: %v", flagged)
 }
