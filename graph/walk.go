@@ -41,7 +41,10 @@ type Walked struct {
 // not expanded: following it to an arbitrary WalkFanout of its memories
 // would say nothing, and counting it exactly would cost more than the rest
 // of the walk, so it weighs as walk.CommonDF); at most WalkMaxNodes
-// memories in all, the rarest entities' first. A seed entity mentioned by
+// memories in all, the rarest entities' first. Links between memories
+// (NEXT, SUPERSEDES) are followed the same way: the admitted memories
+// linked to the seed memories and the first hop's join the first hop, and
+// those linked to the first hop join the second. A seed entity mentioned by
 // more than WalkMaxDF admitted memories is too common to carry a signal
 // and is not expanded (it still seeds when the query names it). The walk
 // holds every MENTIONS edge between the memories and entities loaded.

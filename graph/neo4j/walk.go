@@ -24,7 +24,8 @@ const memoryDetail = `[m.id, [(m)-[:MENTIONS]->(x:Entity) | x.norm_name],
 // name or alias (as [name, norm name]); for each seed entity its df (the
 // admitted memories that mention it, counted up to $max_df + 1) and, when
 // that is no more than $max_df, its $fanout newest admitted memories; and
-// the detail (memoryDetail) of the seed memories and of those. Uses
+// the admitted memories linked to the seed memories and those (NEXT,
+// SUPERSEDES, either way); the detail (memoryDetail) of them all. Uses
 // memory_id, entity_norm, and entity_tenant for aliases (a scan of the
 // tenant's entities per name, as candidatesCypher does: 3,393 db hits at
 // 10,000 memories of 4,000 entities). PROFILEd at 3577335 on that corpus,
@@ -72,16 +73,30 @@ CALL {
 CALL {
   WITH seeds, lists
   UNWIND seeds + reduce(acc = [], l IN lists | acc + l) AS m
+  RETURN collect(DISTINCT m) AS m0
+}
+CALL {
+  WITH m0
+  UNWIND m0 AS a
+  MATCH (a)-[:NEXT|SUPERSEDES]-(m:Memory)
+  WHERE ` + memoryVisible + `
+  RETURN collect(DISTINCT m) AS linked
+}
+CALL {
+  WITH m0, linked
+  UNWIND m0 + linked AS m
   WITH DISTINCT m
   RETURN collect(` + memoryDetail + `) AS details
 }
-RETURN [m IN seeds | m.id] AS seeds, [pair IN resolved | [pair[0], pair[1].norm_name]] AS resolved, hop1, details`
+RETURN [m IN seeds | m.id] AS seeds, [pair IN resolved | [pair[0], pair[1].norm_name]] AS resolved, hop1,
+       [m IN linked | m.id] AS linked, details`
 
 // walkHop2Cypher loads the second hop: for each entity of $names, its
 // first $fanout + 1 admitted memories, and the detail of them all when
-// there are no more than $fanout (a more common entity is not expanded).
-// No order is needed: an entity is expanded whole or not at all. Uses
-// entity_norm.
+// there are no more than $fanout (a more common entity is not expanded;
+// no order is needed: an entity is expanded whole or not at all); then
+// the detail of the memories of $linked the filter admits (those linked
+// to the first hop), with a null name. Uses entity_norm and memory_id.
 var walkHop2Cypher = `
 UNWIND $names AS name
 MATCH (e:Entity {tenant_id: $f_tenant, norm_name: name})
@@ -92,7 +107,12 @@ CALL {
   WITH m LIMIT $fanout + 1
   RETURN collect(m) AS ms
 }
-RETURN name, size(ms) AS n, CASE WHEN size(ms) <= $fanout THEN [m IN ms | ` + memoryDetail + `] ELSE [] END AS details`
+RETURN name, size(ms) AS n, CASE WHEN size(ms) <= $fanout THEN [m IN ms | ` + memoryDetail + `] ELSE [] END AS details
+UNION ALL
+UNWIND $linked AS id
+MATCH (m:Memory {id: id})
+WHERE ` + memoryVisible + `
+RETURN null AS name, 1 AS n, [` + memoryDetail + `] AS details`
 
 // Walk implements graph.Store in three queries of one read transaction:
 // the first hop (walkHop1Cypher), the second (walkHop2Cypher), and the
@@ -209,7 +229,10 @@ func (h *hood) detail(d any) {
 		if b < a {
 			a, b = b, a
 		}
-		h.links[[2]string{a, b}] = ln[1].(string)
+		// One link per pair, NEXT before SUPERSEDES (as on every store).
+		if typ, ok := h.links[[2]string{a, b}]; !ok || ln[1].(string) < typ {
+			h.links[[2]string{a, b}] = ln[1].(string)
+		}
 	}
 }
 
@@ -260,6 +283,11 @@ func (h *hood) hop1(ctx context.Context, tx neo4jdrv.ManagedTransaction, f graph
 			}
 		}
 	}
+	linked := p["linked"].([]any)
+	slices.SortFunc(linked, func(a, b any) int { return cmp.Compare(a.(string), b.(string)) })
+	for _, id := range linked {
+		h.add(id.(string))
+	}
 	for _, d := range p["details"].([]any) {
 		h.detail(d)
 	}
@@ -282,19 +310,34 @@ func (h *hood) hop2(ctx context.Context, tx neo4jdrv.ManagedTransaction, f graph
 			names = append(names, p[1])
 		}
 	}
-	if len(names) == 0 {
+	var linked []string
+	for l := range h.links {
+		if h.mems[l[0]] != h.mems[l[1]] {
+			linked = append(linked, l[0])
+			if h.mems[l[0]] {
+				linked[len(linked)-1] = l[1]
+			}
+		}
+	}
+	if len(names) == 0 && len(linked) == 0 {
 		return nil
 	}
 	slices.Sort(names)
+	slices.Sort(linked)
 	recs, err := collect(ctx, tx, walkHop2Cypher, filterParams(f, map[string]any{
-		"names": names, "fanout": int64(graph.WalkFanout),
+		"names": nonNil(names), "fanout": int64(graph.WalkFanout), "linked": nonNil(slices.Compact(linked)),
 	}))
 	if err != nil {
 		return err
 	}
 	es := make([]hop2Entity, 0, len(recs))
+	var links []any
 	for _, rec := range recs {
 		p := rec.AsMap()
+		if p["name"] == nil {
+			links = append(links, p["details"].([]any)...)
+			continue
+		}
 		es = append(es, hop2Entity{name: p["name"].(string), n: p["n"].(int64), details: p["details"].([]any)})
 	}
 	slices.SortFunc(es, func(a, b hop2Entity) int { return cmp.Or(cmp.Compare(a.n, b.n), cmp.Compare(a.name, b.name)) })
@@ -310,6 +353,11 @@ func (h *hood) hop2(ctx context.Context, tx neo4jdrv.ManagedTransaction, f graph
 				h.pairs[[2]string{id, e.name}] = true
 				h.detail(d)
 			}
+		}
+	}
+	for _, d := range links {
+		if h.add(d.([]any)[0].(string)) {
+			h.detail(d)
 		}
 	}
 	return nil
@@ -344,11 +392,7 @@ func (h *hood) rank() []walk.Result {
 	}
 	slices.SortFunc(links, func(a, b [2]string) int { return cmp.Or(cmp.Compare(a[0], b[0]), cmp.Compare(a[1], b[1])) })
 	for _, l := range links {
-		w := walk.SupersedesWeight
-		if h.links[l] == "NEXT" {
-			w = walk.NextWeight
-		}
-		g.Link(l[0], l[1], w)
+		g.Link(l[0], l[1], walk.LinkWeight(h.links[l]))
 	}
 	return g.Rank(h.req)
 }

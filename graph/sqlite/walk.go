@@ -70,21 +70,39 @@ const walkHop2 = `SELECT j.value, (
     ORDER BY x.created_at DESC, x.memory_rid DESC LIMIT ?))
 FROM json_each(?) j`
 
-// Links among a list of memories: SUPERSEDES. Relies on the supersedes
-// primary key.
-const walkLinks = `SELECT s.new_rid, s.old_rid
+// Links among a list of memories: SUPERSEDES and NEXT, with their kind.
+// Relies on the supersedes and memory_next primary keys.
+const walkLinks = `SELECT s.new_rid, s.old_rid, 'SUPERSEDES'
 FROM json_each(?) j CROSS JOIN supersedes s ON s.new_rid = j.value
-WHERE s.old_rid IN (SELECT value FROM json_each(?))`
+WHERE s.old_rid IN (SELECT value FROM json_each(?))
+UNION ALL
+SELECT n.prev_rid, n.next_rid, 'NEXT'
+FROM json_each(?) j CROSS JOIN memory_next n ON n.prev_rid = j.value
+WHERE n.next_rid IN (SELECT value FROM json_each(?))`
+
+// The admitted memories linked to a list of memories by NEXT or
+// SUPERSEDES, either way. Relies on the memory_next and supersedes primary
+// keys and on memory_next_next and supersedes_old. %s: the filter.
+const walkLinked = `SELECT m.rid, m.id FROM (
+  SELECT n.next_rid AS rid FROM json_each(?) j CROSS JOIN memory_next n ON n.prev_rid = j.value
+  UNION SELECT n.prev_rid FROM json_each(?) j CROSS JOIN memory_next n ON n.next_rid = j.value
+  UNION SELECT s.old_rid FROM json_each(?) j CROSS JOIN supersedes s ON s.new_rid = j.value
+  UNION SELECT s.new_rid FROM json_each(?) j CROSS JOIN supersedes s ON s.old_rid = j.value
+) r CROSS JOIN memories m ON m.rid = r.rid
+WHERE %s
+ORDER BY m.rid`
 
 // Walk implements graph.Store: it loads the neighbourhood on one snapshot
-// in seven prepared statements — resolve the seed names (walkResolve),
+// in eight prepared statements — resolve the seed names (walkResolve),
 // admit the seed memories (walkSeeds), expand the seed entities
-// (walkExpand), read the entities of the memories reached (walkMentions),
-// expand those (walkHop2), complete the MENTIONS edges of the second hop's
-// memories (walkPairs), read the links (walkLinks) — runs walk.Rank in Go,
-// and loads the memories returned (memoriesByRID). Every statement that
-// reaches a memory applies the filter; the others start from memories
-// already admitted.
+// (walkExpand), add the memories linked to those (walkLinked), read the
+// entities of the memories reached (walkMentions), expand those
+// (walkHop2) and add the memories linked to the first hop (walkLinked
+// again), complete the MENTIONS edges of the second hop's memories
+// (walkPairs), read the links among them all (walkLinks) — runs walk.Rank
+// in Go, and loads the memories returned (memoriesByRID). Every statement
+// that reaches a memory applies the filter; the others start from
+// memories already admitted.
 func (s *Store) Walk(ctx context.Context, f graph.Filter, r graph.WalkRequest) ([]graph.Walked, error) {
 	w, err := memoryFilter(f, false)
 	if err != nil {
@@ -98,7 +116,7 @@ func (s *Store) Walk(ctx context.Context, f graph.Filter, r graph.WalkRequest) (
 		return nil, nil
 	}
 	texts := []string{walkResolve, fmt.Sprintf(walkSeeds, w.sql()), fmt.Sprintf(walkExpand, w.sql()), walkMentions,
-		walkPairs, walkLinks, fmt.Sprintf(walkHop2, w.sql()), memoriesByRID}
+		walkPairs, walkLinks, fmt.Sprintf(walkHop2, w.sql()), memoriesByRID, fmt.Sprintf(walkLinked, w.sql())}
 	stmts := make([]*sql.Stmt, len(texts)) // before the transaction: see stmtCache
 	for i, q := range texts {
 		if stmts[i], err = s.stmts.get(ctx, q); err != nil {
@@ -203,6 +221,11 @@ func (l *walkLoad) load(ctx context.Context, run func(int, ...any) (*sql.Rows, e
 	if err := l.expand(run, w, e1); err != nil {
 		return err
 	}
+	// The memories linked to those (the next turn of a session, the
+	// memory that replaced one) join the first hop.
+	if err := l.linked(run, w, l.order); err != nil {
+		return err
+	}
 	hop1 := len(l.order)
 	// The entities of the seed memories and of the first hop.
 	js, _ := json.Marshal(l.order)
@@ -230,6 +253,9 @@ func (l *walkLoad) load(ctx context.Context, run func(int, ...any) (*sql.Rows, e
 	// all fit in the fanout, and the MENTIONS edges of the memories reached
 	// to every entity of the neighbourhood.
 	if err := l.expandHop2(run, w, e2); err != nil {
+		return err
+	}
+	if err := l.linked(run, w, l.order[:hop1]); err != nil {
 		return err
 	}
 	if len(l.order) > hop1 {
@@ -273,24 +299,28 @@ func (l *walkLoad) load(ctx context.Context, run func(int, ...any) (*sql.Rows, e
 	for _, p := range pairs {
 		l.g.Mention(p[0], p[1])
 	}
-	// Links among the memories loaded.
+	// Links among the memories loaded: one per pair, NEXT before
+	// SUPERSEDES (as on every store).
 	all, _ := json.Marshal(l.order)
-	rows, err = run(5, string(all), string(all))
+	rows, err = run(5, string(all), string(all), string(all), string(all))
 	if err != nil {
 		return err
 	}
-	links, err := collect(rows, func(sc scanner) (p [2]int64, err error) { return p, sc.Scan(&p[0], &p[1]) })
+	type link struct{ a, b, kind string }
+	links, err := collect(rows, func(sc scanner) (x link, err error) {
+		var a, b int64
+		err = sc.Scan(&a, &b, &x.kind)
+		x.a, x.b = min(l.ids[a], l.ids[b]), max(l.ids[a], l.ids[b])
+		return x, err
+	})
 	if err != nil {
 		return err
 	}
-	ls := make([][2]string, 0, len(links))
-	for _, p := range links {
-		a, b := l.ids[p[0]], l.ids[p[1]]
-		ls = append(ls, [2]string{min(a, b), max(a, b)})
-	}
-	slices.SortFunc(ls, func(a, b [2]string) int { return cmp.Or(cmp.Compare(a[0], b[0]), cmp.Compare(a[1], b[1])) })
-	for _, p := range ls {
-		l.g.Link(p[0], p[1], walk.SupersedesWeight)
+	slices.SortFunc(links, func(x, y link) int {
+		return cmp.Or(cmp.Compare(x.a, y.a), cmp.Compare(x.b, y.b), cmp.Compare(x.kind, y.kind))
+	})
+	for _, x := range links {
+		l.g.Link(x.a, x.b, walk.LinkWeight(x.kind))
 	}
 	return ctx.Err()
 }
@@ -422,6 +452,27 @@ func (l *walkLoad) expandHop2(run func(int, ...any) (*sql.Rows, error), w *where
 		}
 		l.df[x.rid] = int64(len(x.list.R))
 		l.addMems(x.rid, x.list)
+	}
+	return nil
+}
+
+// linked adds the admitted memories linked to from (walkLinked), while
+// there is room.
+func (l *walkLoad) linked(run func(int, ...any) (*sql.Rows, error), w *where, from []int64) error {
+	if len(from) == 0 {
+		return nil
+	}
+	js, _ := json.Marshal(from)
+	rows, err := run(8, append([]any{string(js), string(js), string(js), string(js)}, w.args...)...)
+	if err != nil {
+		return err
+	}
+	got, err := collect(rows, func(sc scanner) (sd seed, err error) { return sd, sc.Scan(&sd.rid, &sd.id) })
+	if err != nil {
+		return err
+	}
+	for _, sd := range got {
+		l.add(sd.rid, sd.id)
 	}
 	return nil
 }

@@ -56,6 +56,8 @@ func Run(t *testing.T, open func(t *testing.T) graph.Store, cfg Config) {
 		{"Candidates", testCandidates},
 		{"Neighbours", testNeighbours},
 		{"Walk", testWalk},
+		{"SessionNext", testSessionNext},
+		{"CoOccurs", testCoOccurs},
 		{"KeywordSearch", testKeywordSearch},
 		{"KeywordStatistics", testKeywordStatistics},
 		{"ListFilters", testListFilters},

@@ -34,6 +34,18 @@ const (
 	SupersedesWeight = 0.5
 )
 
+// LinkWeight is the weight of a link of kind NEXT or SUPERSEDES (the
+// relationship types; 0, no link, for any other).
+func LinkWeight(kind string) float64 {
+	switch kind {
+	case "NEXT":
+		return NextWeight
+	case "SUPERSEDES":
+		return SupersedesWeight
+	}
+	return 0
+}
+
 // CommonDF is the df a store gives an entity of the second hop that more
 // than graph.WalkFanout admitted memories mention: it is not expanded, and
 // counting it exactly would cost more than the rest of the walk, so it
