@@ -54,9 +54,10 @@ func queryEntities(query string) map[string]float64 {
 	return out
 }
 
-// properNames returns the lower-cased 1-3 word spans of query whose every
-// word starts with a capital letter or a digit, the first word of the query
-// (capitalised as a sentence) excepted unless the next word is capitalised
+// properNames returns the lower-cased 1-3 word spans of query written as
+// proper nouns: each word starts with a capital letter or a digit, but for
+// stop words inside the span ("Siege of Cassel"). The query's first word,
+// capitalised as a sentence, counts only when the next word is capitalised
 // too.
 func properNames(query string) map[string]bool {
 	raw := strings.FieldsFunc(query, func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) })
@@ -70,8 +71,15 @@ func properNames(query string) map[string]bool {
 	}
 	out := map[string]bool{}
 	for i := range raw {
+		if !capital[i] {
+			continue
+		}
 		for n := 1; n <= 3 && i+n <= len(raw); n++ {
-			if !capital[i+n-1] {
+			last := i + n - 1
+			if !capital[last] {
+				if stopWords[strings.ToLower(raw[last])] {
+					continue // inside the span, if a capital follows
+				}
 				break
 			}
 			out[strings.ToLower(strings.Join(raw[i:i+n], " "))] = true
