@@ -65,6 +65,9 @@ func standardQuantities(s string) string {
 	if strings.ContainsAny(s, "°º") {
 		s = degreeRE.ReplaceAllStringFunc(s, func(m string) string {
 			sub := degreeRE.FindStringSubmatch(m)
+			if sub == nil { // matched only with what follows it ("45°N": \b before the N)
+				return m
+			}
 			switch strings.ToLower(sub[2]) {
 			case "c":
 				return sub[1] + " degrees celsius"
