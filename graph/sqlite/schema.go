@@ -247,7 +247,15 @@ ALTER TABLE outbox ADD COLUMN last_error TEXT NOT NULL DEFAULT '';
 ALTER TABLE outbox ADD COLUMN dead INTEGER NOT NULL DEFAULT 0;
 CREATE INDEX outbox_due ON outbox(dead, next_attempt_at, rid);
 `,
-	// 8: edges built at write time (docs/graph.md). NEXT from the previous
+	// 8: attenuate edits by a delta (graph.Edit.Delta); the edits of given
+	// memories (ListEdits on the read path) without walking the tenant's;
+	// audit events listed by actor.
+	`
+ALTER TABLE edits ADD COLUMN delta REAL;
+CREATE INDEX edits_target ON edits(tenant_id, target_memory_id, status);
+CREATE INDEX audit_actor ON audit_events(tenant_id, actor_id, created_at, rid);
+`,
+	// 9: edges built at write time (docs/graph.md). NEXT from the previous
 	// memory of a session to the next (memories_session finds the
 	// session's newest: event time, then created_at, then rid); NEXT
 	// between the chunks of a version is their order (chunks_version).

@@ -71,14 +71,16 @@ const walkHop2 = `SELECT j.value, (
 FROM json_each(?) j`
 
 // Links among a list of memories: SUPERSEDES and NEXT, with their kind.
-// Relies on the supersedes and memory_next primary keys.
+// Relies on the supersedes and memory_next primary keys, read by the
+// first column only: the unary + keeps the planner from probing every pair
+// of the two lists through supersedes_old or memory_next_next.
 const walkLinks = `SELECT s.new_rid, s.old_rid, 'SUPERSEDES'
 FROM json_each(?) j CROSS JOIN supersedes s ON s.new_rid = j.value
-WHERE s.old_rid IN (SELECT value FROM json_each(?))
+WHERE +s.old_rid IN (SELECT value FROM json_each(?))
 UNION ALL
 SELECT n.prev_rid, n.next_rid, 'NEXT'
 FROM json_each(?) j CROSS JOIN memory_next n ON n.prev_rid = j.value
-WHERE n.next_rid IN (SELECT value FROM json_each(?))`
+WHERE +n.next_rid IN (SELECT value FROM json_each(?))`
 
 // The admitted memories linked to a list of memories by NEXT or
 // SUPERSEDES, either way. Relies on the memory_next and supersedes primary
