@@ -99,13 +99,15 @@ func (e *Engine) retrieveHybrid(ctx context.Context, q searchPlan) (*pool, error
 }
 
 // retrieveGraph runs the graph signal: a walk from the entities the query
-// names and from every keyword hit, weighing 1/rank (graph mode has no
-// dense pass of its own; the keyword hits are the store's, and as seeds
-// they stay candidates, so the walk adds to keyword search and reorders
-// it). When it finds nothing, the vector
-// and keyword signals run instead (the fallback, reported); otherwise, with
-// rerank on, they score the walk's memories only. The query embeds ahead
-// only for the rerank; without rerank, only when the fallback needs it.
+// names and from the best keyword hits (graph mode has no dense pass of its
+// own; the keyword hits are the store's). With rerank on, the walk's
+// memories and the keyword hits are the candidates, scored by vector
+// similarity and keyword rank besides the walk, so graph mode adds to
+// keyword search what the walk reaches; with rerank off, the walk's
+// memories in its order. When nothing seeds the walk and no keyword hit is
+// found, the vector signal runs instead (the fallback, reported). The query embeds
+// ahead only for the rerank; without rerank, only when the fallback needs
+// it.
 func (e *Engine) retrieveGraph(ctx context.Context, q searchPlan) (*pool, bool, error) {
 	p := newPool()
 	ahead := aheadNone
@@ -118,25 +120,18 @@ func (e *Engine) retrieveGraph(ctx context.Context, q searchPlan) (*pool, bool, 
 	if err != nil {
 		return nil, false, err
 	}
-	seeds := walkSeeds{entities: queryEntities(q.text), limit: graphPool}
-	seeds.addHits(keywordIDs(kw, len(kw)))
+	seeds := walkSeeds{entities: queryEntities(q.text), limit: walkPool}
+	seeds.addHits(keywordIDs(kw, walkSeedHits))
 	if err := e.walkSearch(ctx, q, p, seeds); err != nil {
 		return nil, false, err
 	}
-	if len(p.order) == 0 {
-		if err := v.search(ctx, p); err != nil {
-			return nil, false, err
-		}
-		addKeyword(p, kw, nil)
-		return p, true, nil
+	if len(p.order) == 0 && len(kw) == 0 {
+		return p, true, v.search(ctx, p)
 	}
 	if !q.rt.RerankEnabled() {
 		return p, false, nil
 	}
-	within := map[string]bool{}
-	for _, id := range p.order {
-		within[id] = true
-	}
+	addKeyword(p, kw, nil)
 	if q.withVectors {
 		qvec, err := v.embedding(ctx)
 		if err != nil {
@@ -150,7 +145,6 @@ func (e *Engine) retrieveGraph(ctx context.Context, q searchPlan) (*pool, bool, 
 			p.add(signalVector, i+1, h.ID, nil, float64(h.Score))
 		}
 	}
-	addKeyword(p, kw, within)
 	return p, false, nil
 }
 
