@@ -284,7 +284,7 @@ func ingestConversation(ctx context.Context, store graph.Store, idx vector.Index
 			Memory: graph.Memory{
 				ID: c.ID + "." + t.DiaID, Scope: graph.Scope{TenantID: benchTenant}, UserID: c.ID, Type: "episode",
 				Layer: "World", Sublayer: "Event", SubjectType: "conversation", SubjectID: c.ID,
-				Importance: 0.5, CreatedAt: t.At.UTC(), SourceKind: graph.SourceIngestedEvidence,
+				SessionID: c.ID + "/" + turnSession(t.DiaID), Importance: 0.5, CreatedAt: t.At.UTC(), SourceKind: graph.SourceIngestedEvidence,
 			},
 			Version: graph.VersionInput{Content: turnText(t), IndexText: turnText(t), Entities: dedupeRefs(refs)},
 		})
@@ -316,6 +316,14 @@ func ingestConversation(ctx context.Context, store graph.Store, idx vector.Index
 		}
 	}
 	return nil
+}
+
+// turnSession is the session of a dialog id ("D3" of "D3:5"): the turns of
+// one session are one session of the conversation's memories, so the store
+// links each turn to the next (NEXT edges, which the graph walk follows).
+func turnSession(diaID string) string {
+	s, _, _ := strings.Cut(diaID, ":")
+	return s
 }
 
 // dedupeRefs keeps the first reference per norm name.

@@ -55,11 +55,21 @@ func (e *Engine) effectiveView(ctx context.Context, q searchPlan, hs []*hit) ([]
 		case graph.StatusArchived:
 			factor *= archivedFactor
 		}
-		h.score *= factor
+		h.score = scaled(h.score, factor)
 		h.norm = min(h.norm*factor, 1)
 	}
 	sortHits(hs)
 	return successorsFirst(hs), nil
+}
+
+// scaled applies a prior factor to a fused score so that a factor below 1
+// always lowers it: z-score fusion gives negative scores, which a plain
+// product would raise (an attenuated memory ranked higher).
+func scaled(score, factor float64) float64 {
+	if score < 0 {
+		return score / factor
+	}
+	return score * factor
 }
 
 // applyEdits reads the approved edits on hs and applies them (foldEdits

@@ -74,3 +74,10 @@ func TestContradictions(t *testing.T) {
 	notes[1].Memory.Sublayer = "Event"
 	assert.Empty(t, contradictions(notes), "only beliefs and facts are compared")
 }
+
+func TestScaledLowersWhateverTheSign(t *testing.T) {
+	for _, score := range []float64{2, 0.5, 0, -0.5, -2} {
+		assert.LessOrEqual(t, scaled(score, 0.75), score, "factor below 1 lowers %v", score)
+		assert.GreaterOrEqual(t, scaled(score, 1.25), score, "factor above 1 raises %v", score)
+	}
+}

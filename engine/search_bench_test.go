@@ -27,7 +27,10 @@ import (
 
 // benchCorpus is one loaded synthetic corpus.
 type benchCorpus struct {
-	eng     *engine.Engine
+	eng *engine.Engine
+	// noGraph is eng under the default policy with the graph's fusion
+	// weight 0: hybrid search without the walk, measured in the same run.
+	noGraph *engine.Engine
 	p       graph.Principal
 	queries []string
 	vectors bool
@@ -84,6 +87,17 @@ func loadBenchCorpus(b *testing.B, n int) *benchCorpus {
 	}
 	c.eng, err = engine.New(opts)
 	require.NoError(b, err)
+	noGraph := *pol
+	noGraph.Retrieval.FusionWeights = map[string]float64{}
+	for s, w := range pol.Retrieval.FusionWeights {
+		noGraph.Retrieval.FusionWeights[s] = w
+	}
+	noGraph.Retrieval.FusionWeights["graph"] = 0
+	if opts.Policy, err = policy.NewHolder(&noGraph); err != nil {
+		b.Fatal(err)
+	}
+	c.noGraph, err = engine.New(opts)
+	require.NoError(b, err)
 	// Queries name 1-3 entities and a few words, as a user would.
 	ents, words := corpus.EntityQueries(200), corpus.KeywordQueries(200)
 	for i := range ents {
@@ -124,14 +138,21 @@ func BenchmarkSearch(b *testing.B) {
 	for _, n := range sizes {
 		b.Run(fmt.Sprintf("store=%s/n=%d", graphtest.Backend(), n), func(b *testing.B) {
 			c := loadBenchCorpus(b, n)
-			for _, mode := range []string{"graph", "hybrid"} {
-				b.Run("mode="+mode, func(b *testing.B) {
+			for _, v := range []struct {
+				name, mode string
+				eng        *engine.Engine
+			}{
+				{"mode=graph", "graph", c.eng},
+				{"mode=hybrid", "hybrid", c.eng},
+				{"mode=hybrid/graph_weight=0", "hybrid", c.noGraph},
+			} {
+				b.Run(v.name, func(b *testing.B) {
 					ctx := context.Background()
 					lat := make([]time.Duration, 0, b.N)
 					found := 0
 					for i := 0; b.Loop(); i++ {
 						start := time.Now()
-						resp, err := c.eng.Search(ctx, c.p, engine.SearchRequest{Query: c.queries[i%len(c.queries)], Mode: mode})
+						resp, err := v.eng.Search(ctx, c.p, engine.SearchRequest{Query: c.queries[i%len(c.queries)], Mode: v.mode})
 						lat = append(lat, time.Since(start))
 						if err != nil {
 							b.Fatal(err)

@@ -1,7 +1,6 @@
 package engine
 
 import (
-	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -14,12 +13,9 @@ import (
 // Candidate pool sizes: how many memories each signal hands to fusion. They
 // trade recall for latency; docs/search.md records how they were tuned.
 const (
-	// graphPool caps Store.Candidates.
+	// graphPool caps Store.Candidates and Store.Neighbours of the
+	// node_distance reranker.
 	graphPool = 200
-	// expansionSeeds is how many top graph candidates seed the 1-hop
-	// expansion, and expansionPerSeed how many neighbours each adds.
-	expansionSeeds   = 10
-	expansionPerSeed = 5
 	// keywordPool caps Store.KeywordSearch.
 	keywordPool = 100
 	// vectorPool is the vector hits wanted after the effective view; the
@@ -64,10 +60,10 @@ func (e *Engine) retrieveVector(ctx context.Context, q searchPlan) (*pool, error
 }
 
 // retrieveHybrid runs the three signals. The query is embedded, the index
-// searched and its hits loaded while the store answers the graph and keyword
-// signals side by side; the pool still takes them in the order graph,
-// vector, keyword. A signal whose fusion weight is 0 could only add unscored
-// hits, so it does not run (the default policy weighs graph 0).
+// searched and its hits loaded while the store answers the keyword signal;
+// then the graph walk starts from the entities the query names and from the
+// best hits of both (search_graph.go). A signal whose fusion weight is 0
+// could only add unscored hits, so it does not run, and it seeds no walk.
 func (e *Engine) retrieveHybrid(ctx context.Context, q searchPlan) (*pool, error) {
 	runs := func(signal string) bool { return weight(q.rt.FusionWeights, signal) > 0 }
 	p := newPool()
@@ -76,24 +72,12 @@ func (e *Engine) retrieveHybrid(ctx context.Context, q searchPlan) (*pool, error
 		v = e.startQueryVector(ctx, q, aheadSearch)
 		defer v.wait()
 	}
-	var (
-		kw    []graph.Scored
-		kwErr error
-		gErr  error
-		kwOK  = make(chan struct{})
-	)
-	go func() {
-		defer close(kwOK)
-		if runs(signalKeyword) {
-			kw, kwErr = e.keywordHits(ctx, q)
+	var kw []graph.Scored
+	if runs(signalKeyword) {
+		var err error
+		if kw, err = e.keywordHits(ctx, q); err != nil {
+			return nil, err
 		}
-	}()
-	if runs(signalGraph) {
-		gErr = e.graphSearch(ctx, q, p)
-	}
-	<-kwOK
-	if err := cmp.Or(gErr, kwErr); err != nil {
-		return nil, err
 	}
 	if v != nil {
 		if err := v.search(ctx, p); err != nil {
@@ -101,13 +85,29 @@ func (e *Engine) retrieveHybrid(ctx context.Context, q searchPlan) (*pool, error
 		}
 	}
 	addKeyword(p, kw, nil)
+	if runs(signalGraph) {
+		seeds := walkSeeds{entities: queryEntities(q.text), limit: walkPool}
+		if v != nil {
+			seeds.addHits(vectorIDs(v.hits, v.mems))
+		}
+		seeds.addHits(keywordIDs(kw, walkSeedHits))
+		if err := e.walkSearch(ctx, q, p, seeds); err != nil {
+			return nil, err
+		}
+	}
 	return p, nil
 }
 
-// retrieveGraph runs the graph signal. When it finds nothing, the vector
-// and keyword signals run instead (the fallback, reported); otherwise, with
-// rerank on, they score the graph's candidates only. The query embeds ahead
-// only for the rerank; without rerank, only when the fallback needs it.
+// retrieveGraph runs the graph signal: a walk from the entities the query
+// names and from the best keyword hits (graph mode has no dense pass of its
+// own; the keyword hits are the store's). With rerank on, the walk's
+// memories and the keyword hits are the candidates, scored by vector
+// similarity and keyword rank besides the walk, so graph mode adds to
+// keyword search what the walk reaches; with rerank off, the walk's
+// memories in its order. When nothing seeds the walk and no keyword hit is
+// found, the vector signal runs instead (the fallback, reported). The query embeds
+// ahead only for the rerank; without rerank, only when the fallback needs
+// it.
 func (e *Engine) retrieveGraph(ctx context.Context, q searchPlan) (*pool, bool, error) {
 	p := newPool()
 	ahead := aheadNone
@@ -116,22 +116,22 @@ func (e *Engine) retrieveGraph(ctx context.Context, q searchPlan) (*pool, bool, 
 	}
 	v := e.startQueryVector(ctx, q, ahead)
 	defer v.wait()
-	if err := e.graphSearch(ctx, q, p); err != nil {
+	kw, err := e.keywordHits(ctx, q)
+	if err != nil {
 		return nil, false, err
 	}
-	if len(p.order) == 0 {
-		if err := v.search(ctx, p); err != nil {
-			return nil, false, err
-		}
-		return p, true, e.keywordSearch(ctx, q, p, nil)
+	seeds := walkSeeds{entities: queryEntities(q.text), limit: walkPool}
+	seeds.addHits(keywordIDs(kw, walkSeedHits))
+	if err := e.walkSearch(ctx, q, p, seeds); err != nil {
+		return nil, false, err
+	}
+	if len(p.order) == 0 && len(kw) == 0 {
+		return p, true, v.search(ctx, p)
 	}
 	if !q.rt.RerankEnabled() {
 		return p, false, nil
 	}
-	within := map[string]bool{}
-	for _, id := range p.order {
-		within[id] = true
-	}
+	addKeyword(p, kw, nil)
 	if q.withVectors {
 		qvec, err := v.embedding(ctx)
 		if err != nil {
@@ -146,7 +146,7 @@ func (e *Engine) retrieveGraph(ctx context.Context, q searchPlan) (*pool, bool, 
 		}
 		p.qvec = qvec
 	}
-	return p, false, e.keywordSearch(ctx, q, p, within)
+	return p, false, nil
 }
 
 // What a queryVector does ahead, on a goroutine of its own (the embedder

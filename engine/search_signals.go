@@ -1,85 +1,12 @@
 package engine
 
 import (
-	"cmp"
 	"context"
 	"fmt"
-	"math"
-	"slices"
 
 	"github.com/mnemo-dev/mnemo/graph"
 	"github.com/mnemo-dev/mnemo/vector"
 )
-
-// graphSearch adds the graph signal: memories that mention an entity named
-// in the query, most matched entities first, then (1 hop) memories sharing
-// entities with the best of them.
-func (e *Engine) graphSearch(ctx context.Context, q searchPlan, p *pool) error {
-	names := queryNames(q.text)
-	if len(names) == 0 {
-		return nil
-	}
-	cands, err := e.store.Candidates(ctx, q.f, names, graphPool)
-	if err != nil {
-		return fmt.Errorf("graph candidates: %w", err)
-	}
-	// The graph ranks candidates by the specificity of the entities they
-	// match: sum over matched names of ln(1 + n/df), df being how many
-	// candidates match that name (a name every candidate mentions says
-	// little). Equal scores share a rank (competition ranking), so the other
-	// signals break the tie.
-	df := map[string]int{}
-	for _, c := range cands {
-		for _, n := range c.Matched {
-			df[n]++
-		}
-	}
-	spec := make([]float64, len(cands))
-	order := make([]int, len(cands))
-	for i, c := range cands {
-		order[i] = i
-		for _, n := range c.Matched {
-			spec[i] += math.Log(1 + float64(len(cands))/float64(df[n]))
-		}
-	}
-	slices.SortStableFunc(order, func(a, b int) int { return cmp.Compare(spec[b], spec[a]) })
-	rank := 0
-	for pos, i := range order {
-		c := &cands[i]
-		if pos == 0 || spec[i] != spec[order[pos-1]] {
-			rank = pos + 1
-		}
-		h := p.add(signalGraph, rank, c.Memory.ID, &c.Memory, spec[i])
-		h.path = c.Matched
-	}
-	seedsFrom := make([]graph.Candidate, len(order))
-	for pos, i := range order {
-		seedsFrom[pos] = cands[i]
-	}
-	cands = seedsFrom
-	if q.rt.Hops() < 1 || len(cands) == 0 {
-		return nil
-	}
-	seeds := make([]string, 0, expansionSeeds)
-	for _, c := range cands[:min(len(cands), expansionSeeds)] {
-		seeds = append(seeds, c.Memory.ID)
-	}
-	ns, err := e.store.Neighbours(ctx, q.f, seeds, expansionPerSeed)
-	if err != nil {
-		return fmt.Errorf("graph expansion: %w", err)
-	}
-	// One hop away ranks after every direct candidate; expansions tie.
-	rank = len(cands) + 1
-	for i := range ns {
-		n := &ns[i]
-		if _, seen := p.hits[n.Memory.ID]; seen {
-			continue
-		}
-		h := p.add(signalGraph, rank, n.Memory.ID, &n.Memory, n.Weight)
-		h.path = n.Shared
-	}
-	return nil
-}
 
 // keywordSearch adds the keyword signal. With within set, only memories
 // already in the pool are ranked (rerank of graph candidates).

@@ -32,3 +32,36 @@ func TestQueryNames(t *testing.T) {
 		})
 	}
 }
+
+func TestQueryEntities(t *testing.T) {
+	tests := []struct {
+		name, query string
+		want        map[string]float64 // a subset of what is linked
+		absent      []string
+	}{
+		{"proper nouns weigh 1, other names lowerCaseLink",
+			"How many Publix stores are in the state where Hank Snow lived?",
+			map[string]float64{"publix": 1, "hank snow": 1, "hank": 1, "snow": 1, "state": lowerCaseLink, "publix stores": lowerCaseLink},
+			nil},
+		{"a stop word inside a name", "What body of water is near the Siege of Cassel?",
+			map[string]float64{"siege of cassel": 1, "cassel": 1, "body of water": lowerCaseLink},
+			nil},
+		{"the sentence's first word is no name on its own", "Where did Caroline go?",
+			map[string]float64{"caroline": 1}, []string{"where"}},
+		{"a name that opens the query", "Hank Snow recorded where?",
+			map[string]float64{"hank snow": 1, "hank": 1}, nil},
+		{"no capitals: every name alike", "deploy checklist for mnemo",
+			map[string]float64{"deploy checklist": lowerCaseLink, "mnemo": lowerCaseLink}, nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			got := queryEntities(tc.query)
+			for n, w := range tc.want {
+				assert.Equal(t, w, got[n], n)
+			}
+			for _, n := range tc.absent {
+				assert.NotContains(t, got, n)
+			}
+		})
+	}
+}

@@ -384,7 +384,9 @@ type Retrieval struct {
 	// FusionWeights weigh the signals (graph, vector, keyword) in fusion;
 	// a missing signal weighs 1.
 	FusionWeights map[string]float64 `yaml:"fusion_weights"`
-	// ExpansionHops is the graph expansion depth, 0 or 1; default 1.
+	// ExpansionHops was the depth of the graph signal's expansion, 0 or 1.
+	// It is accepted so that older policies still load, and ignored: the
+	// graph signal is a walk whose depth the store bounds (docs/search.md).
 	ExpansionHops *int `yaml:"expansion_hops"`
 	// Neighbours caps the neighbours appended per result.
 	Neighbours Neighbours `yaml:"neighbours"`
