@@ -45,3 +45,9 @@ func (e *Engine) Stats(ctx context.Context) (Stats, error) {
 	}
 	return st, nil
 }
+
+// AuthorizeStats checks that p may read the deployment-wide figures of
+// Stats (the admin permission): they span every tenant.
+func (e *Engine) AuthorizeStats(p graph.Principal) error {
+	return authorize(e.policy.Current(), p, PermAdmin)
+}
