@@ -43,7 +43,7 @@ func newStatsCollector(o Options) *statsCollector {
 	return &statsCollector{
 		read:     o.Stats,
 		ttl:      cmp.Or(o.StatsTTL, 5*time.Second),
-		wait:     cmp.Or(o.StatsWait, 50*time.Millisecond),
+		wait:     cmp.Or(o.StatsWait, 2*time.Millisecond),
 		timeout:  cmp.Or(o.StatsTimeout, 10*time.Second),
 		now:      o.Now,
 		memories: d("mnemo_memories", "Memories across tenants by status.", "status"),
