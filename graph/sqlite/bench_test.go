@@ -6,11 +6,11 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"strconv"
 	"testing"
 	"time"
 
+	"github.com/mnemo-dev/mnemo/bench/stats"
 	"github.com/mnemo-dev/mnemo/graph"
 	"github.com/mnemo-dev/mnemo/graph/sqlite"
 	"github.com/mnemo-dev/mnemo/graph/storetest"
@@ -102,18 +102,9 @@ func cachedStore(b *testing.B) (*sqlite.Store, storetest.SyntheticCorpus) {
 	return s, c
 }
 
-// reportLatency reports p50 and p95 of the per-query latencies in ms.
-func reportLatency(b *testing.B, lat []time.Duration) {
-	if len(lat) == 0 {
-		return
-	}
-	slices.Sort(lat)
-	at := func(p float64) float64 {
-		return float64(lat[min(len(lat)-1, int(p*float64(len(lat))))].Microseconds()) / 1000
-	}
-	b.ReportMetric(at(0.50), "p50_ms")
-	b.ReportMetric(at(0.95), "p95_ms")
-}
+// reportLatency reports p50_ms, p95_ms and p99_ms of the per-query
+// latencies.
+func reportLatency(b *testing.B, lat []time.Duration) { stats.Report(b, lat) }
 
 // timeLoop runs op once per benchmark iteration (i counts from 0) and
 // reports the latency percentiles.
@@ -213,4 +204,46 @@ func BenchmarkNeighbours(b *testing.B) {
 		}
 		return nil
 	})
+}
+
+// BenchmarkWalk runs the personalized PageRank of a 1-3 entity query
+// drawn with the corpus's Zipf distribution, seeded at its entities
+// (seeds=entities) and also at its 10 first candidates, as the engine
+// seeds from its best dense and keyword hits (seeds=entities+memories);
+// 20 memories returned, for a reader of every memory.
+func BenchmarkWalk(b *testing.B) {
+	for _, withMemories := range []bool{false, true} {
+		name := "seeds=entities"
+		if withMemories {
+			name = "seeds=entities+memories"
+		}
+		b.Run(name, func(b *testing.B) {
+			s, c := cachedStore(b)
+			qs := c.EntityQueries(256)
+			f := graph.Filter{Scope: benchScope, Reader: graph.System}
+			reqs := make([]graph.WalkRequest, len(qs))
+			for i, q := range qs {
+				reqs[i] = graph.WalkRequest{Entities: map[string]float64{}, Memories: map[string]float64{}, Limit: 20}
+				for _, n := range q {
+					reqs[i].Entities[n] = 1
+				}
+				if !withMemories {
+					continue
+				}
+				got, err := s.Candidates(b.Context(), f, q, 10)
+				if err != nil {
+					b.Fatal(err)
+				}
+				for _, g := range got {
+					reqs[i].Memories[g.Memory.ID] = 1
+				}
+			}
+			timeLoop(b, func(i int) error {
+				if _, err := s.Walk(b.Context(), f, reqs[i%len(reqs)]); err != nil {
+					return fmt.Errorf("walk %v: %w", qs[i%len(qs)], err)
+				}
+				return nil
+			})
+		})
+	}
 }
