@@ -60,6 +60,7 @@ func BenchmarkMetricsScrape(b *testing.B) {
 			}{
 				{"cached", time.Hour, 0, 0},
 				{"cold", 1, 0, time.Duration(n/1000) * 3 * time.Millisecond},
+				{"cold-nowait", 1, time.Nanosecond, time.Duration(n/1000) * 3 * time.Millisecond},
 				{"inline", 1, 10 * time.Second, 0},
 			} {
 				b.Run(v.name, func(b *testing.B) {
