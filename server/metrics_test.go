@@ -9,6 +9,7 @@ import (
 	"net/http/httptest"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/gin-gonic/gin"
 	dto "github.com/prometheus/client_model/go"
@@ -46,7 +47,8 @@ func newMetricsAPI(t *testing.T) *metricsAPI {
 	require.NoError(t, err)
 	t.Cleanup(func() { idx.Close() })
 	var eng *engine.Engine
-	m := metrics.New(metrics.Options{Stats: func(ctx context.Context) (engine.Stats, error) { return eng.Stats(ctx) }, StatsTTL: 1})
+	m := metrics.New(metrics.Options{Stats: func(ctx context.Context) (engine.Stats, error) { return eng.Stats(ctx) },
+		StatsTTL: 1, StatsWait: time.Minute}) // fresh figures on every scrape: the values are under test here, the bound in server/metrics
 	eng, err = engine.New(engine.Options{Store: st, Policy: holder, Index: idx, Embedder: &switchEmbedder{}, Observer: m})
 	require.NoError(t, err)
 	keys := map[string]graph.Principal{}
