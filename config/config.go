@@ -64,6 +64,13 @@ type Config struct {
 	// IdleTimeout closes a keep-alive connection idle this long (default
 	// 120s).
 	IdleTimeout time.Duration `yaml:"idle_timeout"`
+	// MetricsAddr, when set, is a second listener that serves /metrics
+	// without an API key (and /debug/pprof with Pprof), meant for a
+	// private network; /metrics on Listen always needs an admin key.
+	MetricsAddr string `yaml:"metrics_addr"`
+	// Pprof mounts /debug/pprof on the MetricsAddr listener (never on
+	// Listen).
+	Pprof bool `yaml:"pprof"`
 }
 
 // Neo4j locates a Neo4j 5 server.
@@ -130,6 +137,7 @@ type setting struct {
 	str              *string
 	i64              *int64
 	dur              *time.Duration
+	b                *bool
 }
 
 func (c *Config) settings() []setting {
@@ -155,6 +163,8 @@ func (c *Config) settings() []setting {
 		{flag: "request-timeout", env: "MNEMO_REQUEST_TIMEOUT", usage: "deadline of each request once read", dur: &c.RequestTimeout},
 		{flag: "write-timeout", env: "MNEMO_WRITE_TIMEOUT", usage: "time from request headers to the end of the answer", dur: &c.WriteTimeout},
 		{flag: "idle-timeout", env: "MNEMO_IDLE_TIMEOUT", usage: "keep-alive idle time", dur: &c.IdleTimeout},
+		{flag: "metrics-addr", env: "MNEMO_METRICS_ADDR", usage: "listen address serving /metrics without an API key (a private network)", str: &c.MetricsAddr},
+		{flag: "pprof", env: "MNEMO_PPROF", usage: "serve /debug/pprof on the metrics listener", b: &c.Pprof},
 	}
 }
 
@@ -178,6 +188,8 @@ func Load(name string, args []string, getenv func(string) string) (Config, []str
 			fs.StringVar(s.str, s.flag, "", s.usage+" (env "+s.env+")")
 		case s.dur != nil:
 			fs.DurationVar(s.dur, s.flag, 0, s.usage+" (env "+s.env+")")
+		case s.b != nil:
+			fs.BoolVar(s.b, s.flag, false, s.usage+" (env "+s.env+")")
 		default:
 			fs.Int64Var(s.i64, s.flag, 0, s.usage+" (env "+s.env+")")
 		}
@@ -235,6 +247,14 @@ func (s setting) set(v string) error {
 			return fmt.Errorf("%q is not a duration such as 30s or 2m", v)
 		}
 		*s.dur = d
+		return nil
+	}
+	if s.b != nil {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			return fmt.Errorf("%q is not true or false", v)
+		}
+		*s.b = b
 		return nil
 	}
 	n, err := strconv.ParseInt(v, 10, 64)
@@ -325,6 +345,10 @@ func (c Config) Validate() error {
 		return fail("request_timeout", "must be positive")
 	case c.IdleTimeout <= 0:
 		return fail("idle_timeout", "must be positive")
+	case c.Pprof && c.MetricsAddr == "":
+		return fail("pprof", "needs metrics_addr: pprof is served on the metrics listener only, never on the API's")
+	case c.MetricsAddr != "" && c.MetricsAddr == c.Listen:
+		return fail("metrics_addr", "must differ from listen")
 	case c.WriteTimeout <= c.ReadTimeout+c.RequestTimeout:
 		return fail("write_timeout", "%s must exceed read_timeout plus request_timeout (%s), or slow answers are cut off",
 			c.WriteTimeout, c.ReadTimeout+c.RequestTimeout)

@@ -92,6 +92,9 @@ func TestLoadErrorsNameTheField(t *testing.T) {
 		{"bad duration", nil, map[string]string{"MNEMO_READ_TIMEOUT": "soon"}, "MNEMO_READ_TIMEOUT"},
 		{"zero request timeout", nil, map[string]string{"MNEMO_REQUEST_TIMEOUT": "0s"}, "request_timeout"},
 		{"write timeout too short", []string{"--write-timeout", "50s"}, nil, "write_timeout"},
+		{"pprof without a metrics listener", []string{"--pprof"}, nil, "pprof"},
+		{"bad pprof", nil, map[string]string{"MNEMO_PPROF": "maybe"}, "MNEMO_PPROF"},
+		{"metrics on the API listener", []string{"--metrics-addr", "127.0.0.1:8080"}, nil, "metrics_addr"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -101,6 +104,12 @@ func TestLoadErrorsNameTheField(t *testing.T) {
 			assert.Equal(t, tt.field, fe.Field)
 		})
 	}
+	t.Run("pprof on the metrics listener", func(t *testing.T) {
+		c, _, err := Load("mnemo", []string{"--pprof", "--metrics-addr", "127.0.0.1:9464"}, envOf(nil))
+		require.NoError(t, err)
+		assert.True(t, c.Pprof)
+		assert.Equal(t, "127.0.0.1:9464", c.MetricsAddr)
+	})
 	t.Run("unknown yaml field", func(t *testing.T) {
 		_, _, err := Load("mnemo", []string{"--config", bad}, envOf(nil))
 		require.Error(t, err)

@@ -49,6 +49,9 @@ type Options struct {
 	VectorsOff bool
 	// Outbox tunes the retries of failed vector-index writes.
 	Outbox OutboxOptions
+	// Observer, when set, is told of every ingest, search and embedder
+	// call (metrics); nil tells no one.
+	Observer Observer
 }
 
 // Engine runs mnemo's use cases. It is safe for concurrent use and holds no
@@ -65,6 +68,7 @@ type Engine struct {
 	outbox   OutboxOptions // retries of failed outbox deliveries
 	xc       extractors    // write-path extractor cache, see ingest_extract.go
 	keys     keyLocks      // per-key write serialisation, see ingest_lock.go
+	obs      Observer      // nil: no one is told, see observe.go
 }
 
 // New builds an Engine from its options.
@@ -90,9 +94,12 @@ func New(o Options) (*Engine, error) {
 	if o.Now == nil {
 		o.Now = time.Now
 	}
+	if o.Observer != nil && o.Embedder != nil {
+		o.Embedder = observedEmbedder{Embedder: o.Embedder, obs: o.Observer}
+	}
 	return &Engine{
 		store: o.Store, index: o.Index, embedder: o.Embedder, policy: o.Policy,
-		log: o.Logger, now: o.Now, enqueue: !o.VectorsOff, outbox: o.Outbox.withDefaults(),
+		log: o.Logger, now: o.Now, enqueue: !o.VectorsOff, outbox: o.Outbox.withDefaults(), obs: o.Observer,
 	}, nil
 }
 

@@ -167,7 +167,7 @@ func (e *Engine) IngestBatch(ctx context.Context, p graph.Principal, rs []Ingest
 	case len(rs) > MaxBatch:
 		return nil, &graph.FieldError{Field: "items", Message: fmt.Sprintf("more than %d items", MaxBatch)}
 	}
-	return e.ingest(ctx, e.policy.Current(), p, rs, ingestOpts{})
+	return e.ingest(ctx, e.policy.Current(), p, rs, ingestOpts{batch: true})
 }
 
 // ingestOpts changes how the pipeline runs for a librarian's replay.
@@ -180,6 +180,8 @@ type ingestOpts struct {
 	// settle, when set, is the gate request the replay carries out: it is
 	// settled in the transaction of the write.
 	settle *settlement
+	// batch says IngestBatch called (for the Observer's mode).
+	batch bool
 }
 
 // conflictRetries bounds how often a batch is re-planned when a concurrent
@@ -219,7 +221,8 @@ func (e *Engine) planAndWrite(ctx context.Context, plans []*plan, o ingestOpts) 
 }
 
 // ingest runs the write path under pol, the request's policy snapshot.
-func (e *Engine) ingest(ctx context.Context, pol *policy.Policy, p graph.Principal, rs []IngestRequest, o ingestOpts) ([]IngestResult, error) {
+func (e *Engine) ingest(ctx context.Context, pol *policy.Policy, p graph.Principal, rs []IngestRequest, o ingestOpts) (out []IngestResult, err error) {
+	defer func() { e.observeIngest(o, len(rs), out, err) }()
 	if err := authorize(pol, p, PermWrite); err != nil {
 		return nil, err
 	}
@@ -235,7 +238,7 @@ func (e *Engine) ingest(ctx context.Context, pol *policy.Policy, p graph.Princip
 		return nil, err
 	}
 	e.indexNow(ctx, plans, ahead.wait())
-	out := make([]IngestResult, len(plans))
+	out = make([]IngestResult, len(plans))
 	for i, pl := range plans {
 		out[i] = pl.result()
 	}

@@ -125,7 +125,8 @@ type SearchResult struct {
 // Search runs the read path: authorize, find candidates per mode, rerank,
 // apply the effective view (edits, validity, supersession), validate and
 // shape the results per the display policy within the token budget.
-func (e *Engine) Search(ctx context.Context, p graph.Principal, r SearchRequest) (SearchResponse, error) {
+func (e *Engine) Search(ctx context.Context, p graph.Principal, r SearchRequest) (resp SearchResponse, err error) {
+	defer func() { e.observeSearch(r.Mode, resp, err) }()
 	q, err := e.planSearch(e.policy.Current(), p, r)
 	if err != nil {
 		return SearchResponse{}, err
@@ -134,7 +135,7 @@ func (e *Engine) Search(ctx context.Context, p graph.Principal, r SearchRequest)
 	if err != nil {
 		return SearchResponse{}, err
 	}
-	resp := SearchResponse{Query: q.text, Mode: q.mode, Reranker: q.reranker, Fallback: fallback,
+	resp = SearchResponse{Query: q.text, Mode: q.mode, Reranker: q.reranker, Fallback: fallback,
 		Results: []SearchResult{}, Contradictions: []Contradiction{}}
 	if abstains(q, ranked[:min(len(ranked), q.limit)]) {
 		resp.Abstained = true

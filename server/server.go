@@ -20,6 +20,7 @@ import (
 	"github.com/mnemo-dev/mnemo/engine"
 	"github.com/mnemo-dev/mnemo/graph"
 	"github.com/mnemo-dev/mnemo/policy"
+	"github.com/mnemo-dev/mnemo/server/metrics"
 )
 
 // HealthCheck reports whether one dependency can serve.
@@ -41,6 +42,9 @@ type Options struct {
 	// PolicyLoader reloads the policy for POST /v1/admin/policy/reload;
 	// nil answers 501.
 	PolicyLoader func() (*policy.Policy, error)
+	// Metrics, when set, records every request and is served at
+	// GET /metrics to API keys with the admin permission (metrics.go).
+	Metrics *metrics.Metrics
 }
 
 // Server is the HTTP API. It implements http.Handler.
@@ -52,6 +56,7 @@ type Server struct {
 	maxBody    int64
 	timeout    time.Duration
 	loadPolicy func() (*policy.Policy, error)
+	metrics    *metrics.Metrics
 	router     *gin.Engine
 }
 
@@ -75,7 +80,7 @@ func New(o Options) (*Server, error) {
 		o.RequestTimeout = DefaultRequestTimeout
 	}
 	s := &Server{engine: o.Engine, health: map[string]HealthCheck{}, log: o.Logger, maxBody: o.MaxBodyBytes,
-		timeout: o.RequestTimeout, loadPolicy: o.PolicyLoader}
+		timeout: o.RequestTimeout, loadPolicy: o.PolicyLoader, metrics: o.Metrics}
 	for name, probe := range o.Engine.Probes() {
 		s.health[name] = probe
 	}
@@ -84,13 +89,16 @@ func New(o Options) (*Server, error) {
 		s.keys = append(s.keys, keyEntry{hash: sha256.Sum256([]byte(k)), principal: p})
 	}
 	r := gin.New()
-	r.Use(gin.CustomRecoveryWithWriter(io.Discard, s.recovered), s.logRequests, s.deadline)
+	r.Use(s.observe, gin.CustomRecoveryWithWriter(io.Discard, s.recovered), s.logRequests, s.deadline)
 	r.HandleMethodNotAllowed = true
 	r.NoRoute(func(c *gin.Context) { s.fail(c, errorf(http.StatusNotFound, "not_found", "", "no such route")) })
 	r.NoMethod(func(c *gin.Context) {
 		s.fail(c, errorf(http.StatusMethodNotAllowed, "method_not_allowed", "", "method not allowed"))
 	})
 	r.GET("/healthz", s.healthz)
+	if s.metrics != nil {
+		r.GET("/metrics", s.authenticate, s.serveMetrics)
+	}
 	v1 := r.Group("/v1", s.authenticate)
 	v1.POST("/memories", s.createMemory)
 	v1.POST("/memories\\:batch", s.createMemories)

@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/pprof"
 	"os"
 	"os/signal"
 	"sync"
@@ -36,6 +37,7 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		RequestTimeout: a.cfg.RequestTimeout,
 		Health:         map[string]server.HealthCheck{"graph": a.store.Health},
 		PolicyLoader:   func() (*policy.Policy, error) { return loadPolicy(a.cfg) },
+		Metrics:        a.metrics,
 	})
 	if err != nil {
 		return err
@@ -64,24 +66,71 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	hs := server.NewHTTPServer(srv, server.Timeouts{
 		ReadHeader: a.cfg.ReadHeaderTimeout, Read: a.cfg.ReadTimeout, Write: a.cfg.WriteTimeout, Idle: a.cfg.IdleTimeout,
 	})
-	a.log.Info("mnemo serving", "addr", "http://"+ln.Addr().String(), "wiring", a.describe())
-	errc := make(chan error, 1)
-	go func() { errc <- hs.Serve(ln) }()
-	select {
-	case err := <-errc:
+	ms, mln, err := metricsListener(a)
+	if err != nil {
+		ln.Close()
 		return err
+	}
+	a.log.Info("mnemo serving", "addr", "http://"+ln.Addr().String(), "wiring", a.describe())
+	errc := make(chan error, 2)
+	go func() { errc <- hs.Serve(ln) }()
+	servers := []*http.Server{hs}
+	if ms != nil {
+		a.log.Info("metrics serving", "addr", "http://"+mln.Addr().String()+"/metrics", "pprof", a.cfg.Pprof)
+		go func() { errc <- ms.Serve(mln) }()
+		servers = append(servers, ms)
+	}
+	var served error
+	select {
+	case served = <-errc:
 	case <-ctx.Done():
 	}
 	a.log.Info("shutting down")
 	shutdown, cancel := context.WithTimeout(context.Background(), 15*time.Second)
 	defer cancel()
-	if err := hs.Shutdown(shutdown); err != nil {
-		return fmt.Errorf("shutdown: %w", err)
+	for _, s := range servers {
+		if err := s.Shutdown(shutdown); err != nil {
+			return fmt.Errorf("shutdown: %w", err)
+		}
 	}
-	if err := <-errc; !errors.Is(err, http.ErrServerClosed) {
-		return err
+	pending := len(servers)
+	if served != nil {
+		pending-- // it ended on its own
+	}
+	for range pending {
+		if err := <-errc; !errors.Is(err, http.ErrServerClosed) {
+			return err
+		}
+	}
+	if served != nil && !errors.Is(served, http.ErrServerClosed) {
+		return served
 	}
 	return nil
+}
+
+// metricsListener opens the metrics listener when --metrics-addr is set:
+// /metrics without an API key, and /debug/pprof with --pprof. Both are
+// for a private network; the API listener never serves pprof.
+func metricsListener(a *app) (*http.Server, net.Listener, error) {
+	if a.cfg.MetricsAddr == "" {
+		return nil, nil, nil
+	}
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", a.metrics.Handler())
+	if a.cfg.Pprof {
+		mux.HandleFunc("/debug/pprof/", pprof.Index)
+		mux.HandleFunc("/debug/pprof/cmdline", pprof.Cmdline)
+		mux.HandleFunc("/debug/pprof/profile", pprof.Profile)
+		mux.HandleFunc("/debug/pprof/symbol", pprof.Symbol)
+		mux.HandleFunc("/debug/pprof/trace", pprof.Trace)
+	}
+	ln, err := net.Listen("tcp", a.cfg.MetricsAddr)
+	if err != nil {
+		return nil, nil, fmt.Errorf("listen for metrics: %w", err)
+	}
+	// A CPU profile or trace runs for its ?seconds= (30 s by default): the
+	// write timeout leaves room for it.
+	return server.NewHTTPServer(mux, server.Timeouts{Write: 120 * time.Second}), ln, nil
 }
 
 // reloadOnHangup reloads the policy file on SIGHUP until ctx ends. A bad

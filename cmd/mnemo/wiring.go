@@ -16,6 +16,7 @@ import (
 	"github.com/mnemo-dev/mnemo/graph/neo4j"
 	"github.com/mnemo-dev/mnemo/graph/sqlite"
 	"github.com/mnemo-dev/mnemo/policy"
+	servermetrics "github.com/mnemo-dev/mnemo/server/metrics"
 	"github.com/mnemo-dev/mnemo/vector"
 	"github.com/mnemo-dev/mnemo/vector/embed"
 	"github.com/mnemo-dev/mnemo/vector/local"
@@ -79,8 +80,9 @@ type app struct {
 	policy *policy.Holder
 	engine *engine.Engine
 
-	index    vector.Index // nil when vectors are off
-	embedder *embed.ONNX  // nil when vectors are off
+	index    vector.Index           // nil when vectors are off
+	embedder *embed.ONNX            // nil when vectors are off
+	metrics  *servermetrics.Metrics // set for mnemo serve only
 }
 
 // openApp loads configuration and wires stores, policy and engine.
@@ -111,6 +113,10 @@ func openApp(ctx context.Context, name string, args []string, stderr io.Writer) 
 		VectorsOff: cfg.Vector.Backend == "off", Outbox: engine.OutboxOptions{MaxAttempts: int(cfg.OutboxMaxAttempts)}}
 	if a.index != nil {
 		opts.Index, opts.Embedder = a.index, a.embedder
+	}
+	if name == "mnemo serve" {
+		a.metrics = servermetrics.New(servermetrics.Options{Stats: func(ctx context.Context) (engine.Stats, error) { return a.engine.Stats(ctx) }})
+		opts.Observer = a.metrics
 	}
 	if a.engine, err = engine.New(opts); err != nil {
 		a.Close()

@@ -82,6 +82,7 @@ func Run(t *testing.T, open func(t *testing.T) graph.Store, cfg Config) {
 		{"EditAudit", testEditAudit},
 		{"Outbox", testOutbox},
 		{"OutboxRetry", testOutboxRetry},
+		{"Counts", testCounts},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {

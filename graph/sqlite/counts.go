@@ -1,0 +1,44 @@
+package sqlite
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/mnemo-dev/mnemo/graph"
+)
+
+const (
+	// Memories by status across tenants: a scan of the memories table.
+	countMemories = `SELECT status, count(*) FROM memories GROUP BY status`
+	// Pending gate requests across tenants.
+	countGatePending = `SELECT count(*) FROM gate_requests WHERE status = 'pending'`
+)
+
+// Counts implements graph.Counter.
+func (s *Store) Counts(ctx context.Context) (graph.Counts, error) {
+	c := graph.Counts{Memories: map[graph.Status]int{}}
+	rows, err := s.r.QueryContext(ctx, countMemories)
+	if err != nil {
+		return c, fmt.Errorf("count memories: %w", err)
+	}
+	defer rows.Close()
+	for rows.Next() {
+		var (
+			status string
+			n      int
+		)
+		if err := rows.Scan(&status, &n); err != nil {
+			return c, fmt.Errorf("count memories: %w", err)
+		}
+		c.Memories[graph.Status(status)] = n
+	}
+	if err := rows.Err(); err != nil {
+		return c, fmt.Errorf("count memories: %w", err)
+	}
+	if err := s.r.QueryRowContext(ctx, countGatePending).Scan(&c.GatePending); err != nil {
+		return c, fmt.Errorf("count gate requests: %w", err)
+	}
+	return c, nil
+}
+
+var _ graph.Counter = (*Store)(nil)
