@@ -51,7 +51,9 @@ func New(o Options) (*Server, error) {
 	s := &Server{engine: o.Engine, fixed: o.Principal, log: o.Logger}
 	s.sdk = sdk.NewServer(&sdk.Implementation{Name: "mnemo", Title: "mnemo memory", Version: o.Version},
 		&sdk.ServerOptions{Logger: o.Logger, Instructions: instructions})
-	s.addTools()
+	if err := s.addTools(); err != nil {
+		return nil, err
+	}
 	return s, nil
 }
 

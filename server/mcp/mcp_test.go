@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"net/http"
 	"net/http/httptest"
+	"strings"
 	"testing"
 
+	"github.com/gin-gonic/gin"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -41,6 +43,7 @@ type fixture struct {
 
 func newFixture(tb testing.TB) *fixture {
 	tb.Helper()
+	gin.SetMode(gin.ReleaseMode)
 	pol, err := policy.Parse("default_policy.yaml", config.DefaultPolicy())
 	require.NoError(tb, err)
 	holder, err := policy.NewHolder(pol)
@@ -137,4 +140,190 @@ func TestToolsAndSchemas(t *testing.T) {
 		"verify_citations": true, "librarian_list": true, "librarian_get": true,
 		"librarian_approve": false, "librarian_reject": false,
 	}, readOnly)
+}
+
+// TestEveryTool drives each tool through a writer's in-memory session and a
+// librarian's HTTP session on the same store.
+func TestEveryTool(t *testing.T) {
+	f := newFixture(t)
+	w := f.inMemory(t, writer)
+	lib, err := f.overHTTP(t, keyLibrarian)
+	require.NoError(t, err)
+
+	var note engine.IngestResult
+	require.Empty(t, call(t, w, "remember", map[string]any{"type": "note", "title": "pool",
+		"content": "The Postgres connection pool size is 20 on the billing service.", "tags": []string{"db"}}, &note))
+	require.Equal(t, engine.StatusApproved, note.Status)
+	require.NotEmpty(t, note.ID)
+
+	t.Run("remember refused", func(t *testing.T) {
+		var res engine.IngestResult
+		msg := call(t, w, "remember", map[string]any{"type": "note", "content": "a quarantined note about billing",
+			"metadata": map[string]string{"channel": "quarantine"}}, &res)
+		assert.Equal(t, "writes from the quarantine channel are never durable", msg)
+		assert.Equal(t, engine.StatusRejected, res.Status, "the result rides along as structured content")
+		assert.Equal(t, "reject-quarantined-channel", res.Rule)
+	})
+	t.Run("recall", func(t *testing.T) {
+		var res engine.SearchResponse
+		require.Empty(t, call(t, w, "recall", map[string]any{"query": "postgres pool size", "mode": "keyword"}, &res))
+		require.NotEmpty(t, res.Results)
+		assert.Equal(t, note.ID, res.Results[0].Memory.ID)
+	})
+	t.Run("get", func(t *testing.T) {
+		var v engine.MemoryView
+		require.Empty(t, call(t, w, "get", map[string]any{"id": note.ID}, &v))
+		assert.Equal(t, "pool", v.Memory.Title)
+		assert.Contains(t, v.Version.Content, "pool size is 20")
+	})
+	t.Run("list", func(t *testing.T) {
+		var l graph.Listing
+		require.Empty(t, call(t, w, "list", map[string]any{"tags": []string{"db"}}, &l))
+		require.Len(t, l.Memories, 1)
+		assert.Equal(t, note.ID, l.Memories[0].ID)
+	})
+	t.Run("read_context and verify_citations", func(t *testing.T) {
+		var c engine.ContextResponse
+		require.Empty(t, call(t, w, "read_context", map[string]any{"query": "postgres pool"}, &c))
+		require.NotEmpty(t, c.ContextID)
+		require.NotEmpty(t, c.Items)
+		require.NotEmpty(t, c.Items[0].Citations)
+		var v engine.VerifyResponse
+		require.Empty(t, call(t, w, "verify_citations", map[string]any{"context_id": c.ContextID, "citations": c.Items[0].Citations}, &v))
+		assert.True(t, v.Valid)
+		forged := c.Items[0].Citations[0]
+		forged.VersionID = "v-forged"
+		require.Empty(t, call(t, w, "verify_citations", map[string]any{"context_id": c.ContextID, "citations": []graph.Citation{forged}}, &v))
+		assert.False(t, v.Valid)
+		assert.Len(t, v.Invalid, 1)
+	})
+	t.Run("librarian", func(t *testing.T) {
+		var queued, other engine.IngestResult
+		require.Empty(t, call(t, w, "remember", map[string]any{"type": "decision", "content": "We decided to move billing to Postgres 17."}, &queued))
+		require.Equal(t, engine.StatusPending, queued.Status)
+		require.Empty(t, call(t, w, "remember", map[string]any{"type": "decision", "content": "We decided to rewrite billing in Haskell."}, &other))
+		require.Equal(t, engine.StatusPending, other.Status)
+
+		msg := call(t, w, "librarian_list", map[string]any{}, nil)
+		assert.Contains(t, msg, "approve", "a writer may not review")
+
+		var page mcp.LibrarianListOutput
+		require.Empty(t, call(t, lib, "librarian_list", map[string]any{}, &page))
+		require.Len(t, page.Requests, 2)
+		var view engine.GateRequestView
+		require.Empty(t, call(t, lib, "librarian_get", map[string]any{"id": queued.RequestID}, &view))
+		require.NotNil(t, view.Write)
+		assert.Contains(t, view.Write.Content, "Postgres 17")
+
+		var d, r engine.Decision
+		require.Empty(t, call(t, lib, "librarian_approve", map[string]any{"id": queued.RequestID, "reason": "agreed"}, &d))
+		require.NotNil(t, d.Result)
+		assert.Equal(t, engine.StatusApproved, d.Result.Status)
+		require.Empty(t, call(t, lib, "librarian_reject", map[string]any{"id": other.RequestID, "reason": "no"}, &r))
+		assert.Equal(t, graph.GateStatus("rejected"), r.Request.Status)
+
+		var l graph.Listing
+		require.Empty(t, call(t, w, "list", map[string]any{"types": []string{"decision"}}, &l))
+		require.Len(t, l.Memories, 1, "the approved decision is written, the rejected one is not")
+		assert.Equal(t, d.Result.ID, l.Memories[0].ID)
+	})
+}
+
+// TestErrorsReadAsHTTP: a tool error's text is the HTTP API's
+// error.message for the same failure.
+func TestErrorsReadAsHTTP(t *testing.T) {
+	f := newFixture(t)
+	w := f.inMemory(t, writer)
+	cases := []struct {
+		name, tool string
+		args       map[string]any
+		method     string
+		path       string
+		body       string
+	}{
+		{"unknown memory", "get", map[string]any{"id": "m-missing"}, "GET", "/v1/memories/m-missing", ""},
+		{"bad id", "get", map[string]any{"id": "a b"}, "GET", "/v1/memories/a%20b", ""},
+		{"empty query", "recall", map[string]any{"query": " "}, "POST", "/v1/search", `{"query":" "}`},
+		{"bad time", "recall", map[string]any{"query": "x", "created_after": "yesterday"}, "POST", "/v1/search", `{"query":"x","created_after":"yesterday"}`},
+		{"bad mode", "recall", map[string]any{"query": "x", "mode": "psychic"}, "POST", "/v1/search", `{"query":"x","mode":"psychic"}`},
+		{"list limit", "list", map[string]any{"limit": 5000}, "GET", "/v1/memories?limit=5000", ""},
+		{"empty content", "remember", map[string]any{"content": ""}, "POST", "/v1/memories", `{"content":""}`},
+		{"no receipt", "verify_citations", map[string]any{"context_id": "ctx-missing", "citations": []any{}}, "POST", "/v1/citations/verify", `{"context_id":"ctx-missing","citations":[]}`},
+		{"context without query", "read_context", map[string]any{}, "POST", "/v1/context", `{}`},
+		{"not a librarian", "librarian_list", map[string]any{}, "GET", "/v1/librarian/requests", ""},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			got := call(t, w, tc.tool, tc.args, nil)
+			want := httpError(t, f.url, tc.method, tc.path, tc.body, keyWriter)
+			require.NotEmpty(t, want)
+			assert.Equal(t, want, got)
+		})
+	}
+}
+
+// httpError is the error.message the HTTP API answers.
+func httpError(t *testing.T, url, method, path, body, key string) string {
+	t.Helper()
+	req, err := http.NewRequest(method, url+path, strings.NewReader(body))
+	require.NoError(t, err)
+	req.Header.Set("Authorization", "Bearer "+key)
+	if body != "" {
+		req.Header.Set("Content-Type", "application/json")
+	}
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	require.GreaterOrEqual(t, resp.StatusCode, 400)
+	var e struct {
+		Error struct{ Message string } `json:"error"`
+	}
+	require.NoError(t, json.NewDecoder(resp.Body).Decode(&e))
+	return e.Error.Message
+}
+
+// TestHTTPAuth: /mcp takes the API's keys; a missing or unknown key is the
+// API's 401, and a key's scope holds over MCP as over HTTP.
+func TestHTTPAuth(t *testing.T) {
+	f := newFixture(t)
+	for _, key := range []string{"", "key-unknown"} {
+		_, err := f.overHTTP(t, key)
+		assert.Error(t, err, "key %q", key)
+		status, msg := rawPost(t, f.url+"/mcp", key)
+		assert.Equal(t, http.StatusUnauthorized, status)
+		want := httpError(t, f.url, "GET", "/v1/memories", "", key)
+		assert.Equal(t, want, msg)
+	}
+	w, err := f.overHTTP(t, keyWriter)
+	require.NoError(t, err)
+	var note engine.IngestResult
+	require.Empty(t, call(t, w, "remember", map[string]any{"type": "note", "content": "Tenant one's secret launch date is March 3."}, &note))
+	o, err := f.overHTTP(t, keyOther)
+	require.NoError(t, err)
+	assert.Equal(t, httpError(t, f.url, "GET", "/v1/memories/"+note.ID, "", keyOther),
+		call(t, o, "get", map[string]any{"id": note.ID}, nil), "another tenant's key does not reach the memory")
+	var res engine.SearchResponse
+	require.Empty(t, call(t, o, "recall", map[string]any{"query": "secret launch date", "mode": "keyword"}, &res))
+	assert.Empty(t, res.Results)
+}
+
+// rawPost posts an initialize request to url with key and returns the
+// status and the error message of the JSON body.
+func rawPost(t *testing.T, url, key string) (int, string) {
+	t.Helper()
+	req, err := http.NewRequest("POST", url, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}`))
+	require.NoError(t, err)
+	req.Header.Set("Content-Type", "application/json")
+	req.Header.Set("Accept", "application/json, text/event-stream")
+	if key != "" {
+		req.Header.Set("Authorization", "Bearer "+key)
+	}
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	var e struct {
+		Error struct{ Message string } `json:"error"`
+	}
+	_ = json.NewDecoder(resp.Body).Decode(&e)
+	return resp.StatusCode, e.Error.Message
 }
