@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/gin-gonic/gin"
+	"github.com/google/jsonschema-go/jsonschema"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -107,6 +108,9 @@ func call(tb testing.TB, cs *sdk.ClientSession, tool string, args any, out any) 
 	tb.Helper()
 	res, err := cs.CallTool(context.Background(), &sdk.CallToolParams{Name: tool, Arguments: args})
 	require.NoError(tb, err, tool)
+	if res.StructuredContent != nil {
+		conforms(tb, cs, tool, res.StructuredContent)
+	}
 	if out != nil && res.StructuredContent != nil {
 		b, err := json.Marshal(res.StructuredContent)
 		require.NoError(tb, err)
@@ -326,4 +330,35 @@ func rawPost(t *testing.T, url, key string) (int, string) {
 	}
 	_ = json.NewDecoder(resp.Body).Decode(&e)
 	return resp.StatusCode, e.Error.Message
+}
+
+// conforms checks a tool's structured output against the output schema the
+// tool advertises (the server does not validate on every call).
+func conforms(tb testing.TB, cs *sdk.ClientSession, tool string, out any) {
+	tb.Helper()
+	tools, err := cs.ListTools(context.Background(), nil)
+	require.NoError(tb, err)
+	for _, tl := range tools.Tools {
+		if tl.Name != tool {
+			continue
+		}
+		raw, err := json.Marshal(tl.OutputSchema)
+		require.NoError(tb, err)
+		var schema jsonschema.Schema
+		require.NoError(tb, json.Unmarshal(raw, &schema))
+		resolved, err := schema.Resolve(nil)
+		require.NoError(tb, err)
+		assert.NoError(tb, resolved.Validate(out), "%s output against its schema", tool)
+		return
+	}
+	tb.Fatalf("no tool %s", tool)
+}
+
+// TestUnknownArgument: as the HTTP API refuses unknown fields, a tool
+// refuses unknown arguments, naming them.
+func TestUnknownArgument(t *testing.T) {
+	f := newFixture(t)
+	w := f.inMemory(t, writer)
+	msg := call(t, w, "recall", map[string]any{"query": "x", "qeury": "typo"}, nil)
+	assert.Contains(t, msg, "qeury")
 }

@@ -14,8 +14,7 @@ import (
 )
 
 // addTools registers every tool. The input and output schemas are
-// inferred from the Go types (jsonschema tags describe the fields), and
-// the SDK validates both on every call; a tool that only reads says so with readOnlyHint. Reads still
+// inferred from the Go types (jsonschema tags describe the fields); a tool that only reads says so with readOnlyHint. Reads still
 // reinforce what they return (access counts) and read_context stores a
 // receipt for verify_citations: bookkeeping, not a change a user asked for.
 func (s *Server) addTools() error {
@@ -60,12 +59,24 @@ var (
 )
 
 // add registers one tool whose handler calls the engine as the caller's
-// principal. An error becomes a tool error with the HTTP API's message;
-// refused, when set, turns an output that reports a refusal into a tool
-// error that still carries the output as structured content.
+// principal. The arguments are checked against the input schema (unknown
+// fields refused, as the HTTP API's strict decoding refuses them); an error
+// becomes a tool error with the HTTP API's message; refused, when set,
+// turns an output that reports a refusal into a tool error that still
+// carries the output as structured content.
+//
+// The output is marshalled once and sent both as structured content and,
+// for clients that read only text, as its JSON text. It is not validated
+// against the output schema on every call, as the SDK's typed AddTool
+// would: that cost a third of a recall answer's MCP CPU (BenchmarkRecallOverhead);
+// the tests check every tool's output against its schema instead.
 func add[In, Out any](s *Server, name, title, desc string, ann *sdk.ToolAnnotations,
 	call func(context.Context, graph.Principal, In) (Out, error), refused func(Out) string) error {
 	in, err := jsonschema.For[In](schemaOptions)
+	if err != nil {
+		return fmt.Errorf("tool %s: input schema: %w", name, err)
+	}
+	resolved, err := in.Resolve(nil)
 	if err != nil {
 		return fmt.Errorf("tool %s: input schema: %w", name, err)
 	}
@@ -76,24 +87,56 @@ func add[In, Out any](s *Server, name, title, desc string, ann *sdk.ToolAnnotati
 	a := *ann
 	a.Title = title
 	t := &sdk.Tool{Name: name, Title: title, Description: desc, Annotations: &a, InputSchema: in, OutputSchema: out}
-	sdk.AddTool(s.sdk, t, func(ctx context.Context, req *sdk.CallToolRequest, in In) (*sdk.CallToolResult, Out, error) {
-		var zero Out
+	s.sdk.AddTool(t, func(ctx context.Context, req *sdk.CallToolRequest) (*sdk.CallToolResult, error) {
+		var in In
+		if err := decodeArgs(req.Params.Arguments, resolved, &in); err != nil {
+			return failure(err.Error()), nil
+		}
 		p, err := s.principal(req)
 		if err != nil {
-			return nil, zero, err
+			return failure(err.Error()), nil
 		}
 		out, err := call(ctx, p, in)
 		if err != nil {
-			return nil, zero, s.toolError(name, err)
+			return failure(s.toolError(name, err).Error()), nil
 		}
+		raw, err := json.Marshal(out)
+		if err != nil {
+			return nil, fmt.Errorf("tool %s: marshal output: %w", name, err)
+		}
+		res := &sdk.CallToolResult{StructuredContent: json.RawMessage(raw), Content: []sdk.Content{&sdk.TextContent{Text: string(raw)}}}
 		if refused != nil {
 			if msg := refused(out); msg != "" {
-				return &sdk.CallToolResult{IsError: true, Content: []sdk.Content{&sdk.TextContent{Text: msg}}}, out, nil
+				res.IsError, res.Content = true, []sdk.Content{&sdk.TextContent{Text: msg}}
 			}
 		}
-		return nil, out, nil
+		return res, nil
 	})
 	return nil
+}
+
+// decodeArgs checks a call's arguments against the tool's input schema and
+// decodes them into in. Absent arguments are the empty object.
+func decodeArgs(args json.RawMessage, schema *jsonschema.Resolved, in any) error {
+	if len(args) == 0 || string(args) == "null" {
+		args = json.RawMessage("{}")
+	}
+	var v any
+	if err := json.Unmarshal(args, &v); err != nil {
+		return fmt.Errorf("arguments: %w", err)
+	}
+	if err := schema.Validate(v); err != nil {
+		return fmt.Errorf("arguments: %w", err)
+	}
+	if err := json.Unmarshal(args, in); err != nil {
+		return fmt.Errorf("arguments: %w", err)
+	}
+	return nil
+}
+
+// failure is a tool error with msg as its text.
+func failure(msg string) *sdk.CallToolResult {
+	return &sdk.CallToolResult{IsError: true, Content: []sdk.Content{&sdk.TextContent{Text: msg}}}
 }
 
 // schemaOptions infer the schemas: a json.RawMessage (a queued write's
