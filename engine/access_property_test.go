@@ -14,6 +14,11 @@ import (
 // engineClient is accesstest.Client over the engine in process.
 type engineClient struct{ eng *engine.Engine }
 
+func (c engineClient) Audit(ctx context.Context, p graph.Principal, r engine.AuditRequest) ([]graph.AuditEvent, error) {
+	evs, _, err := c.eng.ListAudit(ctx, p, r)
+	return evs, err
+}
+
 func (c engineClient) Ingest(ctx context.Context, p graph.Principal, r engine.IngestRequest) (engine.IngestResult, error) {
 	return c.eng.Ingest(ctx, p, r)
 }

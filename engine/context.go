@@ -51,6 +51,11 @@ type ContextRequest struct {
 	Query     string
 	ElementID string
 	Limits    ContextLimits
+	// Channel and IncludeQuarantined apply edits as in SearchRequest: a
+	// memory blocked on Channel is left out; a quarantined one is shown
+	// only with IncludeQuarantined (permission read_quarantined).
+	Channel            string
+	IncludeQuarantined bool
 }
 
 // ContextItem is one piece of returned context with the citations that pin
@@ -68,6 +73,9 @@ type ContextItem struct {
 	// chain, the one that holds the fact now.
 	Status graph.Status `json:"status,omitempty"`
 	HeadID string       `json:"head_id,omitempty"`
+	// Edits lists the approved edits applied to the element (amend,
+	// attenuate, quarantine).
+	Edits []string `json:"edits,omitempty"`
 }
 
 // ContextResponse is read_context's answer. ContextID names the stored
@@ -113,7 +121,8 @@ func (e *Engine) ReadContext(ctx context.Context, p graph.Principal, r ContextRe
 		return ContextResponse{}, &graph.FieldError{Field: "selector.baseline_id", Message: "not allowed with the published selector"}
 	}
 	pol := e.policy.Current()
-	f, err := readFilter(pol, p, r.Scope, graph.Filter{ValidAt: e.now().UTC()})
+	f, err := readFilter(pol, p, r.Scope, graph.Filter{ValidAt: e.now().UTC(),
+		Channel: r.Channel, IncludeQuarantined: r.IncludeQuarantined})
 	if err != nil {
 		return ContextResponse{}, err
 	}
@@ -217,7 +226,8 @@ func (e *Engine) fetchElement(ctx context.Context, f graph.Filter, id string, pi
 // contextSearch ranks memories for the query with the policy's search,
 // keeping those the baseline pins (when one is selected).
 func (e *Engine) contextSearch(ctx context.Context, pol *policy.Policy, p graph.Principal, r ContextRequest, pinned map[string]graph.Version) ([]*hit, error) {
-	sr := SearchRequest{Scope: r.Scope, Query: r.Query, Limit: r.Limits.MaxItems}
+	sr := SearchRequest{Scope: r.Scope, Query: r.Query, Limit: r.Limits.MaxItems,
+		Channel: r.Channel, IncludeQuarantined: r.IncludeQuarantined}
 	if pinned != nil {
 		// A baseline may pin versions of memories superseded since.
 		sr.IncludeSuperseded, sr.IncludeArchived, sr.Limit = true, true, MaxSearchLimit
@@ -282,7 +292,7 @@ func (e *Engine) contextItems(ctx context.Context, f graph.Filter, hs []*hit, pi
 			used += n
 		}
 		it := ContextItem{RepositoryID: repositoryID(h.mem.Scope), ElementID: h.mem.ID, VersionID: h.version.ID,
-			Title: h.mem.Title, Content: content, WhyIncluded: []string{}}
+			Title: h.mem.Title, Content: content, WhyIncluded: []string{}, Edits: h.edits}
 		if h.mem.Status != graph.StatusActive {
 			it.Status = h.mem.Status
 		}

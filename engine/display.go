@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -48,6 +49,9 @@ func searchResults(q searchPlan, hs []*hit) []SearchResult {
 			continue // its version is not visible under the filter
 		}
 		conf, flags := confidence(h, q.now)
+		if slices.Contains(h.edits, string(graph.EditQuarantine)) {
+			flags = append(flags, FlagQuarantined)
+		}
 		td, known := q.pol.Type(h.mem.Type)
 		content, appendix := shape(td, known, h.mem, h.version, h.text())
 		r := SearchResult{

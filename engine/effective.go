@@ -34,9 +34,9 @@ const (
 // a program rather than stated by a person or ingested from a source.
 var inferredActors = []string{"agent", "model", "llm", "inferred"}
 
-// effectiveView applies approved edits (amend replaces text and importance,
-// attenuate lowers importance; retract, quarantine and block — which the
-// store already hides — are dropped again here as a second line), the
+// effectiveView applies approved edits (foldEdits: amend replaces text and
+// importance, attenuate lowers importance; retract, quarantine and block —
+// which the store already hides — are dropped again here as a second line), the
 // importance prior and the penalties for superseded and archived memories,
 // and orders every superseded memory after its successor.
 func (e *Engine) effectiveView(ctx context.Context, q searchPlan, hs []*hit) ([]*hit, error) {
@@ -62,73 +62,44 @@ func (e *Engine) effectiveView(ctx context.Context, q searchPlan, hs []*hit) ([]
 	return successorsFirst(hs), nil
 }
 
-// applyEdits reads the approved edits on hs and applies them in decision
-// order. A hidden hit is zeroed (its memory id cleared) for the caller to
-// drop.
+// applyEdits reads the approved edits on hs and applies them (foldEdits
+// states the precedence). A hidden hit is zeroed (its memory id cleared)
+// for the caller to drop.
 func (e *Engine) applyEdits(ctx context.Context, f graph.Filter, hs []*hit) error {
-	ids := make([]string, len(hs))
-	byID := make(map[string]*hit, len(hs))
-	for i, h := range hs {
-		ids[i] = h.mem.ID
-		byID[h.mem.ID] = h
+	ids := make([]string, 0, len(hs))
+	for _, h := range hs {
+		if h.mem.ID != "" {
+			ids = append(ids, h.mem.ID)
+		}
+	}
+	if len(ids) == 0 {
+		return nil
 	}
 	edits, err := e.store.ListEdits(ctx, f, graph.EditQuery{MemoryIDs: ids, Statuses: []graph.EditStatus{graph.EditApproved}})
 	if err != nil {
 		return fmt.Errorf("list edits: %w", err)
 	}
-	slices.SortStableFunc(edits, func(a, b graph.Edit) int { return a.DecidedAt.Compare(b.DecidedAt) })
+	if len(edits) == 0 {
+		return nil
+	}
+	byTarget := make(map[string][]graph.Edit, len(edits))
 	for _, ed := range edits {
-		h := byID[ed.TargetMemoryID]
-		if h == nil || h.mem.ID == "" || ed.Status != graph.EditApproved {
+		byTarget[ed.TargetMemoryID] = append(byTarget[ed.TargetMemoryID], ed)
+	}
+	for _, h := range hs {
+		eds := byTarget[h.mem.ID]
+		if h.mem.ID == "" || len(eds) == 0 {
 			continue
 		}
-		if hidden(ed, f) {
+		st := foldEdits(h.mem, eds, f)
+		if st.Hidden {
 			h.mem.ID = ""
 			continue
 		}
-		applyEdit(h, ed)
+		h.amended, h.mem.Importance = st.Content, st.Importance
+		h.edits = append(h.edits, st.Applied...)
 	}
 	return nil
-}
-
-// hidden reports whether an approved edit hides its target under f.
-func hidden(ed graph.Edit, f graph.Filter) bool {
-	switch ed.Kind {
-	case graph.EditRetract:
-		return true
-	case graph.EditQuarantine:
-		return !f.IncludeQuarantined
-	case graph.EditBlock:
-		return f.Channel != "" && ed.Channel == f.Channel
-	}
-	return false
-}
-
-// applyEdit applies an approved amend or attenuate edit to h. An edit pinned
-// to a version other than the memory's current one no longer applies.
-func applyEdit(h *hit, ed graph.Edit) {
-	if ed.TargetVersionID != "" && ed.TargetVersionID != h.mem.CurrentVersionID {
-		return
-	}
-	switch ed.Kind {
-	case graph.EditAmend:
-		if ed.Content != "" {
-			c := ed.Content
-			h.amended = &c
-		}
-		if ed.Importance != nil {
-			h.mem.Importance = clamp01(*ed.Importance)
-		}
-	case graph.EditAttenuate:
-		if ed.Importance != nil {
-			h.mem.Importance = min(h.mem.Importance, clamp01(*ed.Importance))
-		} else {
-			h.mem.Importance /= 2
-		}
-	default:
-		return
-	}
-	h.edits = append(h.edits, string(ed.Kind))
 }
 
 // successorsFirst moves every superseded hit whose successor is also present

@@ -9,51 +9,6 @@ import (
 	"github.com/mnemo-dev/mnemo/graph"
 )
 
-func TestApplyEdit(t *testing.T) {
-	imp := func(x float64) *float64 { return &x }
-	tests := []struct {
-		name       string
-		edit       graph.Edit
-		wantText   string
-		importance float64
-		applied    []string
-	}{
-		{"amend replaces text and importance", graph.Edit{Kind: graph.EditAmend, Content: "new", Importance: imp(0.9)}, "new", 0.9, []string{"amend"}},
-		{"attenuate lowers importance", graph.Edit{Kind: graph.EditAttenuate, Importance: imp(0.1)}, "old", 0.1, []string{"attenuate"}},
-		{"attenuate never raises", graph.Edit{Kind: graph.EditAttenuate, Importance: imp(0.9)}, "old", 0.5, []string{"attenuate"}},
-		{"attenuate without value halves", graph.Edit{Kind: graph.EditAttenuate}, "old", 0.25, []string{"attenuate"}},
-		{"amend of an older version no longer applies", graph.Edit{Kind: graph.EditAmend, Content: "new", TargetVersionID: "v1"}, "old", 0.5, nil},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) {
-			h := &hit{mem: graph.Memory{ID: "m", Importance: 0.5, CurrentVersionID: "v2"}, version: graph.Version{Content: "old"}}
-			applyEdit(h, tc.edit)
-			assert.Equal(t, tc.wantText, h.text())
-			assert.InDelta(t, tc.importance, h.mem.Importance, 1e-9)
-			assert.Equal(t, tc.applied, h.edits)
-		})
-	}
-}
-
-func TestHidden(t *testing.T) {
-	tests := []struct {
-		name string
-		edit graph.Edit
-		f    graph.Filter
-		want bool
-	}{
-		{"retract", graph.Edit{Kind: graph.EditRetract}, graph.Filter{}, true},
-		{"quarantine", graph.Edit{Kind: graph.EditQuarantine}, graph.Filter{}, true},
-		{"quarantine asked for", graph.Edit{Kind: graph.EditQuarantine}, graph.Filter{IncludeQuarantined: true}, false},
-		{"block on its channel", graph.Edit{Kind: graph.EditBlock, Channel: "slack"}, graph.Filter{Channel: "slack"}, true},
-		{"block on another channel", graph.Edit{Kind: graph.EditBlock, Channel: "slack"}, graph.Filter{Channel: "email"}, false},
-		{"amend", graph.Edit{Kind: graph.EditAmend}, graph.Filter{}, false},
-	}
-	for _, tc := range tests {
-		t.Run(tc.name, func(t *testing.T) { assert.Equal(t, tc.want, hidden(tc.edit, tc.f)) })
-	}
-}
-
 func TestSuccessorsFirst(t *testing.T) {
 	old := &hit{mem: graph.Memory{ID: "old", SupersededBy: "new"}}
 	older := &hit{mem: graph.Memory{ID: "older", SupersededBy: "old"}}

@@ -17,12 +17,31 @@ type MemoryView struct {
 	// superseded by B superseded by C: C), the one to read or supersede;
 	// Memory.SupersededBy is only the next hop.
 	HeadID string `json:"head_id,omitempty"`
+	// Content is the effective text: an approved amendment's, else the
+	// version's (which stays as it was written). Memory.Importance is the
+	// effective importance; Edits lists the edits applied (foldEdits).
+	Content string   `json:"content"`
+	Edits   []string `json:"edits,omitempty"`
+}
+
+// GetOptions apply edits to a direct fetch as to a search: a memory
+// blocked on Channel is not found; a quarantined one is found only with
+// IncludeQuarantined (permission read_quarantined).
+type GetOptions struct {
+	Channel            string
+	IncludeQuarantined bool
 }
 
 // Get fetches one memory in p's scope with its current version and
 // reinforces it (access_count + 1, last_accessed = now).
 func (e *Engine) Get(ctx context.Context, p graph.Principal, id string) (MemoryView, error) {
-	f, err := readFilter(e.policy.Current(), p, nil, graph.Filter{})
+	return e.GetWith(ctx, p, id, GetOptions{})
+}
+
+// GetWith is Get with options: the effective view of the memory (approved
+// edits applied) for a reader on o.Channel.
+func (e *Engine) GetWith(ctx context.Context, p graph.Principal, id string, o GetOptions) (MemoryView, error) {
+	f, err := readFilter(e.policy.Current(), p, nil, graph.Filter{Channel: o.Channel, IncludeQuarantined: o.IncludeQuarantined})
 	if err != nil {
 		return MemoryView{}, err
 	}
@@ -30,6 +49,14 @@ func (e *Engine) Get(ctx context.Context, p graph.Principal, id string) (MemoryV
 	if err != nil {
 		return MemoryView{}, fmt.Errorf("get memory %s: %w", id, err)
 	}
+	h := &hit{mem: m}
+	if err := e.applyEdits(ctx, f, []*hit{h}); err != nil {
+		return MemoryView{}, err
+	}
+	if h.mem.ID == "" {
+		return MemoryView{}, fmt.Errorf("get memory %s: %w", id, graph.ErrNotFound)
+	}
+	m = h.mem
 	v, err := e.store.GetVersion(ctx, f, m.CurrentVersionID)
 	if err != nil {
 		return MemoryView{}, fmt.Errorf("get memory %s current version: %w", id, err)
@@ -41,7 +68,8 @@ func (e *Engine) Get(ctx context.Context, p graph.Principal, id string) (MemoryV
 		m.AccessCount++
 		m.LastAccessed = now
 	}
-	view := MemoryView{Memory: m, Version: v}
+	h.version = v
+	view := MemoryView{Memory: m, Version: v, Content: h.text(), Edits: h.edits}
 	if m.SupersededBy != "" {
 		if view.HeadID, err = e.headOf(ctx, f, m); err != nil {
 			return MemoryView{}, fmt.Errorf("get memory %s: %w", id, err)

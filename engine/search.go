@@ -110,10 +110,11 @@ type SearchResult struct {
 	Signals     map[string]SignalRank `json:"signals"`
 	// Path lists the entities that led the graph signal here.
 	Path []string `json:"path,omitempty"`
-	// Edits lists the approved edits applied (amend, attenuate).
+	// Edits lists the approved edits applied (amend, attenuate, and
+	// quarantine when include_quarantined showed a quarantined memory).
 	Edits []string `json:"edits,omitempty"`
-	// Flags marks superseded, archived, expired, expiring and inferred
-	// results.
+	// Flags marks superseded, archived, expired, expiring, inferred and
+	// quarantined results.
 	Flags      []string       `json:"flags,omitempty"`
 	Citation   graph.Citation `json:"citation"`
 	Neighbours []Neighbour    `json:"neighbours,omitempty"`

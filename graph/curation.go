@@ -89,13 +89,16 @@ type Edit struct {
 	TargetMemoryID  string     `json:"target_memory_id"`
 	TargetVersionID string     `json:"target_version_id,omitempty"`
 	Content         string     `json:"content,omitempty"`    // amend: the replacement text
-	Importance      *float64   `json:"importance,omitempty"` // amend / attenuate
-	Channel         string     `json:"channel,omitempty"`    // block: the channel it hides on
-	Reason          string     `json:"reason,omitempty"`
-	CreatedBy       string     `json:"created_by"`
-	DecidedBy       string     `json:"decided_by,omitempty"`
-	CreatedAt       time.Time  `json:"created_at"`
-	DecidedAt       time.Time  `json:"decided_at,omitzero"`
+	Importance      *float64   `json:"importance,omitempty"` // amend / attenuate: the new importance
+	// Delta (attenuate only, instead of Importance) lowers the importance
+	// the edits before it left: 0.9 with delta -0.5 is 0.4.
+	Delta     *float64  `json:"delta,omitempty"`
+	Channel   string    `json:"channel,omitempty"` // block: the channel it hides on
+	Reason    string    `json:"reason,omitempty"`
+	CreatedBy string    `json:"created_by"`
+	DecidedBy string    `json:"decided_by,omitempty"`
+	CreatedAt time.Time `json:"created_at"`
+	DecidedAt time.Time `json:"decided_at,omitzero"`
 }
 
 // Capsule is a named, expiring bundle that CONTAINS memories and versions.

@@ -244,6 +244,9 @@ type Scored struct {
 type AuditQuery struct {
 	SubjectID string
 	Action    string
+	ActorID   string
+	From      time.Time // inclusive
+	To        time.Time // exclusive
 }
 
 // EditQuery selects edits on memories.

@@ -108,10 +108,12 @@ type Store interface {
 	GetBaseline(ctx context.Context, f Filter, id string) (Baseline, error)
 	LatestBaseline(ctx context.Context, f Filter) (Baseline, error)
 	// CreateEdit, GetEdit, DecideEdit and ListEdits store, read and settle
-	// edits. Only approved edits change what reads return.
-	CreateEdit(ctx context.Context, e Edit) (Edit, error)
+	// edits. Only approved edits change what reads return. The audit
+	// events given to CreateEdit and DecideEdit are written in the same
+	// transaction as the edit (their SubjectID must be set).
+	CreateEdit(ctx context.Context, e Edit, audit ...AuditEvent) (Edit, error)
 	GetEdit(ctx context.Context, f Filter, id string) (Edit, error)
-	DecideEdit(ctx context.Context, s Scope, id string, status EditStatus, by string, at time.Time) (Edit, error)
+	DecideEdit(ctx context.Context, s Scope, id string, status EditStatus, by string, at time.Time, audit ...AuditEvent) (Edit, error)
 	ListEdits(ctx context.Context, f Filter, q EditQuery) ([]Edit, error)
 	// CreateCapsule and GetCapsule store and read capsules.
 	CreateCapsule(ctx context.Context, c Capsule) (Capsule, error)

@@ -81,8 +81,8 @@ func (e Edit) Validate() error {
 			return invalid("content", "an amend needs content or importance")
 		}
 	case EditAttenuate:
-		if e.Importance == nil {
-			return invalid("importance", "an attenuate edit needs importance")
+		if (e.Importance == nil) == (e.Delta == nil) {
+			return invalid("importance", "an attenuate edit needs importance or delta, not both")
 		}
 	case EditBlock:
 		if e.Channel == "" {
@@ -91,6 +91,12 @@ func (e Edit) Validate() error {
 	}
 	if e.Importance != nil && (*e.Importance < 0 || *e.Importance > 1 || *e.Importance != *e.Importance) {
 		return invalid("importance", "must be within [0, 1]")
+	}
+	if e.Delta != nil && e.Kind != EditAttenuate {
+		return invalid("delta", "only an attenuate edit takes a delta")
+	}
+	if e.Delta != nil && !(*e.Delta >= -1 && *e.Delta < 0) {
+		return invalid("delta", "must be within [-1, 0): an attenuate edit lowers importance")
 	}
 	if err := checkText("content", e.Content, MaxContentLen); err != nil {
 		return err

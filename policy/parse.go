@@ -205,6 +205,7 @@ func (v *validator) policy(p *Policy) {
 	v.roles(p)
 	v.gate(p)
 	v.retrieval(&p.Retrieval)
+	v.edits(p)
 }
 
 func (v *validator) types(p *Policy) {

@@ -165,7 +165,7 @@ func TestParseErrors(t *testing.T) {
 		{
 			name: "unknown permission",
 			old:  "writer: [read, write]", new: "writer: [read, wrte]",
-			want: `policy.yaml:34: roles.writer[1]: unknown permission "wrte" (want read|write|approve|curate|surgery|read_quarantined|read_all_users|act_as_user|subscopes|policy_reload|*)`,
+			want: `policy.yaml:34: roles.writer[1]: unknown permission "wrte" (want read|write|approve|curate|surgery|read_quarantined|read_all_users|act_as_user|subscopes|policy_reload|audit_read|*)`,
 		},
 		{
 			name: "gate role unknown",
@@ -203,6 +203,21 @@ func TestParseErrors(t *testing.T) {
 			want: `policy.yaml:47: retrieval.fusion_weights.bm25: unknown signal "bm25" (want graph|vector|keyword)`,
 		},
 		{
+			name: "edit op unknown",
+			old:  "mode: graph\n", new: "mode: graph\nedits:\n  erase: {propose: [admin]}\n",
+			want: `policy.yaml:48: edits.erase: unknown edit op "erase" (want retract|amend|quarantine|attenuate|block)`,
+		},
+		{
+			name: "edit role unknown",
+			old:  "mode: graph\n", new: "mode: graph\nedits:\n  retract: {propose: [root]}\n",
+			want: `policy.yaml:48: edits.retract.propose[0]: unknown role "root"`,
+		},
+		{
+			name: "edit auto-approved by a role that may not approve",
+			old:  "mode: graph\n", new: "mode: graph\nedits:\n  amend: {propose: [admin], approve: [], auto_approve: [admin]}\n",
+			want: `policy.yaml:48: edits.amend.auto_approve[0]: role "admin" auto-approves but may not approve (add it to approve)`,
+		},
+		{
 			name: "empty document",
 			old:  minimal, new: "# nothing\n",
 			want: `policy.yaml:1: empty policy document`,
@@ -221,6 +236,28 @@ func TestParseErrors(t *testing.T) {
 			require.NotEmpty(t, errs)
 			assert.Equal(t, tt.want, errs[0].Error(), "all: %v", err)
 		})
+	}
+}
+
+func TestEditAllows(t *testing.T) {
+	doc := strings.Replace(minimal, "mode: graph\n", "mode: graph\nedits:\n"+
+		"  amend: {propose: [\"*\"], approve: [admin], auto_approve: [admin]}\n", 1)
+	p, err := policy.Parse("policy.yaml", []byte(doc))
+	require.NoError(t, err)
+	tests := []struct {
+		op, stage string
+		roles     []string
+		want      bool
+	}{
+		{policy.EditAmend, policy.EditStagePropose, []string{"reader"}, true},
+		{policy.EditAmend, policy.EditStagePropose, nil, false},
+		{policy.EditAmend, policy.EditStageApprove, []string{"writer"}, false},
+		{policy.EditAmend, policy.EditStageApprove, []string{"writer", "admin"}, true},
+		{policy.EditAmend, policy.EditStageAutoApprove, []string{"admin"}, true},
+		{policy.EditRetract, policy.EditStagePropose, []string{"admin"}, false},
+	}
+	for _, tc := range tests {
+		assert.Equal(t, tc.want, p.EditAllows(tc.op, tc.stage, tc.roles), "%s %s %v", tc.op, tc.stage, tc.roles)
 	}
 }
 

@@ -27,6 +27,8 @@ type Policy struct {
 	Roles map[string][]string `yaml:"roles"`
 	// Retrieval holds the search knobs.
 	Retrieval Retrieval `yaml:"retrieval"`
+	// Edits holds the memory-surgery rules per edit op (see EditRule).
+	Edits map[string]EditRule `yaml:"edits"`
 
 	name string
 }
@@ -328,7 +330,7 @@ const (
 )
 
 var knownPerms = []string{PermRead, PermWrite, PermApprove, PermCurate, PermSurgery, PermReadQuarantined,
-	PermReadAllUsers, PermActAsUser, PermSubscopes, PermPolicyReload, PermAll}
+	PermReadAllUsers, PermActAsUser, PermSubscopes, PermPolicyReload, PermAuditRead, PermAll}
 
 // operatorPerms act on the whole process, beyond any tenant: PermAll does
 // not grant them.

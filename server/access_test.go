@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"net/url"
+	"strconv"
 	"testing"
 	"time"
 
@@ -181,6 +182,18 @@ func (c httpClient) Verify(ctx context.Context, p graph.Principal, r engine.Veri
 	var res engine.VerifyResponse
 	_, err := c.a.call(ctx, accesstest.Key(p), "POST", "/v1/citations/verify", body, &res)
 	return res, err
+}
+
+func (c httpClient) Audit(ctx context.Context, p graph.Principal, r engine.AuditRequest) ([]graph.AuditEvent, error) {
+	q := url.Values{"limit": {strconv.Itoa(r.Limit)}}
+	if r.MemoryID != "" {
+		q.Set("memory_id", r.MemoryID)
+	}
+	var res struct {
+		Events []graph.AuditEvent `json:"events"`
+	}
+	_, err := c.a.call(ctx, accesstest.Key(p), "GET", "/v1/audit?"+q.Encode(), nil, &res)
+	return res.Events, err
 }
 
 func (c httpClient) GateRequests(ctx context.Context, p graph.Principal) ([]graph.GateRequest, error) {

@@ -17,6 +17,9 @@ type contextRequest struct {
 	Query     string               `json:"query"`
 	ElementID string               `json:"element_id"`
 	Limits    engine.ContextLimits `json:"limits"`
+	// Channel and IncludeQuarantined apply edits as search does.
+	Channel            string `json:"channel"`
+	IncludeQuarantined bool   `json:"include_quarantined"`
 }
 
 // parseSelector reads read_context's baseline selector: absent, the string
@@ -57,6 +60,7 @@ func (s *Server) readContext(c *gin.Context) {
 	resp, err := s.engine.ReadContext(c.Request.Context(), principal(c), engine.ContextRequest{
 		Scope: req.Scope, Selector: sel, Query: req.Query,
 		ElementID: req.ElementID, Limits: req.Limits,
+		Channel: req.Channel, IncludeQuarantined: req.IncludeQuarantined,
 	})
 	if err != nil {
 		s.fail(c, err)

@@ -13,13 +13,25 @@ import (
 	"github.com/mnemo-dev/mnemo/graph"
 )
 
+// getMemory serves GET /v1/memories/{id}?channel=&include_quarantined=: the
+// memory's effective view (approved edits applied).
 func (s *Server) getMemory(c *gin.Context) {
 	id := c.Param("id")
 	if err := graph.CheckID("id", id); err != nil {
 		s.fail(c, err)
 		return
 	}
-	view, err := s.engine.Get(c.Request.Context(), principal(c), id)
+	q := c.Request.URL.Query()
+	o := engine.GetOptions{Channel: q.Get("channel")}
+	if v := q.Get("include_quarantined"); v != "" {
+		b, err := strconv.ParseBool(v)
+		if err != nil {
+			s.fail(c, errorf(http.StatusBadRequest, "invalid", "include_quarantined", "include_quarantined must be true or false"))
+			return
+		}
+		o.IncludeQuarantined = b
+	}
+	view, err := s.engine.GetWith(c.Request.Context(), principal(c), id, o)
 	if err != nil {
 		s.fail(c, err)
 		return

@@ -100,6 +100,10 @@ func New(o Options) (*Server, error) {
 	v1.POST("/admin/policy/reload", s.reloadPolicy)
 	v1.GET("/memories", s.listMemories)
 	v1.GET("/memories/:id", s.getMemory)
+	v1.POST("/memories/:id/edits", s.proposeEdit)
+	v1.GET("/memories/:id/edits", s.listEdits)
+	v1.POST("/edits/:id", s.decideEdit) // {id}:approve, {id}:reject
+	v1.GET("/audit", s.listAudit)
 	v1.POST("/search", s.search)
 	v1.POST("/context", s.readContext)
 	v1.POST("/citations/verify", s.verifyCitations)

@@ -29,6 +29,8 @@ func commands() map[string]command {
 		"policy":    {"policy check FILE: validate a policy file", runPolicy},
 		"ingest":    {"ingest [TEXT|-]: write one note; ingest backlog DIR: mirror **/*.md", runIngest},
 		"librarian": {"librarian list|show|approve|reject: review queued writes", runLibrarian},
+		"edit":      {"edit propose|list|approve|reject: memory surgery (retract, amend, quarantine, attenuate, block)", runEdit},
+		"audit":     {"audit [--memory ID] [--actor A] [--from T] [--to T]: read the audit trail", runAudit},
 		"outbox":    {"outbox status|drain|retry: pending and dead vector-index writes", runOutbox},
 		"reindex":   {"rebuild the vector index of a scope from the graph", runReindex},
 		"doctor":    {"compare the graph with the vector index of a scope", runDoctor},

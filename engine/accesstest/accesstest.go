@@ -56,8 +56,8 @@ func Roles(p *policy.Policy) {
 var perms = map[string][]string{
 	"reader":     {policy.PermRead},
 	"writer":     {policy.PermRead, policy.PermWrite},
-	"librarian":  {policy.PermRead, policy.PermWrite, policy.PermApprove},
-	"admin":      {policy.PermRead, policy.PermWrite, policy.PermApprove, policy.PermReadAllUsers, policy.PermSubscopes, policy.PermActAsUser},
+	"librarian":  {policy.PermRead, policy.PermWrite, policy.PermApprove, policy.PermAuditRead},
+	"admin":      {policy.PermRead, policy.PermWrite, policy.PermApprove, policy.PermReadAllUsers, policy.PermSubscopes, policy.PermActAsUser, policy.PermAuditRead},
 	RoleAuditor:  {policy.PermReadAllUsers},
 	RoleDeep:     {policy.PermSubscopes},
 	RoleDelegate: {policy.PermActAsUser},
@@ -94,6 +94,7 @@ type Client interface {
 	GateRequests(ctx context.Context, p graph.Principal) ([]graph.GateRequest, error)
 	GateRequest(ctx context.Context, p graph.Principal, id string) (graph.GateRequest, error)
 	Approve(ctx context.Context, p graph.Principal, id string) (engine.Decision, error)
+	Audit(ctx context.Context, p graph.Principal, r engine.AuditRequest) ([]graph.AuditEvent, error)
 }
 
 // Config sizes a run. Zero fields take the defaults in parentheses.
@@ -482,7 +483,7 @@ func (w *World) query() string {
 func (w *World) read(ctx context.Context, c Client) {
 	w.t.Helper()
 	p := w.Principals[w.rng.IntN(len(w.Principals))]
-	path := []string{"get", "list", "search", "search", "search", "context", "context", "verify", "librarian"}[w.rng.IntN(9)]
+	path := []string{"get", "list", "search", "search", "search", "context", "context", "verify", "librarian", "audit"}[w.rng.IntN(10)]
 	w.stats.Reads++
 	w.stats.ByPath[path]++
 	fail := func(err error) {
@@ -577,6 +578,42 @@ func (w *World) read(ctx context.Context, c Client) {
 		}
 	case "librarian":
 		w.readQueue(ctx, c, p)
+	case "audit":
+		w.readAudit(ctx, c, p)
+	}
+}
+
+// readAudit lists audit events as p, all of its scope or one memory's, and
+// checks every event about a memory is about one p may read; without
+// audit_read it must be refused.
+func (w *World) readAudit(ctx context.Context, c Client, p graph.Principal) {
+	w.t.Helper()
+	r := engine.AuditRequest{Limit: 500}
+	if w.chance(0.5) {
+		r.MemoryID = w.ids[w.rng.IntN(len(w.ids))]
+	}
+	evs, err := c.Audit(ctx, p, r)
+	f := filter(p, nil)
+	switch {
+	case !may(p, policy.PermAuditRead):
+		if !errors.Is(err, graph.ErrForbidden) {
+			w.stats.Leaks++
+			w.errorf("audit by %s (roles %v) without audit_read: %v, want forbidden", p.ID, p.Roles, err)
+		}
+		return
+	case errors.Is(err, graph.ErrNotFound) && r.MemoryID != "":
+		if f.Admits(w.mems[r.MemoryID]) {
+			w.stats.Denied++
+			w.errorf("audit by %s of %s: not found, but the rule admits it", p.ID, r.MemoryID)
+		}
+		return
+	case err != nil:
+		w.t.Fatalf("accesstest: audit by %s: %v", p.ID, err)
+	}
+	for _, ev := range evs {
+		if ev.SubjectKind == "Memory" {
+			w.check("audit", p, f, ev.SubjectID)
+		}
 	}
 }
 

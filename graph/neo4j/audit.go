@@ -76,12 +76,20 @@ func (s *Store) AppendAudit(ctx context.Context, events ...graph.AuditEvent) err
 }
 
 // listAuditCypher lists audit events in scope, oldest first, after the
-// keyset cursor. Uses audit_tenant_created.
+// keyset cursor. The user rule (graph.Reader.MayRead) holds: an event that
+// DECIDED a memory private to another user is left out. Uses
+// audit_tenant_created.
 const listAuditCypher = `
 MATCH (n:AuditEvent)
 WHERE ` + inScope + `
   AND ($subject_id = '' OR n.subject_id = $subject_id)
   AND ($action = '' OR n.action = $action)
+  AND ($actor_id = '' OR n.actor_id = $actor_id)
+  AND ($from IS NULL OR n.created_at >= $from)
+  AND ($to IS NULL OR n.created_at < $to)
+  AND ($f_all_users OR NOT EXISTS {
+       MATCH (n)-[:DECIDED]->(m:Memory)
+       WHERE m.user_id <> '' AND m.scope IN ['user', 'session'] AND m.user_id <> $f_reader })
   AND ($c_at IS NULL OR n.created_at > $c_at OR (n.created_at = $c_at AND n.id > $c_id))
 RETURN n {.*} AS n
 ORDER BY n.created_at, n.id
@@ -99,7 +107,9 @@ func (s *Store) ListAudit(ctx context.Context, f graph.Filter, q graph.AuditQuer
 	}
 	evs, err := read(ctx, s, func(tx neo4jdrv.ManagedTransaction) ([]graph.AuditEvent, error) {
 		recs, err := collect(ctx, tx, listAuditCypher, readScopeParams(f, map[string]any{
-			"subject_id": q.SubjectID, "action": q.Action,
+			"subject_id": q.SubjectID, "action": q.Action, "actor_id": q.ActorID,
+			"from": timeParam(q.From), "to": timeParam(q.To),
+			"f_all_users": f.Reader.AllUsers, "f_reader": f.Reader.UserID,
 			"c_at": timeParam(at), "c_id": id, "limit": int64(limit + 1),
 		}))
 		if err != nil {

@@ -21,18 +21,26 @@ SET e = $props
 RETURN e.id AS id`
 
 // CreateEdit stores a pending (or given-status) edit on a memory in scope.
-func (s *Store) CreateEdit(ctx context.Context, e graph.Edit) (graph.Edit, error) {
+func (s *Store) CreateEdit(ctx context.Context, e graph.Edit, audit ...graph.AuditEvent) (graph.Edit, error) {
 	if err := e.Validate(); err != nil {
 		return graph.Edit{}, fmt.Errorf("neo4j: create edit: %w", err)
+	}
+	for i, a := range audit {
+		if err := a.Validate(); err != nil {
+			return graph.Edit{}, fmt.Errorf("neo4j: create edit: audit %d: %w", i, err)
+		}
 	}
 	stamp(&e.ID, &e.CreatedAt, s.now())
 	if e.Status == "" {
 		e.Status = graph.EditPending
 	}
 	e.DecidedAt = utc(e.DecidedAt)
-	var imp any
+	var imp, delta any
 	if e.Importance != nil {
 		imp = *e.Importance
+	}
+	if e.Delta != nil {
+		delta = *e.Delta
 	}
 	_, err := write(ctx, s, func(tx neo4jdrv.ManagedTransaction) (struct{}, error) {
 		recs, err := collect(ctx, tx, createEditCypher, writeScopeParams(e.Scope, map[string]any{
@@ -40,7 +48,7 @@ func (s *Store) CreateEdit(ctx context.Context, e graph.Edit) (graph.Edit, error
 			"props": scopeProps(e.Scope, map[string]any{
 				"id": e.ID, "name": string(e.Kind) + " " + string(e.Status), "kind": string(e.Kind),
 				"status": string(e.Status), "target_memory_id": e.TargetMemoryID,
-				"target_version_id": e.TargetVersionID, "content": e.Content, "importance": imp,
+				"target_version_id": e.TargetVersionID, "content": e.Content, "importance": imp, "delta": delta,
 				"channel": e.Channel, "reason": e.Reason, "created_by": e.CreatedBy, "decided_by": e.DecidedBy,
 				"created_at": e.CreatedAt, "decided_at": timeParam(e.DecidedAt),
 			}),
@@ -52,9 +60,11 @@ func (s *Store) CreateEdit(ctx context.Context, e graph.Edit) (graph.Edit, error
 			return struct{}{}, notFound("memory", e.TargetMemoryID)
 		}
 		if e.Status == graph.EditApproved {
-			return struct{}{}, applyEdit(ctx, tx, e.ID)
+			if err := applyEdit(ctx, tx, e.ID); err != nil {
+				return struct{}{}, err
+			}
 		}
-		return struct{}{}, nil
+		return struct{}{}, appendAudit(ctx, tx, e.CreatedAt, audit)
 	})
 	if err != nil {
 		return graph.Edit{}, fmt.Errorf("neo4j: create edit: %w", err)
@@ -104,9 +114,14 @@ func applyEdit(ctx context.Context, tx neo4jdrv.ManagedTransaction, id string) e
 }
 
 // DecideEdit approves or rejects a pending edit.
-func (s *Store) DecideEdit(ctx context.Context, sc graph.Scope, id string, status graph.EditStatus, by string, at time.Time) (graph.Edit, error) {
+func (s *Store) DecideEdit(ctx context.Context, sc graph.Scope, id string, status graph.EditStatus, by string, at time.Time, audit ...graph.AuditEvent) (graph.Edit, error) {
 	if err := sc.Validate(); err != nil {
 		return graph.Edit{}, fmt.Errorf("neo4j: decide edit: %w", err)
+	}
+	for i, a := range audit {
+		if err := a.Validate(); err != nil {
+			return graph.Edit{}, fmt.Errorf("neo4j: decide edit: audit %d: %w", i, err)
+		}
 	}
 	if err := requireIDs("id", id, "decided_by", by); err != nil {
 		return graph.Edit{}, fmt.Errorf("neo4j: decide edit: %w", err)
@@ -135,6 +150,9 @@ func (s *Store) DecideEdit(ctx context.Context, sc graph.Scope, id string, statu
 				return graph.Edit{}, err
 			}
 		}
+		if err := appendAudit(ctx, tx, at.UTC(), audit); err != nil {
+			return graph.Edit{}, err
+		}
 		return toEdit(nodeOf(recs[0], "n")), nil
 	})
 	if err != nil {
@@ -143,12 +161,21 @@ func (s *Store) DecideEdit(ctx context.Context, sc graph.Scope, id string, statu
 	return e, nil
 }
 
-// listEditsCypher lists edits in scope on the given memories and statuses
-// (empty lists mean any), oldest first. Uses edit_tenant.
+// listEditsCypher lists edits in scope with the given statuses (an empty
+// list means any), oldest first. Uses edit_tenant.
 const listEditsCypher = `
 MATCH (n:Edit)
 WHERE ` + inScope + `
-  AND (size($memory_ids) = 0 OR n.target_memory_id IN $memory_ids)
+  AND (size($statuses) = 0 OR n.status IN $statuses)
+RETURN n {.*} AS n
+ORDER BY n.created_at, n.id`
+
+// listEditsOfCypher is listEditsCypher for the edits of given memories
+// (every search reads them). Uses edit_target.
+const listEditsOfCypher = `
+MATCH (n:Edit)
+WHERE n.target_memory_id IN $memory_ids
+  AND ` + inScope + `
   AND (size($statuses) = 0 OR n.status IN $statuses)
 RETURN n {.*} AS n
 ORDER BY n.created_at, n.id`
@@ -163,7 +190,11 @@ func (s *Store) ListEdits(ctx context.Context, f graph.Filter, q graph.EditQuery
 		statuses = append(statuses, string(st))
 	}
 	out, err := read(ctx, s, func(tx neo4jdrv.ManagedTransaction) ([]graph.Edit, error) {
-		recs, err := collect(ctx, tx, listEditsCypher, readScopeParams(f, map[string]any{
+		query := listEditsCypher
+		if len(q.MemoryIDs) > 0 {
+			query = listEditsOfCypher
+		}
+		recs, err := collect(ctx, tx, query, readScopeParams(f, map[string]any{
 			"memory_ids": nonNil(q.MemoryIDs), "statuses": statuses,
 		}))
 		if err != nil {
@@ -192,6 +223,10 @@ func toEdit(p map[string]any) graph.Edit {
 	if _, ok := p["importance"]; ok {
 		imp := float(p, "importance")
 		e.Importance = &imp
+	}
+	if _, ok := p["delta"]; ok {
+		d := float(p, "delta")
+		e.Delta = &d
 	}
 	return e
 }

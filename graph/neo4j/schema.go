@@ -45,6 +45,9 @@ func schema() []string {
 		"CREATE INDEX baseline_tenant_created IF NOT EXISTS FOR (n:Baseline) ON (n.tenant_id, n.created_at)",
 		// edit_tenant: ListEdits and the edit lookups within a tenant.
 		"CREATE INDEX edit_tenant IF NOT EXISTS FOR (n:Edit) ON (n.tenant_id)",
+		// edit_target: the edits of given memories, which every search
+		// reads (ListEdits with MemoryIDs), without the tenant's other edits.
+		"CREATE INDEX edit_target IF NOT EXISTS FOR (n:Edit) ON (n.target_memory_id)",
 		// outbox_due: DueOutbox (live items, earliest due first) and the
 		// dead letters. It replaces outbox_created.
 		"DROP INDEX outbox_created IF EXISTS",

@@ -241,13 +241,16 @@ func (s *Store) GetCapsule(ctx context.Context, f graph.Filter, id string) (grap
 }
 
 const insertEdit = `INSERT INTO edits (id, tenant_id, org_id, repo_id, kind, status, memory_rid, target_memory_id,
-	target_version_id, content, importance, channel, reason, created_by, decided_by, created_at, decided_at)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
+	target_version_id, content, importance, delta, channel, reason, created_by, decided_by, created_at, decided_at)
+VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 
 // CreateEdit implements graph.Store. The target must be visible under the
 // edit's scope.
-func (s *Store) CreateEdit(ctx context.Context, e graph.Edit) (graph.Edit, error) {
+func (s *Store) CreateEdit(ctx context.Context, e graph.Edit, audit ...graph.AuditEvent) (graph.Edit, error) {
 	if err := e.Validate(); err != nil {
+		return e, fmt.Errorf("create edit: %w", err)
+	}
+	if err := validateAudit(audit); err != nil {
 		return e, fmt.Errorf("create edit: %w", err)
 	}
 	err := s.write(ctx, func(t *tx) error {
@@ -260,9 +263,12 @@ func (s *Store) CreateEdit(ctx context.Context, e graph.Edit) (graph.Edit, error
 			e.Status = graph.EditPending
 		}
 		_, err = t.exec(insertEdit, append(append([]any{e.ID}, scopeArgs(e.Scope)...), string(e.Kind), string(e.Status),
-			m.rid, e.TargetMemoryID, e.TargetVersionID, e.Content, e.Importance, e.Channel, e.Reason, e.CreatedBy,
+			m.rid, e.TargetMemoryID, e.TargetVersionID, e.Content, e.Importance, e.Delta, e.Channel, e.Reason, e.CreatedBy,
 			e.DecidedBy, nanos(e.CreatedAt), nanos(e.DecidedAt))...)
-		return err
+		if err != nil {
+			return err
+		}
+		return t.appendAudits(audit)
 	})
 	if err != nil {
 		return e, fmt.Errorf("create edit: %w", err)
@@ -271,22 +277,25 @@ func (s *Store) CreateEdit(ctx context.Context, e graph.Edit) (graph.Edit, error
 }
 
 const editCols = `ed.id, ed.tenant_id, ed.org_id, ed.repo_id, ed.kind, ed.status, ed.target_memory_id,
-	ed.target_version_id, ed.content, ed.importance, ed.channel, ed.reason, ed.created_by, ed.decided_by,
+	ed.target_version_id, ed.content, ed.importance, ed.delta, ed.channel, ed.reason, ed.created_by, ed.decided_by,
 	ed.created_at, ed.decided_at`
 
 func scanEdit(sc scanner) (graph.Edit, error) {
 	var (
 		e                graph.Edit
 		kind, status     string
-		imp              sql.NullFloat64
+		imp, delta       sql.NullFloat64
 		created, decided int64
 	)
 	err := sc.Scan(&e.ID, &e.Scope.TenantID, &e.Scope.OrgID, &e.Scope.RepoID, &kind, &status, &e.TargetMemoryID,
-		&e.TargetVersionID, &e.Content, &imp, &e.Channel, &e.Reason, &e.CreatedBy, &e.DecidedBy, &created, &decided)
+		&e.TargetVersionID, &e.Content, &imp, &delta, &e.Channel, &e.Reason, &e.CreatedBy, &e.DecidedBy, &created, &decided)
 	e.Kind, e.Status = graph.EditKind(kind), graph.EditStatus(status)
 	e.CreatedAt, e.DecidedAt = fromNanos(created), fromNanos(decided)
 	if imp.Valid {
 		e.Importance = &imp.Float64
+	}
+	if delta.Valid {
+		e.Delta = &delta.Float64
 	}
 	return e, err
 }
@@ -307,8 +316,11 @@ const decideEdit = `UPDATE edits SET status = ?, decided_by = ?, decided_at = ? 
 
 // DecideEdit implements graph.Store. Deciding an edit that is not pending is
 // graph.ErrConflict.
-func (s *Store) DecideEdit(ctx context.Context, sc graph.Scope, id string, status graph.EditStatus, by string, at time.Time) (graph.Edit, error) {
+func (s *Store) DecideEdit(ctx context.Context, sc graph.Scope, id string, status graph.EditStatus, by string, at time.Time, audit ...graph.AuditEvent) (graph.Edit, error) {
 	if err := sc.Validate(); err != nil {
+		return graph.Edit{}, fmt.Errorf("decide edit: %w", err)
+	}
+	if err := validateAudit(audit); err != nil {
 		return graph.Edit{}, fmt.Errorf("decide edit: %w", err)
 	}
 	if err := graph.ValidateEditStatus(status); err != nil {
@@ -337,8 +349,10 @@ func (s *Store) DecideEdit(ctx context.Context, sc graph.Scope, id string, statu
 			return fmt.Errorf("edit %s is %s: %w", id, e.Status, graph.ErrConflict)
 		}
 		e.Status, e.DecidedBy, e.DecidedAt = status, by, orNow(at, t.now)
-		_, err = t.exec(decideEdit, string(status), by, nanos(e.DecidedAt), id)
-		return err
+		if _, err = t.exec(decideEdit, string(status), by, nanos(e.DecidedAt), id); err != nil {
+			return err
+		}
+		return t.appendAudits(audit)
 	})
 	if err != nil {
 		return graph.Edit{}, fmt.Errorf("decide edit: %w", err)
@@ -346,9 +360,16 @@ func (s *Store) DecideEdit(ctx context.Context, sc graph.Scope, id string, statu
 	return e, nil
 }
 
-// Edits in scope, oldest first. Relies on edits_tenant (and edits_memory
-// through the target filter).
+// Edits in scope, oldest first. Relies on edits_tenant.
 const listEdits = `SELECT ` + editCols + ` FROM edits ed WHERE %s ORDER BY ed.created_at, ed.rid`
+
+// Edits of given memories (every search reads them twice), oldest first.
+// The id list is the outer loop (CROSS JOIN) and each id a seek in
+// edits_target; the text is constant for a filter shape, so the statement
+// is prepared once per connection (stmtCache) instead of on every search.
+const listEditsOf = `SELECT ` + editCols + `
+FROM json_each(?) j CROSS JOIN edits ed INDEXED BY edits_target ON ed.tenant_id = ? AND ed.target_memory_id = j.value
+WHERE %s ORDER BY ed.created_at, ed.rid`
 
 // ListEdits implements graph.Store.
 func (s *Store) ListEdits(ctx context.Context, f graph.Filter, q graph.EditQuery) ([]graph.Edit, error) {
@@ -357,13 +378,28 @@ func (s *Store) ListEdits(ctx context.Context, f graph.Filter, q graph.EditQuery
 	}
 	w := &where{}
 	w.readScope("ed", f)
-	if len(q.MemoryIDs) > 0 {
-		w.in("ed.target_memory_id", anys(q.MemoryIDs))
-	}
 	if len(q.Statuses) > 0 {
 		w.in("ed.status", anys(q.Statuses))
 	}
-	rows, err := s.r.QueryContext(ctx, fmt.Sprintf(listEdits, w.sql()), w.args...)
+	var (
+		rows *sql.Rows
+		err  error
+	)
+	if len(q.MemoryIDs) > 0 {
+		text := fmt.Sprintf(listEditsOf, w.sql())
+		args := append([]any{jsonList(q.MemoryIDs), f.Scope.TenantID}, w.args...)
+		var st *sql.Stmt
+		if st, err = s.stmts.get(ctx, text); err != nil {
+			return nil, fmt.Errorf("list edits: %w", err)
+		}
+		if st != nil {
+			rows, err = st.QueryContext(ctx, args...)
+		} else {
+			rows, err = s.r.QueryContext(ctx, text, args...)
+		}
+	} else {
+		rows, err = s.r.QueryContext(ctx, fmt.Sprintf(listEdits, w.sql()), w.args...)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("list edits: %w", err)
 	}

@@ -4,6 +4,7 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/mnemo-dev/mnemo/graph"
@@ -91,12 +92,13 @@ func anys[T ~string](vals []T) []any {
 	return out
 }
 
-// Hidden by an approved edit: retract always, quarantine unless included,
+// Hidden by an approved edit: retract unless retracted memories are
+// admitted, quarantine unless included,
 // block on the filter's channel. Relies on index edits_approved.
 const hiddenByEdit = `NOT EXISTS (
 	SELECT 1 FROM edits ed
 	WHERE ed.memory_rid = m.rid AND ed.status = 'approved'
-	  AND (ed.kind = 'retract'%s%s))`
+	  AND (%s%s%s))`
 
 // Mentions an entity of one of the types. Relies on mentions_memory.
 const mentionsEntityType = `EXISTS (
@@ -155,7 +157,13 @@ func memoryFilter(f graph.Filter, direct bool) (*where, error) {
 		at := nanos(f.ValidAt)
 		w.add("(m.valid_from = 0 OR m.valid_from <= ?) AND (m.valid_to = 0 OR m.valid_to > ?)", at, at)
 	}
-	quarantine, block := "", ""
+	// A filter that admits retracted memories sees those an approved
+	// retract edit hides too (Neo4j marks them retracted; see
+	// graph.Store.GetMemory).
+	retract, quarantine, block := "ed.kind = 'retract'", "", ""
+	if slices.Contains(f.Statuses, graph.StatusRetracted) {
+		retract = "0"
+	}
 	if !f.IncludeQuarantined {
 		quarantine = " OR ed.kind = 'quarantine'"
 	}
@@ -164,7 +172,7 @@ func memoryFilter(f graph.Filter, direct bool) (*where, error) {
 		block = " OR (ed.kind = 'block' AND ed.channel = ?)"
 		args = append(args, f.Channel)
 	}
-	w.add(fmt.Sprintf(hiddenByEdit, quarantine, block), args...)
+	w.add(fmt.Sprintf(hiddenByEdit, retract, quarantine, block), args...)
 	return w, nil
 }
 

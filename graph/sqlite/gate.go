@@ -19,6 +19,26 @@ func (t *tx) appendAudit(a graph.AuditEvent) error {
 	return err
 }
 
+// appendAudits writes events inside t.
+func (t *tx) appendAudits(events []graph.AuditEvent) error {
+	for _, a := range events {
+		if err := t.appendAudit(a); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// validateAudit checks events before a write that carries them.
+func validateAudit(events []graph.AuditEvent) error {
+	for i, a := range events {
+		if err := a.Validate(); err != nil {
+			return fmt.Errorf("audit %d: %w", i, err)
+		}
+	}
+	return nil
+}
+
 // AppendAudit implements graph.Store. An event id is written once: a
 // duplicate is graph.ErrConflict.
 func (s *Store) AppendAudit(ctx context.Context, events ...graph.AuditEvent) error {
@@ -42,11 +62,20 @@ func (s *Store) AppendAudit(ctx context.Context, events ...graph.AuditEvent) err
 }
 
 // Audit events in scope, oldest first, after the cursor. Relies on
-// audit_tenant_created (audit_subject when a subject is given).
+// audit_tenant_created (audit_subject when a subject is given, audit_actor
+// when an actor is).
 const listAudit = `SELECT a.rid, a.id, a.tenant_id, a.org_id, a.repo_id, a.action, a.subject_kind, a.subject_id,
 	a.actor_id, a.rule, a.outcome, a.reason, a.created_at
 FROM audit_events a WHERE %s
 ORDER BY a.created_at, a.rid LIMIT ?`
+
+// The user rule on audit events: an event about a memory private to another
+// user (graph.Reader.MayRead) is not the reader's to see. Relies on the
+// memories id index.
+const auditOfReadable = `NOT EXISTS (
+	SELECT 1 FROM memories m
+	WHERE a.subject_kind = 'Memory' AND m.id = a.subject_id
+	  AND m.user_id <> '' AND m.visibility IN ('user', 'session') AND m.user_id <> ?)`
 
 // ListAudit implements graph.Store.
 func (s *Store) ListAudit(ctx context.Context, f graph.Filter, q graph.AuditQuery, p graph.Page) ([]graph.AuditEvent, string, error) {
@@ -64,6 +93,18 @@ func (s *Store) ListAudit(ctx context.Context, f graph.Filter, q graph.AuditQuer
 	}
 	if q.Action != "" {
 		w.add("a.action = ?", q.Action)
+	}
+	if q.ActorID != "" {
+		w.add("a.actor_id = ?", q.ActorID)
+	}
+	if !q.From.IsZero() {
+		w.add("a.created_at >= ?", nanos(q.From))
+	}
+	if !q.To.IsZero() {
+		w.add("a.created_at < ?", nanos(q.To))
+	}
+	if !f.Reader.AllUsers {
+		w.add(auditOfReadable, f.Reader.UserID)
 	}
 	if ok {
 		w.add("(a.created_at > ? OR (a.created_at = ? AND a.rid > CAST(? AS INTEGER)))", c.At, c.At, c.Key)

@@ -247,6 +247,14 @@ ALTER TABLE outbox ADD COLUMN last_error TEXT NOT NULL DEFAULT '';
 ALTER TABLE outbox ADD COLUMN dead INTEGER NOT NULL DEFAULT 0;
 CREATE INDEX outbox_due ON outbox(dead, next_attempt_at, rid);
 `,
+	// 8: attenuate edits by a delta (graph.Edit.Delta); the edits of given
+	// memories (ListEdits on the read path) without walking the tenant's;
+	// audit events listed by actor.
+	`
+ALTER TABLE edits ADD COLUMN delta REAL;
+CREATE INDEX edits_target ON edits(tenant_id, target_memory_id, status);
+CREATE INDEX audit_actor ON audit_events(tenant_id, actor_id, created_at, rid);
+`,
 }
 
 const createMigrationsTable = `CREATE TABLE IF NOT EXISTS schema_migrations (

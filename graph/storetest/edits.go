@@ -48,6 +48,41 @@ func assertHidden(t *testing.T, r reads, name string, hidden bool) {
 	}
 }
 
+// testEditAudit: the audit events given to CreateEdit and DecideEdit are
+// written with the edit, and not at all when the write fails.
+func testEditAudit(t *testing.T, x *suite) {
+	s := newScope(t)
+	f := in(s)
+	c, err := x.s.CreateMemory(ctx(t), memIn(s, "edited", "a memory to edit"))
+	require.NoError(t, err)
+	mem := c.Memory.ID
+	ev := func(action string) graph.AuditEvent {
+		return graph.AuditEvent{ID: "a-" + graph.NewID(), Scope: s, Action: action, SubjectKind: "Memory", SubjectID: mem,
+			ActorID: "lib", CreatedAt: base}
+	}
+	actions := func() []string {
+		t.Helper()
+		evs, _, err := x.s.ListAudit(ctx(t), f, graph.AuditQuery{SubjectID: mem}, graph.Page{})
+		require.NoError(t, err)
+		var out []string
+		for _, e := range evs {
+			out = append(out, e.Action)
+		}
+		return out
+	}
+	e, err := x.s.CreateEdit(ctx(t), graph.Edit{Scope: s, Kind: graph.EditRetract, TargetMemoryID: mem, CreatedBy: "lib"}, ev("edit.propose"))
+	require.NoError(t, err)
+	_, err = x.s.DecideEdit(ctx(t), s, e.ID, graph.EditRejected, "lib", base, ev("edit.reject"))
+	require.NoError(t, err)
+	assert.Equal(t, []string{"edit.propose", "edit.reject"}, actions())
+
+	_, err = x.s.DecideEdit(ctx(t), s, e.ID, graph.EditApproved, "lib", base, ev("edit.approve"))
+	assert.ErrorIs(t, err, graph.ErrConflict)
+	_, err = x.s.CreateEdit(ctx(t), graph.Edit{Scope: newScope(t), Kind: graph.EditRetract, TargetMemoryID: mem, CreatedBy: "x"}, ev("edit.propose"))
+	assert.ErrorIs(t, err, graph.ErrNotFound)
+	assert.Equal(t, []string{"edit.propose", "edit.reject"}, actions(), "a failed edit write leaves no event")
+}
+
 func testEdits(t *testing.T, x *suite) {
 	fx := x.buildFixture(t, newScope(t))
 	s := fx.scope
@@ -105,6 +140,18 @@ func testEdits(t *testing.T, x *suite) {
 		assertHidden(t, x.readAll(t, fx, g), "m3", true)
 		g.Channel = "email"
 		assertHidden(t, x.readAll(t, fx, g), "m3", false)
+	})
+	t.Run("RetractedShownWhenAdmitted", func(t *testing.T) {
+		// A filter that admits retracted memories sees those a retract
+		// edit hides, on every backend (graph.Store.GetMemory).
+		g := f
+		g.Statuses = []graph.Status{graph.StatusActive, graph.StatusRetracted}
+		_, err := x.s.GetMemory(ctx(t), f, fx.ids["m4"])
+		assert.ErrorIs(t, err, graph.ErrNotFound, "hidden from a plain fetch")
+		m, err := x.s.GetMemory(ctx(t), g, fx.ids["m4"])
+		require.NoError(t, err)
+		assert.Equal(t, fx.ids["m4"], m.ID)
+		assert.Contains(t, fx.names(x.listAll(t, g, 50)), "m4", "ListMemories")
 	})
 	t.Run("OthersUntouched", func(t *testing.T) {
 		assertHidden(t, x.readAll(t, fx, f), "m7", false)

@@ -99,6 +99,38 @@ func testGateRequests(t *testing.T, x *suite) {
 	})
 }
 
+// testAuditUserRule: an event about a memory private to another user is
+// not listed to a reader without AllUsers; events about shared memories
+// and about other subjects are.
+func testAuditUserRule(t *testing.T, x *suite) {
+	s := newScope(t)
+	write := func(user string, vis graph.Visibility) string {
+		t.Helper()
+		in := memIn(s, "audited", "audited memory of "+user)
+		in.Memory.UserID, in.Memory.Visibility = user, vis
+		in.Audit = []graph.AuditEvent{{Scope: s, Action: "test.write", ActorID: user, CreatedAt: base}}
+		c, err := x.s.CreateMemory(ctx(t), in)
+		require.NoError(t, err)
+		return c.Memory.ID
+	}
+	mine, theirs, shared := write("u1", graph.VisibilityUser), write("u2", graph.VisibilityUser), write("u2", graph.VisibilityProject)
+	require.NoError(t, x.s.AppendAudit(ctx(t), graph.AuditEvent{Scope: s, Action: "test.write", SubjectKind: "GateRequest",
+		SubjectID: "g1", ActorID: "u2", CreatedAt: base}))
+	subjects := func(r graph.Reader) []string {
+		t.Helper()
+		evs, _, err := x.s.ListAudit(ctx(t), graph.Filter{Scope: s, Reader: r}, graph.AuditQuery{Action: "test.write"}, graph.Page{})
+		require.NoError(t, err)
+		var out []string
+		for _, e := range evs {
+			out = append(out, e.SubjectID)
+		}
+		return out
+	}
+	assert.ElementsMatch(t, []string{mine, shared, "g1"}, subjects(graph.Reader{UserID: "u1"}))
+	assert.ElementsMatch(t, []string{mine, theirs, shared, "g1"}, subjects(graph.Reader{UserID: "u1", AllUsers: true}))
+	assert.ElementsMatch(t, []string{theirs, shared, "g1"}, subjects(graph.Reader{UserID: "u2"}))
+}
+
 func testAudit(t *testing.T, x *suite) {
 	s := newScope(t)
 	f := in(s)
@@ -137,6 +169,26 @@ func testAudit(t *testing.T, x *suite) {
 		evs, _, err = x.s.ListAudit(ctx(t), f, graph.AuditQuery{SubjectID: "subj-1"}, graph.Page{})
 		require.NoError(t, err)
 		assert.Len(t, evs, 4)
+	})
+	t.Run("ActorAndTime", func(t *testing.T) {
+		other := graph.AuditEvent{ID: "a-" + graph.NewID(), Scope: s, Action: "test.step", SubjectKind: "Memory",
+			SubjectID: "subj-x", ActorID: "someone", CreatedAt: base.Add(time.Hour)}
+		require.NoError(t, x.s.AppendAudit(ctx(t), other))
+		ids := func(q graph.AuditQuery) []string {
+			t.Helper()
+			evs, _, err := x.s.ListAudit(ctx(t), f, q, graph.Page{})
+			require.NoError(t, err)
+			var out []string
+			for _, e := range evs {
+				out = append(out, e.ID)
+			}
+			return out
+		}
+		assert.Equal(t, []string{other.ID}, ids(graph.AuditQuery{ActorID: "someone"}))
+		assert.Equal(t, want, ids(graph.AuditQuery{ActorID: "actor"}))
+		assert.Equal(t, want[2:5], ids(graph.AuditQuery{From: base.Add(2 * time.Second), To: base.Add(5 * time.Second)}),
+			"from inclusive, to exclusive")
+		assert.Equal(t, []string{other.ID}, ids(graph.AuditQuery{From: base.Add(time.Minute)}))
 	})
 	t.Run("AppendOnly", func(t *testing.T) {
 		err := x.s.AppendAudit(ctx(t), graph.AuditEvent{ID: want[0], Scope: s, Action: "test.overwrite", ActorID: "x"})

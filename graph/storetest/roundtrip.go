@@ -304,9 +304,18 @@ func (x *suite) roundTripCuration(t *testing.T, s graph.Scope, memID, verID stri
 	ca, err := x.s.CreateEdit(ctx(t), amend)
 	require.NoError(t, err)
 	assert.NotEmpty(t, ca.ID, "edit id assigned")
+	delta := -0.5
+	cd, err := x.s.CreateEdit(ctx(t), graph.Edit{Scope: s, Kind: graph.EditAttenuate, TargetMemoryID: memID, Delta: &delta, CreatedBy: "lib-1"})
+	require.NoError(t, err)
+	gd, err := x.s.GetEdit(ctx(t), f, cd.ID)
+	require.NoError(t, err)
+	assert.Nil(t, gd.Importance, "an attenuate by delta has no importance")
+	if assert.NotNil(t, gd.Delta, "delta") {
+		assert.InDelta(t, delta, *gd.Delta, 1e-9)
+	}
 	all, err := x.s.ListEdits(ctx(t), f, graph.EditQuery{MemoryIDs: []string{memID}})
 	require.NoError(t, err)
-	assert.Len(t, all, 2)
+	assert.Len(t, all, 3)
 	approved, err := x.s.ListEdits(ctx(t), f, graph.EditQuery{MemoryIDs: []string{memID}, Statuses: []graph.EditStatus{graph.EditApproved}})
 	require.NoError(t, err)
 	require.Len(t, approved, 1)

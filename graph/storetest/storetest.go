@@ -71,6 +71,8 @@ func Run(t *testing.T, open func(t *testing.T) graph.Store, cfg Config) {
 		{"GateRequests", testGateRequests},
 		{"GateSettlement", testGateSettlement},
 		{"Audit", testAudit},
+		{"AuditUserRule", testAuditUserRule},
+		{"EditAudit", testEditAudit},
 		{"Outbox", testOutbox},
 		{"OutboxRetry", testOutboxRetry},
 	}
