@@ -39,9 +39,9 @@ func (s *Server) librarianGet(ctx context.Context, p graph.Principal, in IDInput
 	return s.engine.GetGateRequest(ctx, p, in.ID)
 }
 
-// DecisionInput names a queued write and says why.
+// DecisionInput names a queued write (or an edit) and says why.
 type DecisionInput struct {
-	ID     string `json:"id" jsonschema:"the gate request's id (required)"`
+	ID     string `json:"id" jsonschema:"the gate request's or edit's id (required)"`
 	Reason string `json:"reason,omitempty" jsonschema:"note (approve) or reason (reject), recorded in the audit event"`
 }
 

@@ -143,6 +143,7 @@ func TestToolsAndSchemas(t *testing.T) {
 		"remember": false, "recall": true, "get": true, "list": true, "read_context": true,
 		"verify_citations": true, "librarian_list": true, "librarian_get": true,
 		"librarian_approve": false, "librarian_reject": false,
+		"edit_propose": false, "edit_list": true, "edit_approve": false, "edit_reject": false, "audit": true,
 	}, readOnly)
 }
 
@@ -201,6 +202,34 @@ func TestEveryTool(t *testing.T) {
 		assert.False(t, v.Valid)
 		assert.Len(t, v.Invalid, 1)
 	})
+	t.Run("edits and audit", func(t *testing.T) {
+		var fact, other engine.IngestResult
+		require.Empty(t, call(t, w, "remember", map[string]any{"type": "note", "content": "The office wifi password rotates every Monday.", "visibility": "project"}, &fact))
+		require.Empty(t, call(t, w, "remember", map[string]any{"type": "note", "content": "The office coffee machine is on floor three.", "visibility": "project"}, &other))
+
+		var proposed engine.EditResult
+		require.Empty(t, call(t, w, "edit_propose", map[string]any{"memory_id": fact.ID, "kind": "retract", "reason": "wrong office"}, &proposed))
+		assert.Equal(t, graph.EditStatus("pending"), proposed.Edit.Status, "a writer's retraction waits for a librarian")
+		var eds mcp.EditListOutput
+		require.Empty(t, call(t, lib, "edit_list", map[string]any{"memory_id": fact.ID, "status": "pending"}, &eds))
+		require.Len(t, eds.Edits, 1)
+		assert.Contains(t, call(t, w, "edit_approve", map[string]any{"id": proposed.Edit.ID}, nil), "approve",
+			"a writer may not approve")
+		var decided engine.EditResult
+		require.Empty(t, call(t, lib, "edit_approve", map[string]any{"id": proposed.Edit.ID, "reason": "agreed"}, &decided))
+		assert.Equal(t, graph.EditStatus("approved"), decided.Edit.Status)
+		assert.Equal(t, httpError(t, f.url, "GET", "/v1/memories/"+fact.ID, "", keyWriter),
+			call(t, w, "get", map[string]any{"id": fact.ID}, nil), "a retracted memory is gone for readers")
+
+		require.Empty(t, call(t, w, "edit_propose", map[string]any{"memory_id": other.ID, "kind": "attenuate", "delta": -0.5, "reason": "minor"}, &proposed))
+		require.Empty(t, call(t, lib, "edit_reject", map[string]any{"id": proposed.Edit.ID, "reason": "it matters"}, &decided))
+		assert.Equal(t, graph.EditStatus("rejected"), decided.Edit.Status)
+
+		var trail mcp.AuditOutput
+		require.Empty(t, call(t, lib, "audit", map[string]any{"memory_id": other.ID}, &trail))
+		assert.NotEmpty(t, trail.Events)
+		assert.Contains(t, call(t, w, "audit", map[string]any{}, nil), "audit_read", "a writer may not read the audit trail")
+	})
 	t.Run("librarian", func(t *testing.T) {
 		var queued, other engine.IngestResult
 		require.Empty(t, call(t, w, "remember", map[string]any{"type": "decision", "content": "We decided to move billing to Postgres 17."}, &queued))
@@ -255,6 +284,10 @@ func TestErrorsReadAsHTTP(t *testing.T) {
 		{"no receipt", "verify_citations", map[string]any{"context_id": "ctx-missing", "citations": []any{}}, "POST", "/v1/citations/verify", `{"context_id":"ctx-missing","citations":[]}`},
 		{"context without query", "read_context", map[string]any{}, "POST", "/v1/context", `{}`},
 		{"not a librarian", "librarian_list", map[string]any{}, "GET", "/v1/librarian/requests", ""},
+		{"edit of an unknown memory", "edit_propose", map[string]any{"memory_id": "m-missing", "kind": "retract", "reason": "x"},
+			"POST", "/v1/memories/m-missing/edits", `{"kind":"retract","reason":"x"}`},
+		{"unknown edit", "edit_approve", map[string]any{"id": "e-missing"}, "POST", "/v1/edits/e-missing:approve", ""},
+		{"no audit_read", "audit", map[string]any{}, "GET", "/v1/audit", ""},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

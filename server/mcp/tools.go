@@ -49,7 +49,21 @@ func (s *Server) addTools() error {
 			"Approve a pending write: it runs through the write path and the result says what it became.",
 			writes, s.librarianApprove, nil),
 		add(s, "librarian_reject", "Reject a queued write",
-			"Reject a pending write with a reason the author reads.", writes, s.librarianReject, nil))
+			"Reject a pending write with a reason the author reads.", writes, s.librarianReject, nil),
+		add(s, "edit_propose", "Propose an edit",
+			"Propose an edit of a memory: retract (hide everywhere), amend (new text or importance), quarantine, "+
+				"attenuate (lower importance) or block (hide on a channel), with a reason. The policy says who may "+
+				"propose and whose edits apply at once; the answer previews the memory before and after.",
+			writes, s.editPropose, nil),
+		add(s, "edit_list", "List a memory's edits",
+			"List the edits of one memory, oldest first, optionally by status.", reads, s.editList, nil),
+		add(s, "edit_approve", "Approve an edit",
+			"Approve a pending edit (the policy's approvers only).", writes, s.editApprove, nil),
+		add(s, "edit_reject", "Reject an edit",
+			"Reject a pending edit with a reason.", writes, s.editReject, nil),
+		add(s, "audit", "Read the audit trail",
+			"Audit events, oldest first, by memory, actor, action and time; needs the audit_read permission.",
+			reads, s.audit, nil))
 }
 
 var (
