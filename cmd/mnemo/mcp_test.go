@@ -3,9 +3,12 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"net"
+	"net/http"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"syscall"
 	"testing"
 	"time"
 
@@ -17,7 +20,8 @@ import (
 // TestMCPStdio runs a real `mnemo mcp` (built here) on a temporary data
 // directory and talks to it over stdio with the SDK's client: remember,
 // then recall and get what was remembered; a missing key ends the process
-// with the API's message.
+// with the API's message. Then `mnemo serve` on the same data answers the
+// same memory over streamable HTTP at /mcp.
 func TestMCPStdio(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds the binary")
@@ -73,4 +77,42 @@ func TestMCPStdio(t *testing.T) {
 	require.NoError(t, err)
 	require.True(t, res.IsError)
 	assert.Contains(t, res.Content[0].(*sdk.TextContent).Text, "m-missing")
+	require.NoError(t, cs.Close())
+
+	t.Run("serve /mcp", func(t *testing.T) {
+		ln, err := net.Listen("tcp", "127.0.0.1:0")
+		require.NoError(t, err)
+		addr := ln.Addr().String()
+		require.NoError(t, ln.Close())
+		serve := exec.CommandContext(ctx, bin, "serve", "--listen", addr)
+		serve.Env, serve.Stderr = env, os.Stderr
+		require.NoError(t, serve.Start())
+		defer func() { _ = serve.Process.Signal(syscall.SIGTERM); _ = serve.Wait() }()
+		require.Eventually(t, func() bool {
+			resp, err := http.Get("http://" + addr + "/healthz")
+			if err != nil {
+				return false
+			}
+			resp.Body.Close()
+			return resp.StatusCode == http.StatusOK
+		}, 30*time.Second, 50*time.Millisecond)
+		hc := &http.Client{Transport: bearerKey("agent-key-1")}
+		cs, err := sdk.NewClient(&sdk.Implementation{Name: "test", Version: "v0"}, nil).Connect(ctx,
+			&sdk.StreamableClientTransport{Endpoint: "http://" + addr + "/mcp", HTTPClient: hc, MaxRetries: -1}, nil)
+		require.NoError(t, err)
+		defer cs.Close()
+		res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "get", Arguments: map[string]any{"id": written["id"]}})
+		require.NoError(t, err)
+		require.False(t, res.IsError, "%v", res.Content)
+		assert.Contains(t, res.Content[0].(*sdk.TextContent).Text, "Kubernetes 1.31")
+	})
+}
+
+// bearerKey sends Authorization: Bearer KEY with every request.
+type bearerKey string
+
+func (k bearerKey) RoundTrip(r *http.Request) (*http.Response, error) {
+	r = r.Clone(r.Context())
+	r.Header.Set("Authorization", "Bearer "+string(k))
+	return http.DefaultTransport.RoundTrip(r)
 }
