@@ -11,6 +11,7 @@ import (
 	"path/filepath"
 	"time"
 
+	"github.com/mnemo-dev/mnemo/bench/stats"
 	"github.com/mnemo-dev/mnemo/engine"
 	"github.com/mnemo-dev/mnemo/graph"
 	"github.com/mnemo-dev/mnemo/graph/sqlite"
@@ -145,7 +146,7 @@ type MultihopRow struct {
 	Questions int
 	// Recall maps k to passage recall@k averaged over questions.
 	Recall  map[int]float64
-	Latency Latency
+	Latency stats.Latency
 }
 
 // MultihopReport is one run over one or more sets.
@@ -188,13 +189,7 @@ func (r *MultihopReport) Write(w io.Writer) {
 	fmt.Fprintln(w, "| set | system | questions | R@2 | R@5 | p50_ms | p95_ms | p99_ms |")
 	fmt.Fprintln(w, "|---|---|---:|---:|---:|---:|---:|---:|")
 	for _, row := range r.Rows {
-		lat := "—"
-		if row.Latency.N > 0 {
-			lat = fmt.Sprintf("%.2f | %.2f | %.2f", ms(row.Latency.P50), ms(row.Latency.P95), ms(row.Latency.P99))
-		} else {
-			lat = "— | — | —"
-		}
-		fmt.Fprintf(w, "| %s | %s | %d | %.3f | %.3f | %s |\n", row.Set, row.System, row.Questions, row.Recall[2], row.Recall[5], lat)
+		fmt.Fprintf(w, "| %s | %s | %d | %.3f | %.3f | %s |\n", row.Set, row.System, row.Questions, row.Recall[2], row.Recall[5], latencyCells(row.Latency))
 	}
 	fmt.Fprintln(w)
 	for _, in := range r.Ingest {
@@ -208,7 +203,7 @@ func (r *MultihopReport) Write(w io.Writer) {
 const multihopTenant = "bench"
 
 // ingestBatch is how many passages one IngestBatch call carries.
-var ingestBatch = 200
+const ingestBatch = 100
 
 // RunMultihop ingests each set into a fresh embedded store through the
 // engine's write path (IngestBatch: classification, extraction, graph
@@ -310,7 +305,7 @@ func runMultihopSet(ctx context.Context, set *MultihopSet, dir string, variants 
 			ids[i], texts[i] = c.ID, c.Title+" "+c.Text
 		}
 		bm := NewBM25(ids, texts)
-		row := newRecallRow(set.Name, "bm25")
+		row := newRecallRow(set.Name, BaselineBM25)
 		for _, q := range set.Questions {
 			row.add(bm.Search(q.Question, o.TopK), q.Supporting)
 		}
@@ -386,7 +381,11 @@ func ingestPassages(ctx context.Context, eng *engine.Engine, p graph.Principal, 
 				stat.Superseded++
 				progress("%s: passage %s superseded passage %v (memory %s): %s", set.Name, part[j].ID, passageOf[r.Supersedes], r.Supersedes, r.Integrity)
 			default:
-				progress("%s: passage %s %s (memory %s): %s%s", set.Name, part[j].ID, r.Status, r.ID, r.Integrity, r.Reason)
+				why := r.Integrity
+				if why == "" {
+					why = r.Reason
+				}
+				progress("%s: passage %s %s (memory %s of passages %v): %s", set.Name, part[j].ID, r.Status, r.ID, passageOf[r.ID], why)
 			}
 			if r.ID != "" {
 				passageOf[r.ID] = append(passageOf[r.ID], part[j].ID)
@@ -423,26 +422,6 @@ func (r *recallRow) done(lat []time.Duration) MultihopRow {
 			r.row.Recall[k] = r.sum[k] / float64(r.row.Questions)
 		}
 	}
-	r.row.Latency = Percentiles(lat)
+	r.row.Latency = stats.Percentiles(lat)
 	return r.row
-}
-
-// RecallAt is the fraction of relevant found among the first k of ranked;
-// no relevant item counts as 1 (nothing was missed).
-func RecallAt(ranked, relevant []string, k int) float64 {
-	if len(relevant) == 0 {
-		return 1
-	}
-	rel := make(map[string]bool, len(relevant))
-	for _, id := range relevant {
-		rel[id] = true
-	}
-	found := 0
-	for _, id := range ranked[:min(k, len(ranked))] {
-		if rel[id] {
-			found++
-			rel[id] = false // a duplicate in ranked counts once
-		}
-	}
-	return float64(found) / float64(len(rel))
 }

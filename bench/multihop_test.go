@@ -5,7 +5,6 @@ import (
 	"os"
 	"path/filepath"
 	"testing"
-	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
@@ -99,19 +98,6 @@ func TestRecallAt(t *testing.T) {
 			assert.InDelta(t, c.want, RecallAt(c.ranked, c.relevant, c.k), 1e-9)
 		})
 	}
-}
-
-func TestPercentiles(t *testing.T) {
-	var ds []time.Duration
-	for i := 100; i >= 1; i-- { // unsorted on purpose
-		ds = append(ds, time.Duration(i)*time.Millisecond)
-	}
-	l := Percentiles(ds)
-	assert.Equal(t, Latency{N: 100, P50: 50 * time.Millisecond, P95: 95 * time.Millisecond, P99: 99 * time.Millisecond}, l)
-	assert.Equal(t, 100*time.Millisecond, ds[0], "the input is not reordered")
-	assert.Equal(t, Latency{N: 1, P50: 7, P95: 7, P99: 7}, Percentiles([]time.Duration{7}))
-	assert.Equal(t, Latency{}, Percentiles(nil))
-	assert.Equal(t, time.Duration(2), Percentile([]time.Duration{1, 2, 3}, 50), "nearest rank: ceil(1.5) = 2nd")
 }
 
 func TestSubset(t *testing.T) {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/mnemo-dev/mnemo/bench/stats"
 	"github.com/mnemo-dev/mnemo/config"
 	"github.com/mnemo-dev/mnemo/engine"
 	"github.com/mnemo-dev/mnemo/graph"
@@ -136,14 +137,12 @@ func BenchmarkSearchEdits(b *testing.B) {
 					}
 					b.Logf("results per search: plain %.1f, edited %.1f", float64(found[plain])/float64(len(lat[plain])),
 						float64(found[edited])/float64(len(lat[edited])))
-					ms := func(ds []time.Duration, p int) float64 { return float64(percentile(ds, p).Microseconds()) / 1000 }
-					p50p, p95p := ms(lat[plain], 50), ms(lat[plain], 95)
-					p50e, p95e := ms(lat[edited], 50), ms(lat[edited], 95)
-					b.ReportMetric(p50p, "plain-p50-ms")
-					b.ReportMetric(p95p, "plain-p95-ms")
-					b.ReportMetric(p50e, "edited-p50-ms")
-					b.ReportMetric(p95e, "edited-p95-ms")
-					b.ReportMetric(p95e-p95p, "added-p95-ms")
+					pl, ed := stats.Percentiles(lat[plain]), stats.Percentiles(lat[edited])
+					b.ReportMetric(stats.Milliseconds(pl.P50), "plain_p50_ms")
+					b.ReportMetric(stats.Milliseconds(pl.P95), "plain_p95_ms")
+					b.ReportMetric(stats.Milliseconds(ed.P50), "edited_p50_ms")
+					b.ReportMetric(stats.Milliseconds(ed.P95), "edited_p95_ms")
+					b.ReportMetric(stats.Milliseconds(ed.P95-pl.P95), "added_p95_ms")
 				})
 			}
 		})

@@ -4,13 +4,13 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
-	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/mnemo-dev/mnemo/bench/stats"
 	"github.com/mnemo-dev/mnemo/config"
 	"github.com/mnemo-dev/mnemo/engine"
 	"github.com/mnemo-dev/mnemo/graph"
@@ -131,8 +131,7 @@ func BenchmarkIngest(b *testing.B) {
 						items += len(reqs)
 					}
 					b.ReportMetric(float64(items)/b.Elapsed().Seconds(), "items/s")
-					b.ReportMetric(float64(percentile(lat, 50).Microseconds()), "p50-us/item")
-					b.ReportMetric(float64(percentile(lat, 95).Microseconds()), "p95-us/item")
+					stats.Report(b, lat) // per item
 				})
 			}
 		}
@@ -146,14 +145,4 @@ func policyOf(b *testing.B) *policy.Holder {
 	h, err := policy.NewHolder(pol)
 	require.NoError(b, err)
 	return h
-}
-
-// percentile returns the p-th percentile of ds (nearest rank).
-func percentile(ds []time.Duration, p int) time.Duration {
-	if len(ds) == 0 {
-		return 0
-	}
-	s := slices.Clone(ds)
-	slices.Sort(s)
-	return s[min(len(s)-1, (len(s)*p+99)/100-1)]
 }

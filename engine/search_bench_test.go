@@ -6,7 +6,6 @@ import (
 	"math/rand/v2"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/mnemo-dev/mnemo/bench/stats"
 	"github.com/mnemo-dev/mnemo/config"
 	"github.com/mnemo-dev/mnemo/engine"
 	"github.com/mnemo-dev/mnemo/graph"
@@ -150,16 +150,5 @@ func BenchmarkSearch(b *testing.B) {
 	}
 }
 
-// reportPercentiles reports p50, p95 and p99 of lat in milliseconds.
-func reportPercentiles(b *testing.B, lat []time.Duration) {
-	if len(lat) == 0 {
-		return
-	}
-	slices.Sort(lat)
-	at := func(q float64) float64 {
-		return float64(lat[min(len(lat)-1, int(q*float64(len(lat))))].Microseconds()) / 1000
-	}
-	b.ReportMetric(at(0.50), "p50-ms")
-	b.ReportMetric(at(0.95), "p95-ms")
-	b.ReportMetric(at(0.99), "p99-ms")
-}
+// reportPercentiles reports p50_ms, p95_ms and p99_ms of lat.
+func reportPercentiles(b *testing.B, lat []time.Duration) { stats.Report(b, lat) }

@@ -3,11 +3,11 @@ package extract_test
 import (
 	"fmt"
 	"math/rand"
-	"sort"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/mnemo-dev/mnemo/bench/stats"
 	"github.com/mnemo-dev/mnemo/extract"
 )
 
@@ -51,9 +51,7 @@ func benchExtract(b *testing.B, x *extract.Extractor, texts []string) {
 		}
 	}
 	b.StopTimer()
-	sort.Slice(lat, func(i, j int) bool { return lat[i] < lat[j] })
-	b.ReportMetric(float64(lat[len(lat)/2].Microseconds()), "p50-µs")
-	b.ReportMetric(float64(lat[len(lat)*95/100].Microseconds()), "p95-µs")
+	stats.Report(b, lat)
 }
 
 // BenchmarkExtractShortNote is Normalize+Classify+Entities+Key per short

@@ -65,6 +65,12 @@ func standardQuantities(s string) string {
 	if strings.ContainsAny(s, "°º") {
 		s = degreeRE.ReplaceAllStringFunc(s, func(m string) string {
 			sub := degreeRE.FindStringSubmatch(m)
+			if sub == nil {
+				// The match ended at a word boundary its context gave
+				// ("45°N": after "°", the "N"); alone it does not match
+				// again. Not a temperature: keep it.
+				return m
+			}
 			switch strings.ToLower(sub[2]) {
 			case "c":
 				return sub[1] + " degrees celsius"

@@ -64,6 +64,7 @@ func TestCompare(t *testing.T) {
 		{"password after a copula", "The office wifi password is Lighthouse42.", "The office wifi password is Harbour77.", extract.Updates},
 		{"date", "The lease ends on 31 August 2027.", "The lease ends on 30 September 2027.", extract.Updates},
 		{"temperature unit named", "The oven is set to 180 degrees.", "The oven is set to 180°C.", extract.Updates},
+		{"degrees of a coordinate", "The lighthouse stands at 45°N.", "The lighthouse stands at 45°N.", extract.Restates},
 		{"name with a particle", "Our notary is Anna Schmidt.", "Our notary is Jan van Dijk.", extract.Updates},
 		{"another holder of a definite role", "Staging is the default target.", "Production is the default target.", extract.Updates},
 		{"another lead of one team", "Amara leads the data team.", "Kwame leads the data team.", extract.Updates},

@@ -8,6 +8,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"time"
 
@@ -16,6 +17,10 @@ import (
 	"github.com/mnemo-dev/mnemo/policy"
 	"github.com/mnemo-dev/mnemo/vector/embed"
 )
+
+// The bench subcommands parse flags and wire the harnesses of package
+// bench; the harnesses, metrics and report formats live there
+// (docs/benchmarks.md names the metrics).
 
 // runBench dispatches the bench subcommands.
 func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -31,9 +36,9 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	return errors.New("unknown or missing bench")
 }
 
-// runBenchRecall measures evidence recall@5/10/25 and nDCG@10 on the LoCoMo
-// dev file for each search mode and for plain BM25, in-process on a
-// temporary embedded store.
+// runBenchRecall measures evidence R@5/10/25, nDCG@10 and search latency
+// on the LoCoMo dev file for each search mode and for plain BM25,
+// in-process on a temporary embedded store.
 func runBenchRecall(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("mnemo bench recall", flag.ContinueOnError)
 	fs.SetOutput(stderr)
@@ -41,6 +46,7 @@ func runBenchRecall(ctx context.Context, args []string, stdout, stderr io.Writer
 	modes := fs.String("modes", "graph,hybrid,vector,keyword", "search modes to measure, comma-separated")
 	convs := fs.String("conv", "", "only these sample ids, comma-separated (default all)")
 	vectors := fs.String("vectors", "auto", "auto (on when the ONNX embedder is installed) or off")
+	vcache := vectorCacheFlag(fs)
 	policyFile := fs.String("policy", "", "policy file (default: the embedded default policy)")
 	if err := fs.Parse(args); err != nil {
 		return err
@@ -49,14 +55,15 @@ func runBenchRecall(ctx context.Context, args []string, stdout, stderr io.Writer
 	if err != nil {
 		return err
 	}
-	o := recallOptions{Policy: pol, Progress: stderr, Modes: sortedModes(benchList(*modes)), Convs: benchList(*convs)}
+	o := bench.LoCoMoOptions{Policy: pol, Progress: stderr, Modes: sortedModes(benchList(*modes)), Convs: benchList(*convs), VectorCache: vectorCache(*vcache)}
 	emb, err := benchEmbedder(*vectors, stderr)
 	if err != nil {
 		return err
 	}
+	model := "off"
 	if emb != nil {
 		defer emb.Close()
-		o.Embedder = emb
+		o.Embedder, model = emb, emb.ModelID()
 	} else {
 		o.Modes = dropMode(o.Modes, policy.ModeVector)
 	}
@@ -66,22 +73,63 @@ func runBenchRecall(ctx context.Context, args []string, stdout, stderr io.Writer
 	}
 	defer os.RemoveAll(dir)
 	o.Dir = dir
-	convsData, err := loadLoCoMo(*file)
+	data, err := bench.LoadLoCoMo(*file)
 	if err != nil {
 		return err
 	}
 	start := time.Now()
-	rep, err := runRecall(ctx, convsData, o)
+	rep, err := bench.RunLoCoMo(ctx, data, o)
 	if err != nil {
 		return err
 	}
-	model := "off"
-	if o.Embedder != nil {
-		model = o.Embedder.ModelID()
-	}
 	fmt.Fprintf(stdout, "LoCoMo evidence recall (%s; vectors: %s; %s)\n\n", *file, model, time.Since(start).Round(time.Second))
-	rep.write(stdout)
+	rep.Write(stdout)
 	return nil
+}
+
+// runBenchSciFact measures the embedder and the embedded vector index on
+// SciFact (BEIR format): nDCG@10 over the test qrels and query latency.
+func runBenchSciFact(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := flag.NewFlagSet("mnemo bench scifact", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	dir := fs.String("dir", filepath.Join(bench.DataDir(), "scifact"), "SciFact directory (corpus.jsonl, queries.jsonl, qrels/test.tsv)")
+	vcache := vectorCacheFlag(fs)
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	emb, err := bench.OpenEmbedder(os.Getenv, filepath.Join(".cache", "mnemo"))
+	if err != nil {
+		return fmt.Errorf("embedder: %w", err)
+	}
+	if emb == nil {
+		return errors.New("no ONNX embedder: run `make model` (or set MNEMO_ORT_LIB and MNEMO_MODEL_DIR)")
+	}
+	defer emb.Close()
+	tmp, err := os.MkdirTemp("", "mnemo-scifact-")
+	if err != nil {
+		return err
+	}
+	defer os.RemoveAll(tmp)
+	rep, err := bench.RunSciFact(ctx, *dir, tmp, emb, vectorCache(*vcache), stderr)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(stdout, "SciFact (%s)\n\n", *dir)
+	rep.Write(stdout)
+	return nil
+}
+
+// vectorCacheFlag declares -vector-cache on fs.
+func vectorCacheFlag(fs *flag.FlagSet) *string {
+	return fs.String("vector-cache", bench.DefaultVectorCache(), `directory caching corpus vectors across runs per model ("off": none)`)
+}
+
+// vectorCache is the -vector-cache value as a directory ("" for none).
+func vectorCache(v string) string {
+	if v == "off" {
+		return ""
+	}
+	return v
 }
 
 // benchEmbedder opens the embedder per -vectors: with auto, the ONNX
@@ -130,4 +178,11 @@ func dropMode(ms []string, mode string) []string {
 		}
 	}
 	return out
+}
+
+// sortedModes lists the search modes in report order.
+func sortedModes(ms []string) []string {
+	order := map[string]int{policy.ModeGraph: 0, policy.ModeHybrid: 1, policy.ModeVector: 2, policy.ModeKeyword: 3}
+	sort.SliceStable(ms, func(a, b int) bool { return order[ms[a]] < order[ms[b]] })
+	return ms
 }

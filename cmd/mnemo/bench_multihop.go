@@ -44,7 +44,7 @@ searched over the same store: e.g. -modes hybrid -graph-weight 0,0.3,0.5.
 	policyFile := fs.String("policy", "", "policy file (default: the embedded default policy)")
 	vectors := fs.String("vectors", "auto", "auto (on when the ONNX embedder is installed) or off")
 	topK := fs.Int("top-k", 5, "results per search (at least 5)")
-	vcache := fs.String("vector-cache", bench.DefaultVectorCache(), "directory caching passage and question vectors across runs (\"\" or off: none)")
+	vcache := vectorCacheFlag(fs)
 	bm25 := fs.Bool("bm25", true, "add a plain BM25 row (k1 1.2, b 0.75, title + text)")
 	var weights []string
 	fs.Func("fusion-weights", "a variant with these fusion weights, e.g. graph=0.3,vector=0.7,keyword=1 (unnamed signals keep the policy's); repeatable", func(s string) error {
@@ -59,10 +59,7 @@ searched over the same store: e.g. -modes hybrid -graph-weight 0,0.3,0.5.
 	if err != nil {
 		return err
 	}
-	o := bench.MultihopOptions{Policy: pol, Modes: sortedModes(benchList(*modes)), TopK: *topK, BM25: *bm25, Progress: stderr, VectorCache: *vcache}
-	if *vcache == "off" {
-		o.VectorCache = ""
-	}
+	o := bench.MultihopOptions{Policy: pol, Modes: sortedModes(benchList(*modes)), TopK: *topK, BM25: *bm25, Progress: stderr, VectorCache: vectorCache(*vcache)}
 	for _, w := range weights {
 		v, err := weightVariant(pol, w)
 		if err != nil {

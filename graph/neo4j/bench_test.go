@@ -2,11 +2,11 @@ package neo4j_test
 
 import (
 	"os"
-	"slices"
 	"strconv"
 	"testing"
 	"time"
 
+	"github.com/mnemo-dev/mnemo/bench/stats"
 	"github.com/mnemo-dev/mnemo/graph"
 	"github.com/mnemo-dev/mnemo/graph/neo4j"
 	"github.com/mnemo-dev/mnemo/graph/neo4j/neo4jtest"
@@ -123,19 +123,8 @@ func BenchmarkStore(b *testing.B) {
 	}
 }
 
-// reportLatency reports the p50 and p95 of lat in milliseconds.
-func reportLatency(b *testing.B, lat []time.Duration) {
-	b.Helper()
-	if len(lat) == 0 {
-		return
-	}
-	slices.Sort(lat)
-	pct := func(p float64) float64 {
-		return float64(lat[min(len(lat)-1, int(p*float64(len(lat))))].Microseconds()) / 1000
-	}
-	b.ReportMetric(pct(0.50), "p50-ms")
-	b.ReportMetric(pct(0.95), "p95-ms")
-}
+// reportLatency reports p50_ms, p95_ms and p99_ms of lat.
+func reportLatency(b *testing.B, lat []time.Duration) { stats.Report(b, lat) }
 
 // reuseCorpus opens the store without wiping it when MNEMO_BENCH_REUSE=1
 // and the corpus tenant already holds n memories (from an earlier run of

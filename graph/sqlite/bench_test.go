@@ -6,11 +6,11 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"slices"
 	"strconv"
 	"testing"
 	"time"
 
+	"github.com/mnemo-dev/mnemo/bench/stats"
 	"github.com/mnemo-dev/mnemo/graph"
 	"github.com/mnemo-dev/mnemo/graph/sqlite"
 	"github.com/mnemo-dev/mnemo/graph/storetest"
@@ -102,18 +102,9 @@ func cachedStore(b *testing.B) (*sqlite.Store, storetest.SyntheticCorpus) {
 	return s, c
 }
 
-// reportLatency reports p50 and p95 of the per-query latencies in ms.
-func reportLatency(b *testing.B, lat []time.Duration) {
-	if len(lat) == 0 {
-		return
-	}
-	slices.Sort(lat)
-	at := func(p float64) float64 {
-		return float64(lat[min(len(lat)-1, int(p*float64(len(lat))))].Microseconds()) / 1000
-	}
-	b.ReportMetric(at(0.50), "p50_ms")
-	b.ReportMetric(at(0.95), "p95_ms")
-}
+// reportLatency reports p50_ms, p95_ms and p99_ms of the per-query
+// latencies.
+func reportLatency(b *testing.B, lat []time.Duration) { stats.Report(b, lat) }
 
 // timeLoop runs op once per benchmark iteration (i counts from 0) and
 // reports the latency percentiles.

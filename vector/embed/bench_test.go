@@ -6,11 +6,12 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"slices"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/mnemo-dev/mnemo/bench/stats"
 )
 
 // benchWords feeds shortTexts.
@@ -79,17 +80,12 @@ func cpuTime(b *testing.B) time.Duration {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
-// reportLatency reports texts/s and the p50/p95 latency of one call in ms.
+// reportLatency reports texts/s and p50_ms, p95_ms and p99_ms of one call.
 func reportLatency(b *testing.B, lat []time.Duration, batch int) {
 	var total time.Duration
 	for _, d := range lat {
 		total += d
 	}
-	slices.Sort(lat)
-	pct := func(p float64) float64 {
-		return float64(lat[int(p*float64(len(lat)-1))].Microseconds()) / 1000
-	}
 	b.ReportMetric(float64(batch*len(lat))/total.Seconds(), "texts/s")
-	b.ReportMetric(pct(0.50), "p50-ms")
-	b.ReportMetric(pct(0.95), "p95-ms")
+	stats.Report(b, lat)
 }

@@ -3,12 +3,12 @@ package local_test
 import (
 	"context"
 	"fmt"
-	"slices"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/mnemo-dev/mnemo/bench/stats"
 	"github.com/mnemo-dev/mnemo/vector"
 	"github.com/mnemo-dev/mnemo/vector/local"
 )
@@ -18,8 +18,8 @@ import (
 //
 //	go test ./vector/local -run '^$' -bench 'Search/clustered/n=100k' -benchtime 2000x -count 3 -timeout 60m
 //
-// Each leaf reports p50-ms and p95-ms per search (k=10, tenant filter over
-// 90% of the points), recall@10 against exact search over 100 queries, and
+// Each leaf reports p50_ms, p95_ms and p99_ms per search (k=10, tenant filter over
+// 90% of the points), R@10 against exact search over 100 queries, and
 // build-s, the time to upsert the whole set in batches of 1000 (fsync per
 // batch, graph included).
 
@@ -78,13 +78,8 @@ func benchSearch(b *testing.B, d dataset, opts local.Options) {
 		}
 	}
 	b.StopTimer()
-	slices.Sort(lat)
-	pct := func(p float64) float64 {
-		return float64(lat[int(p*float64(len(lat)-1))].Microseconds()) / 1000
-	}
-	b.ReportMetric(pct(0.50), "p50-ms")
-	b.ReportMetric(pct(0.95), "p95-ms")
-	b.ReportMetric(rec, "recall@10")
+	stats.Report(b, lat)
+	b.ReportMetric(rec, "R@10")
 	b.ReportMetric(build.Seconds(), "build-s")
 	st := idx.Stats()
 	if st.Fallbacks > 0 {

@@ -1,16 +1,15 @@
-package main
+package bench
 
 import (
 	"context"
 	"errors"
 	"fmt"
 	"io"
-	"math"
 	"path/filepath"
-	"sort"
 	"strings"
+	"time"
 
-	"github.com/mnemo-dev/mnemo/bench"
+	"github.com/mnemo-dev/mnemo/bench/stats"
 	"github.com/mnemo-dev/mnemo/engine"
 	"github.com/mnemo-dev/mnemo/extract"
 	"github.com/mnemo-dev/mnemo/graph"
@@ -20,20 +19,23 @@ import (
 	"github.com/mnemo-dev/mnemo/vector/local"
 )
 
-// recallKs are the cut-offs evidence recall is reported at.
-var recallKs = []int{5, 10, 25}
+// LoCoMoKs are the cut-offs evidence recall is reported at.
+var LoCoMoKs = []int{5, 10, 25}
 
-// baselineBM25 names the plain BM25 row of the report.
-const baselineBM25 = "bm25"
+// BaselineBM25 names the plain BM25 row of a report.
+const BaselineBM25 = "bm25"
 
-// recallOptions configures one run of the recall harness.
-type recallOptions struct {
+// LoCoMoOptions configures one run of the LoCoMo recall harness.
+type LoCoMoOptions struct {
 	// Convs keeps only these sample ids (empty: all).
 	Convs []string
 	// Modes are the search modes measured, besides the BM25 baseline.
 	Modes []string
 	// Embedder, when not nil, turns vectors on (it is not closed here).
 	Embedder engine.Embedder
+	// VectorCache, when set, is the directory vectors are cached in across
+	// runs (see NewCachedEmbedder).
+	VectorCache string
 	// Policy is the policy searched under.
 	Policy *policy.Policy
 	// Dir holds the temporary stores.
@@ -42,108 +44,104 @@ type recallOptions struct {
 	Progress io.Writer
 }
 
-// metrics accumulates evidence recall@k and nDCG@10 over questions.
-type metrics struct {
+// locomoMetrics accumulates evidence R@k and nDCG@10 over questions.
+type locomoMetrics struct {
 	n      int
 	recall map[int]float64
 	ndcg   float64
 }
 
-func (m *metrics) add(ranked, evidence []string) {
+func (m *locomoMetrics) add(ranked, evidence []string) {
 	if m.recall == nil {
 		m.recall = map[int]float64{}
 	}
 	m.n++
 	if len(evidence) == 0 { // as the paper's evaluation: no evidence counts as found
-		for _, k := range recallKs {
+		for _, k := range LoCoMoKs {
 			m.recall[k]++
 		}
 		m.ndcg++
 		return
 	}
-	rel := map[string]bool{}
+	for _, k := range LoCoMoKs {
+		m.recall[k] += RecallAt(ranked, evidence, k)
+	}
+	rel := make(map[string]int, len(evidence))
 	for _, e := range evidence {
-		rel[e] = true
+		rel[e] = 1
 	}
-	for _, k := range recallKs {
-		found := 0
-		for _, id := range ranked[:min(k, len(ranked))] {
-			if rel[id] {
-				found++
-			}
-		}
-		m.recall[k] += float64(found) / float64(len(evidence))
-	}
-	var dcg, ideal float64
-	for i, id := range ranked[:min(10, len(ranked))] {
-		if rel[id] {
-			dcg += 1 / math.Log2(float64(i+2))
-		}
-	}
-	for i := range min(10, len(evidence)) {
-		ideal += 1 / math.Log2(float64(i+2))
-	}
-	m.ndcg += dcg / ideal
+	m.ndcg += NDCG(ranked, rel, 10)
 }
 
-func (m *metrics) mean(k int) float64 {
+func (m *locomoMetrics) mean(k int) float64 {
 	if m.n == 0 {
 		return 0
 	}
 	return m.recall[k] / float64(m.n)
 }
 
-// recallReport holds, per system (a mode or bm25), metrics per category
-// (0 is overall).
-type recallReport struct {
-	Systems []string
-	By      map[string]map[int]*metrics
+func (m *locomoMetrics) meanNDCG() float64 {
+	if m.n == 0 {
+		return 0
+	}
+	return m.ndcg / float64(m.n)
 }
 
-func (r *recallReport) add(system string, category int, ranked, evidence []string) {
-	if r.By == nil {
-		r.By = map[string]map[int]*metrics{}
+// LoCoMoReport holds, per system (a mode or bm25), metrics per category
+// (0 is overall) and, per mode, the search latency.
+type LoCoMoReport struct {
+	Systems []string
+	by      map[string]map[int]*locomoMetrics
+	latency map[string]stats.Latency
+}
+
+func (r *LoCoMoReport) add(system string, category int, ranked, evidence []string) {
+	if r.by == nil {
+		r.by = map[string]map[int]*locomoMetrics{}
 	}
-	if r.By[system] == nil {
-		r.By[system] = map[int]*metrics{}
+	if r.by[system] == nil {
+		r.by[system] = map[int]*locomoMetrics{}
 		r.Systems = append(r.Systems, system)
 	}
 	for _, c := range []int{0, category} {
-		if r.By[system][c] == nil {
-			r.By[system][c] = &metrics{}
+		if r.by[system][c] == nil {
+			r.by[system][c] = &locomoMetrics{}
 		}
-		r.By[system][c].add(ranked, evidence)
+		r.by[system][c].add(ranked, evidence)
 	}
 }
 
-// Overall returns system's overall recall@k.
-func (r *recallReport) Overall(system string, k int) float64 {
-	if m := r.By[system][0]; m != nil {
+// Overall returns system's overall R@k.
+func (r *LoCoMoReport) Overall(system string, k int) float64 {
+	if m := r.by[system][0]; m != nil {
 		return m.mean(k)
 	}
 	return 0
 }
 
+// Latency returns the search latency of mode (zero for bm25).
+func (r *LoCoMoReport) Latency(system string) stats.Latency { return r.latency[system] }
+
 var categoryNames = map[int]string{0: "overall", 1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
 
-// write prints the report as markdown tables: one summary table, then
-// recall@10 per category.
-func (r *recallReport) write(w io.Writer) {
-	fmt.Fprintln(w, "| system | questions | R@5 | R@10 | R@25 | nDCG@10 |")
-	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|")
+// Write prints the report as markdown tables: one summary table with the
+// search latency, then the metrics per category.
+func (r *LoCoMoReport) Write(w io.Writer) {
+	fmt.Fprintln(w, "| system | questions | R@5 | R@10 | R@25 | nDCG@10 | p50_ms | p95_ms | p99_ms |")
+	fmt.Fprintln(w, "|---|---:|---:|---:|---:|---:|---:|---:|---:|")
 	for _, s := range r.Systems {
-		m := r.By[s][0]
-		fmt.Fprintf(w, "| %s | %d | %.3f | %.3f | %.3f | %.3f |\n", s, m.n, m.mean(5), m.mean(10), m.mean(25), m.ndcg/float64(m.n))
+		m := r.by[s][0]
+		fmt.Fprintf(w, "| %s | %d | %.3f | %.3f | %.3f | %.3f | %s |\n", s, m.n, m.mean(5), m.mean(10), m.mean(25), m.meanNDCG(), latencyCells(r.latency[s]))
 	}
 	fmt.Fprintln(w)
 	fmt.Fprint(w, "| system | category | questions | R@5 | R@10 | R@25 | nDCG@10 |\n|---|---|---:|---:|---:|---:|---:|\n")
 	for _, s := range r.Systems {
 		for c := 1; c <= 5; c++ {
-			m := r.By[s][c]
+			m := r.by[s][c]
 			if m == nil {
 				continue
 			}
-			fmt.Fprintf(w, "| %s | %s | %d | %.3f | %.3f | %.3f | %.3f |\n", s, categoryNames[c], m.n, m.mean(5), m.mean(10), m.mean(25), m.ndcg/float64(m.n))
+			fmt.Fprintf(w, "| %s | %s | %d | %.3f | %.3f | %.3f | %.3f |\n", s, categoryNames[c], m.n, m.mean(5), m.mean(10), m.mean(25), m.meanNDCG())
 		}
 	}
 }
@@ -151,11 +149,12 @@ func (r *recallReport) write(w io.Writer) {
 // benchTenant is the tenant every bench memory lives in.
 const benchTenant = "bench"
 
-// runRecall ingests the conversations into a fresh embedded store (one
+// RunLoCoMo ingests the conversations into a fresh embedded store (one
 // memory per turn, type episode, each conversation its own user and
 // subject), then searches every question within its own conversation in
-// each mode, and scores BM25 over the same turns.
-func runRecall(ctx context.Context, convs []conversation, o recallOptions) (*recallReport, error) {
+// each mode, and scores BM25 over the same turns. Questions are embedded
+// before any search is timed, so the latency is the search's own.
+func RunLoCoMo(ctx context.Context, convs []Conversation, o LoCoMoOptions) (*LoCoMoReport, error) {
 	if len(o.Convs) > 0 {
 		keep := convs[:0:0]
 		for _, c := range convs {
@@ -181,7 +180,10 @@ func runRecall(ctx context.Context, convs []conversation, o recallOptions) (*rec
 	}
 	defer store.Close()
 	opts := engine.Options{Store: store, Policy: nil}
-	var idx vector.Index // stays nil (not a typed nil) with vectors off
+	var (
+		idx    vector.Index // stays nil (not a typed nil) with vectors off
+		cached *CachedEmbedder
+	)
 	if o.Embedder != nil {
 		li, err := local.Open(filepath.Join(o.Dir, "vectors"), local.Options{Dimensions: o.Embedder.Dimensions()})
 		if err != nil {
@@ -189,10 +191,14 @@ func runRecall(ctx context.Context, convs []conversation, o recallOptions) (*rec
 		}
 		defer li.Close()
 		idx = li
-		cached, err := bench.NewCachedEmbedder(o.Embedder, "")
-		if err != nil {
-			return nil, err
+		if cached, err = NewCachedEmbedder(o.Embedder, o.VectorCache); err != nil {
+			return nil, fmt.Errorf("vector cache: %w", err)
 		}
+		defer func() {
+			if err := cached.Save(); err != nil {
+				progress("vector cache not saved: %v", err)
+			}
+		}()
 		opts.Index, opts.Embedder = li, cached
 	}
 	holder, err := policy.NewHolder(o.Policy)
@@ -207,27 +213,44 @@ func runRecall(ctx context.Context, convs []conversation, o recallOptions) (*rec
 	x := extract.NewExtractor(o.Policy, extract.NewNER())
 	for _, c := range convs {
 		progress("ingest %s: %d turns", c.ID, len(c.Turns))
-		if err := ingestConversation(ctx, store, idx, o.Embedder, x, c); err != nil {
+		if err := ingestConversation(ctx, store, idx, cached, x, c); err != nil {
 			return nil, fmt.Errorf("ingest %s: %w", c.ID, err)
 		}
 	}
 	p := graph.Principal{ID: "bench", Roles: []string{"admin"}, Scope: graph.Scope{TenantID: benchTenant}}
-	rep := &recallReport{}
+	rep := &LoCoMoReport{latency: map[string]stats.Latency{}}
 	for _, c := range convs {
 		ids, texts := make([]string, len(c.Turns)), make([]string, len(c.Turns))
 		for i, t := range c.Turns {
 			ids[i], texts[i] = t.DiaID, turnText(t)
 		}
-		bm := bench.NewBM25(ids, texts)
+		bm := NewBM25(ids, texts)
 		for _, q := range c.Questions {
-			rep.add(baselineBM25, q.Category, bm.Search(q.Text, 25), q.Evidence)
+			rep.add(BaselineBM25, q.Category, bm.Search(q.Text, 25), q.Evidence)
+		}
+	}
+	if cached != nil {
+		for _, c := range convs {
+			for _, q := range c.Questions {
+				if _, err := cached.Embed(ctx, []string{q.Text}); err != nil {
+					return nil, fmt.Errorf("embed question %q: %w", q.Text, err)
+				}
+			}
 		}
 	}
 	for _, mode := range o.Modes {
 		progress("search mode %s", mode)
+		// One untimed search first: indexes and statements are built on
+		// first use.
+		if _, err := eng.Search(ctx, p, engine.SearchRequest{Query: "warm up", Mode: mode, Limit: 25, UserID: convs[0].ID}); err != nil {
+			return nil, fmt.Errorf("search %s: %w", mode, err)
+		}
+		var lat []time.Duration
 		for _, c := range convs {
 			for _, q := range c.Questions {
+				start := time.Now()
 				resp, err := eng.Search(ctx, p, engine.SearchRequest{Query: q.Text, Mode: mode, Limit: 25, UserID: c.ID})
+				lat = append(lat, time.Since(start))
 				if err != nil {
 					return nil, fmt.Errorf("search %s %q: %w", mode, q.Text, err)
 				}
@@ -238,6 +261,7 @@ func runRecall(ctx context.Context, convs []conversation, o recallOptions) (*rec
 				rep.add(mode, q.Category, ranked, q.Evidence)
 			}
 		}
+		rep.latency[mode] = stats.Percentiles(lat)
 	}
 	return rep, nil
 }
@@ -249,7 +273,7 @@ func turnText(t locomoTurn) string { return t.Speaker + ": " + t.Text }
 // the entities the extractor finds, straight through Store.CreateMemories:
 // no canonical key, so no dedupe or supersession can collapse two turns.
 // With vectors on, the turns are embedded and upserted.
-func ingestConversation(ctx context.Context, store graph.Store, idx vector.Index, emb engine.Embedder, x *extract.Extractor, c conversation) error {
+func ingestConversation(ctx context.Context, store graph.Store, idx vector.Index, emb engine.Embedder, x *extract.Extractor, c Conversation) error {
 	in := make([]graph.MemoryInput, 0, len(c.Turns))
 	for _, t := range c.Turns {
 		var refs []graph.EntityRef
@@ -310,11 +334,4 @@ func dedupeRefs(refs []graph.EntityRef) []graph.EntityRef {
 		out = append(out, r)
 	}
 	return out
-}
-
-// sortedModes lists the search modes in report order.
-func sortedModes(ms []string) []string {
-	order := map[string]int{policy.ModeGraph: 0, policy.ModeHybrid: 1, policy.ModeVector: 2, policy.ModeKeyword: 3}
-	sort.SliceStable(ms, func(a, b int) bool { return order[ms[a]] < order[ms[b]] })
-	return ms
 }

@@ -1,4 +1,4 @@
-package main
+package bench
 
 import (
 	"encoding/json"
@@ -33,22 +33,25 @@ type locomoTurn struct {
 	At      time.Time
 }
 
-// conversation is a sample made ready for the bench: turns in order and
-// questions with normalised evidence.
-type conversation struct {
+// Conversation is a LoCoMo sample made ready for the bench: turns in order
+// and questions with normalised evidence.
+type Conversation struct {
 	ID        string
 	Turns     []locomoTurn
-	Questions []question
+	Questions []LoCoMoQuestion
 }
 
-type question struct {
-	Text     string
+// LoCoMoQuestion is one question of a conversation.
+type LoCoMoQuestion struct {
+	Text string
+	// Category is LoCoMo's: 1 multi-hop, 2 temporal, 3 open-domain, 4
+	// single-hop, 5 adversarial.
 	Category int
 	Evidence []string // dialog ids that exist in the conversation
 }
 
-// loadLoCoMo reads the bench file and prepares every conversation.
-func loadLoCoMo(path string) ([]conversation, error) {
+// LoadLoCoMo reads the LoCoMo bench file and prepares every conversation.
+func LoadLoCoMo(path string) ([]Conversation, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, err
@@ -57,7 +60,7 @@ func loadLoCoMo(path string) ([]conversation, error) {
 	if err := json.Unmarshal(b, &samples); err != nil {
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
-	out := make([]conversation, 0, len(samples))
+	out := make([]Conversation, 0, len(samples))
 	for _, s := range samples {
 		c, err := prepare(s)
 		if err != nil {
@@ -72,8 +75,8 @@ var sessionKey = regexp.MustCompile(`^session_(\d+)$`)
 
 // prepare orders the sessions, dates each turn with its session's date and
 // normalises the evidence ids.
-func prepare(s locomoSample) (conversation, error) {
-	c := conversation{ID: s.SampleID}
+func prepare(s locomoSample) (Conversation, error) {
+	c := Conversation{ID: s.SampleID}
 	var sessions []int
 	for k := range s.Conversation {
 		if m := sessionKey.FindStringSubmatch(k); m != nil {
@@ -105,7 +108,7 @@ func prepare(s locomoSample) (conversation, error) {
 		}
 	}
 	for _, qa := range s.QA {
-		c.Questions = append(c.Questions, question{Text: qa.Question, Category: qa.Category,
+		c.Questions = append(c.Questions, LoCoMoQuestion{Text: qa.Question, Category: qa.Category,
 			Evidence: normEvidence(qa.Evidence, exists)})
 	}
 	return c, nil

@@ -1,4 +1,9 @@
-package bench
+// Package stats holds the one latency summary every mnemo benchmark
+// reports, the bench commands (package bench) and the Go benchmarks of
+// every package alike: nearest-rank p50, p95 and p99, in milliseconds,
+// named p50_ms, p95_ms and p99_ms. It imports nothing of mnemo, so any
+// package's tests may use it.
+package stats
 
 import (
 	"slices"
@@ -34,6 +39,22 @@ func Percentile(sorted []time.Duration, p float64) time.Duration {
 	return sorted[min(max(rank, 1), len(sorted))-1]
 }
 
-// ms renders d in milliseconds with two decimals, the unit of every
-// latency column.
-func ms(d time.Duration) float64 { return float64(d.Microseconds()) / 1000 }
+// Milliseconds is d in milliseconds, the unit of every latency figure.
+func Milliseconds(d time.Duration) float64 { return float64(d.Nanoseconds()) / 1e6 }
+
+// Reporter is what Report writes to: *testing.B.
+type Reporter interface {
+	ReportMetric(n float64, unit string)
+}
+
+// Report reports p50_ms, p95_ms and p99_ms of ds to a Go benchmark (b
+// is a *testing.B); nothing when ds is empty.
+func Report(b Reporter, ds []time.Duration) {
+	l := Percentiles(ds)
+	if l.N == 0 {
+		return
+	}
+	b.ReportMetric(Milliseconds(l.P50), "p50_ms")
+	b.ReportMetric(Milliseconds(l.P95), "p95_ms")
+	b.ReportMetric(Milliseconds(l.P99), "p99_ms")
+}
