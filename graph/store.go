@@ -85,6 +85,15 @@ type Store interface {
 	// themselves are never returned as neighbours; results come grouped by
 	// seed, in seed order.
 	Neighbours(ctx context.Context, f Filter, seedIDs []string, perSeed int) ([]Neighbour, error)
+	// Walk runs a personalized PageRank from r's seeds over the bounded
+	// neighbourhood f admits (see WalkRequest for the bounds) and returns
+	// at most r.Limit memories by score, highest first (ties by id). The
+	// walk only traverses memories f admits: an unreadable memory never
+	// carries it, even as a bridge, and every entity's specificity is
+	// counted over admitted memories. Seed memories f does not admit and
+	// seed names that resolve to no entity of the tenant are ignored; no
+	// seed left (or r.Limit <= 0): nil.
+	Walk(ctx context.Context, f Filter, r WalkRequest) ([]Walked, error)
 	// KeywordSearch ranks memories by full-text relevance (BM25 or the
 	// backend's fulltext score) of query over their title and current
 	// version's index text (content when the index text is empty); at most

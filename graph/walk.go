@@ -1,5 +1,7 @@
 package graph
 
+import "math"
+
 // WalkRequest asks a store for a personalized PageRank over the graph that
 // a filter admits: memories, the entities they MENTION, and the links
 // between memories (NEXT within a session, SUPERSEDES, explicit relations).
@@ -33,11 +35,19 @@ type Walked struct {
 
 // Bounds of the neighbourhood a walk loads, so that its cost does not grow
 // with the corpus: from the seed entities, at most WalkFanout admitted
-// memories each; from those and the seed memories, their entities; from
-// those entities again WalkFanout memories each; at most WalkMaxNodes
-// memories in all. An entity mentioned by more than WalkMaxDF admitted
-// memories is too common to carry a signal and is not expanded (it still
-// seeds when the query names it).
+// memories each (the newest); from those and the seed memories, their
+// entities; from those entities again their admitted memories, when there
+// are no more than WalkFanout (an entity of this second hop with more is
+// not expanded: following it to an arbitrary WalkFanout of its memories
+// would say nothing, and counting it exactly would cost more than the rest
+// of the walk, so it weighs as walk.CommonDF); at most WalkMaxNodes
+// memories in all, the rarest entities' first. Links between memories
+// (NEXT, SUPERSEDES) are followed the same way: the admitted memories
+// linked to the seed memories and the first hop's join the first hop, and
+// those linked to the first hop join the second. A seed entity mentioned by
+// more than WalkMaxDF admitted memories is too common to carry a signal
+// and is not expanded (it still seeds when the query names it). The walk
+// holds every MENTIONS edge between the memories and entities loaded.
 const (
 	DefaultDamping = 0.5
 	WalkFanout     = 32
@@ -45,3 +55,33 @@ const (
 	WalkMaxNodes   = 2000
 	WalkVia        = 3
 )
+
+// MaxWalkSeeds caps the seeds of one WalkRequest (entities and memories
+// together), so that no walk outgrows a store's parameter limits.
+const MaxWalkSeeds = 256
+
+// Validate reports a request no store should run: too many seeds, a seed
+// weight that is negative or not finite, a damping outside [0, 1), or a
+// negative limit.
+func (r WalkRequest) Validate() error {
+	if n := len(r.Entities) + len(r.Memories); n > MaxWalkSeeds {
+		return invalid("seeds", "lists %d seeds, more than %d", n, MaxWalkSeeds)
+	}
+	for field, seeds := range map[string]map[string]float64{"entities": r.Entities, "memories": r.Memories} {
+		for k, w := range seeds {
+			if w < 0 || math.IsNaN(w) || math.IsInf(w, 0) {
+				return invalid(field, "seed %q has weight %v; want a finite weight >= 0", k, w)
+			}
+			if len(k) > MaxNameLen {
+				return invalid(field, "has a seed longer than %d bytes", MaxNameLen)
+			}
+		}
+	}
+	if r.Damping < 0 || r.Damping >= 1 || math.IsNaN(r.Damping) {
+		return invalid("damping", "is %v; want 0 (the default) or a probability below 1", r.Damping)
+	}
+	if r.Limit < 0 {
+		return invalid("limit", "is %d; want >= 0", r.Limit)
+	}
+	return nil
+}

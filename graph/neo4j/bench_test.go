@@ -98,6 +98,37 @@ func BenchmarkStore(b *testing.B) {
 		}
 		reportLatency(b, lat)
 	})
+	// Walk: the personalized PageRank of a 1-3 entity query drawn with the
+	// corpus's Zipf distribution, seeded at its entities and at its 10
+	// first candidates (as the engine seeds from its best hits), 20
+	// memories returned.
+	b.Run("Walk/limit=20", func(b *testing.B) {
+		qs := c.EntityQueries(256)
+		reqs := make([]graph.WalkRequest, len(qs))
+		for i, q := range qs {
+			reqs[i] = graph.WalkRequest{Entities: map[string]float64{}, Memories: map[string]float64{}, Limit: 20}
+			for _, n := range q {
+				reqs[i].Entities[n] = 1
+			}
+			got, err := s.Candidates(b.Context(), f, q, 10)
+			if err != nil {
+				b.Fatal(err)
+			}
+			for _, g := range got {
+				reqs[i].Memories[g.Memory.ID] = 1
+			}
+		}
+		lat := make([]time.Duration, 0, b.N)
+		b.ResetTimer()
+		for i := 0; i < b.N; i++ {
+			t0 := time.Now()
+			if _, err := s.Walk(b.Context(), f, reqs[i%len(reqs)]); err != nil {
+				b.Fatal(err)
+			}
+			lat = append(lat, time.Since(t0))
+		}
+		reportLatency(b, lat)
+	})
 	// KeywordSearch reads as a reader of every memory (the tenant's
 	// statistics), and as one of the corpus's 20 users (statistics over
 	// that user's memories: the df query walks the tenant's matches too).

@@ -4,9 +4,12 @@
 // It stores mnemo's model as an analyst expects to browse it in Neo4j
 // Browser: Memory, Version, Chunk, Entity, Proposal, Decision, Baseline,
 // Edit, Capsule, AuditEvent, GateRequest and ContextReceipt nodes joined by HAS_VERSION,
-// HAS_CHUNK, MENTIONS, SUPERSEDES, TARGETS_VERSION, REBASED_TO, ACCEPTED_AS,
+// HAS_CHUNK, MENTIONS (with a count), SUPERSEDES, NEXT (Memory to Memory
+// within a session, Chunk to Chunk within a version), CO_OCCURS (Entity to
+// Entity, with a count), TARGETS_VERSION, REBASED_TO, ACCEPTED_AS,
 // REJECTED_BECAUSE, PUBLISHES, CONTAINS, EDITS and DECIDED edges (see
-// DESIGN.md, "The graph"). Every node has a human-readable title or name.
+// DESIGN.md, "The graph", and docs/graph.md). Every node has a
+// human-readable title or name.
 // Pending vector-index writes are OutboxItem nodes, so the outbox lives in
 // the same store and transaction as the graph write it follows.
 //

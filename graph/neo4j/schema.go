@@ -36,6 +36,9 @@ func schema() []string {
 		"CREATE INDEX memory_listing IF NOT EXISTS FOR (n:Memory) ON (n.tenant_id, n.type, n.created_at)",
 		// memory_tenant_created: ListMemories without a type filter.
 		"CREATE INDEX memory_tenant_created IF NOT EXISTS FOR (n:Memory) ON (n.tenant_id, n.created_at)",
+		// memory_session: the newest memory of a session, which a new
+		// one follows by a NEXT edge (edges.go).
+		"CREATE INDEX memory_session IF NOT EXISTS FOR (n:Memory) ON (n.tenant_id, n.session_id)",
 		// entity_tenant: alias matching in Candidates scans one tenant's entities.
 		"CREATE INDEX entity_tenant IF NOT EXISTS FOR (n:Entity) ON (n.tenant_id)",
 		// audit_tenant_created, gate_tenant_created, baseline_tenant_created:

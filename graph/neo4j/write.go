@@ -38,13 +38,15 @@ FOREACH (x IN CASE WHEN size(new_aliases) > 0 OR size(new_norms) > 0 OR (e.type 
   SET x.aliases = x.aliases + new_aliases, x.alias_norms = x.alias_norms + new_norms,
       x.type = CASE WHEN x.type = '' THEN er.type ELSE x.type END)`
 
-// memoryMentionsCypher links memories to the entities they mention. Uses
+// memoryMentionsCypher links memories to the entities they mention, with
+// the count of the version's chunks that do (graph.MentionCounts). Uses
 // memory_id and entity_norm.
 const memoryMentionsCypher = `
 UNWIND $mentions AS x
 MATCH (m:Memory {id: x.memory_id})
 MATCH (e:Entity {tenant_id: x.tenant_id, norm_name: x.norm_name})
-MERGE (m)-[:MENTIONS]->(e)`
+MERGE (m)-[r:MENTIONS]->(e)
+SET r.count = x.count`
 
 // createChunksCypher writes chunks under their version and links each to the
 // entities it mentions. Uses version_id and entity_norm.
@@ -70,6 +72,9 @@ type batch struct {
 	seen     map[string]int // tenant + norm name -> index in entities
 	mentions []map[string]any
 	chunks   []map[string]any
+	chunkNxt []map[string]any // NEXT between consecutive chunks
+	next     []map[string]any // NEXT between memories of a session
+	cooccur  coOccurDeltas
 	outbox   []map[string]any
 	kw       kwDeltas
 }
@@ -108,13 +113,19 @@ func (b *batch) addEntity(tenant string, r graph.EntityRef) string {
 // outbox entry.
 func (b *batch) addVersionParts(s graph.Scope, memoryID string, v graph.VersionInput, now any) {
 	seen := map[string]bool{}
+	counts := graph.MentionCounts(v)
+	var norms []string
 	for _, r := range v.Entities {
 		n := b.addEntity(s.TenantID, r)
 		if !seen[n] {
 			seen[n] = true
-			b.mentions = append(b.mentions, map[string]any{"memory_id": memoryID, "tenant_id": s.TenantID, "norm_name": n})
+			norms = append(norms, n)
+			b.mentions = append(b.mentions, map[string]any{"memory_id": memoryID, "tenant_id": s.TenantID, "norm_name": n,
+				"count": counts[n]})
 		}
 	}
+	b.cooccur.add(s.TenantID, norms, 1)
+	prev := ""
 	for _, c := range v.Chunks {
 		var norms []string
 		for _, r := range c.Entities {
@@ -122,13 +133,18 @@ func (b *batch) addVersionParts(s graph.Scope, memoryID string, v graph.VersionI
 				norms = append(norms, n)
 			}
 		}
+		id := graph.NewID()
 		b.chunks = append(b.chunks, map[string]any{
 			"version_id": v.ID, "tenant_id": s.TenantID, "entities": nonNil(norms),
 			"props": map[string]any{
-				"id": graph.NewID(), "version_id": v.ID, "chunk_key": c.Key, "name": c.Key,
+				"id": id, "version_id": v.ID, "chunk_key": c.Key, "name": c.Key,
 				"start": int64(c.Start), "end": int64(c.End),
 			},
 		})
+		if prev != "" {
+			b.chunkNxt = append(b.chunkNxt, map[string]any{"prev": prev, "next": id})
+		}
+		prev = id
 	}
 	if v.Index {
 		b.outbox = append(b.outbox, scopeProps(s, map[string]any{
@@ -150,6 +166,10 @@ func (b *batch) run(ctx context.Context, tx neo4jdrv.ManagedTransaction) error {
 		{mergeEntitiesCypher, "entities", b.entities},
 		{memoryMentionsCypher, "mentions", b.mentions},
 		{createChunksCypher, "chunks", b.chunks},
+		{chunkNextCypher, "next", b.chunkNxt},
+		{nextCypher, "next", b.next},
+		{coOccursDropCypher, "pairs", b.cooccur.rows(-1)},
+		{coOccursCypher, "pairs", b.cooccur.rows(1)},
 		{createOutboxCypher, "items", b.outbox},
 		{keywordGroupsCypher, "groups", b.kw.rows()}, // last: the groups' locks are held the least
 	}
@@ -236,6 +256,11 @@ func (s *Store) CreateMemories(ctx context.Context, ins []graph.MemoryInput) ([]
 				return struct{}{}, err
 			}
 		}
+		next, err := linkSessions(ctx, tx, ins)
+		if err != nil {
+			return struct{}{}, err
+		}
+		b.next = next
 		if err := b.run(ctx, tx); err != nil {
 			return struct{}{}, err
 		}
@@ -272,16 +297,18 @@ RETURN m.tenant_id AS tenant_id, m.org_id AS org_id, m.repo_id AS repo_id,
        m.user_id AS user_id, m.scope AS visibility, m.kw_len AS kw_len`
 
 // addVersionCypher appends a version to a memory, makes it current and drops
-// the memory's old MENTIONS (the new version's are linked afterwards). Uses
-// memory_id.
+// the memory's old MENTIONS (the new version's are linked afterwards),
+// returning the norm names they led to. Uses memory_id.
 const addVersionCypher = `
 MATCH (m:Memory {id: $id})
 CREATE (v:Version) SET v = $version
 CREATE (m)-[:HAS_VERSION]->(v)
 SET m.current_version_id = v.id, m.version_count = v.number, m += $kw
 WITH m
-OPTIONAL MATCH (m)-[r:MENTIONS]->(:Entity)
-DELETE r`
+OPTIONAL MATCH (m)-[r:MENTIONS]->(e:Entity)
+WITH r, e.norm_name AS norm
+DELETE r
+RETURN collect(norm) AS old`
 
 // AddVersion appends the next version to an active memory in scope.
 func (s *Store) AddVersion(ctx context.Context, sc graph.Scope, memoryID string, in graph.VersionInput) (graph.Version, error) {
@@ -317,13 +344,16 @@ func (s *Store) AddVersion(ctx context.Context, sc graph.Scope, memoryID string,
 		g := kwGroupOf(scopeOf(p), str(p, "user_id"), graph.Visibility(str(p, "visibility")))
 		kw := map[string]any{}
 		tokens := keywordProps(kw, g, str(p, "title"), graph.SearchText(in.IndexText, in.Content), s.stems.Stem)
-		_, err = collect(ctx, tx, addVersionCypher, map[string]any{
+		recs, err = collect(ctx, tx, addVersionCypher, map[string]any{
 			"id": memoryID, "version": versionProps(memoryID, str(p, "title"), number, in, now), "kw": kw,
 		})
 		if err != nil {
 			return graph.Version{}, err
 		}
 		var b batch
+		if len(recs) > 0 {
+			b.cooccur.add(str(p, "tenant_id"), strs(recs[0].AsMap(), "old"), -1)
+		}
 		b.kw.add(g, 0, tokens-i64(p, "kw_len"))
 		b.addVersionParts(scopeOf(p), memoryID, in, now)
 		if err := b.run(ctx, tx); err != nil {

@@ -205,3 +205,45 @@ func BenchmarkNeighbours(b *testing.B) {
 		return nil
 	})
 }
+
+// BenchmarkWalk runs the personalized PageRank of a 1-3 entity query
+// drawn with the corpus's Zipf distribution, seeded at its entities
+// (seeds=entities) and also at its 10 first candidates, as the engine
+// seeds from its best dense and keyword hits (seeds=entities+memories);
+// 20 memories returned, for a reader of every memory.
+func BenchmarkWalk(b *testing.B) {
+	for _, withMemories := range []bool{false, true} {
+		name := "seeds=entities"
+		if withMemories {
+			name = "seeds=entities+memories"
+		}
+		b.Run(name, func(b *testing.B) {
+			s, c := cachedStore(b)
+			qs := c.EntityQueries(256)
+			f := graph.Filter{Scope: benchScope, Reader: graph.System}
+			reqs := make([]graph.WalkRequest, len(qs))
+			for i, q := range qs {
+				reqs[i] = graph.WalkRequest{Entities: map[string]float64{}, Memories: map[string]float64{}, Limit: 20}
+				for _, n := range q {
+					reqs[i].Entities[n] = 1
+				}
+				if !withMemories {
+					continue
+				}
+				got, err := s.Candidates(b.Context(), f, q, 10)
+				if err != nil {
+					b.Fatal(err)
+				}
+				for _, g := range got {
+					reqs[i].Memories[g.Memory.ID] = 1
+				}
+			}
+			timeLoop(b, func(i int) error {
+				if _, err := s.Walk(b.Context(), f, reqs[i%len(reqs)]); err != nil {
+					return fmt.Errorf("walk %v: %w", qs[i%len(qs)], err)
+				}
+				return nil
+			})
+		})
+	}
+}

@@ -20,7 +20,7 @@ func TestQueryPlans(t *testing.T) {
 	// The tables that grow with the data, by the names and aliases the
 	// statements use.
 	bigTables := map[string]bool{"memories": true, "m": true, "versions": true, "v": true, "cv": true,
-		"mentions": true, "x": true, "y": true, "entities": true, "e": true, "outbox": true}
+		"mentions": true, "x": true, "memory_next": true, "n": true, "supersedes": true, "s": true, "y": true, "entities": true, "e": true, "outbox": true}
 	s, err := Open(t.Context(), t.TempDir(), Options{})
 	require.NoError(t, err)
 	defer s.Close()
@@ -47,6 +47,12 @@ func checkPlans(t *testing.T, s *Store, f graph.Filter, bigTables map[string]boo
 	scope := &where{}
 	scope.writeScope("m", f.Scope)
 	ids := `["a","b"]`
+	// Plan steps that would probe every pair of two lists (an index on
+	// both columns used for both): quadratic in the walk's lists.
+	avoid := map[string][]string{
+		"walkPairs": {"entity_rid=?"},
+		"walkLinks": {"supersedes_old", "memory_next_next"},
+	}
 	for _, tc := range []struct {
 		name  string
 		query string
@@ -62,6 +68,15 @@ func checkPlans(t *testing.T, s *Store, f graph.Filter, bigTables map[string]boo
 		{"matchedEntities", matchedEntities, []any{`[1,2]`, `[3]`}},
 		{"entityWalk", fmt.Sprintf(entityWalk, w.sql()), append(append([]any{1, `[1]`}, w.args...), 32)},
 		{"resolveNames", resolveNames, []any{"t", ids, "t", ids}},
+		{"walkResolve", walkResolve, []any{ids, "t", ids, "t"}},
+		{"walkSeeds", fmt.Sprintf(walkSeeds, w.sql()), append([]any{ids}, w.args...)},
+		{"walkExpand", fmt.Sprintf(walkExpand, w.sql()),
+			append(append(append(append([]any{}, w.args...), 501, `[1,2]`, 500), w.args...), 32)},
+		{"walkMentions", walkMentions, []any{`[1,2]`}},
+		{"walkPairs", walkPairs, []any{`[1,2]`, `[3]`}},
+		{"walkLinks", walkLinks, []any{`[1,2]`, `[1,2]`, `[1,2]`, `[1,2]`}},
+		{"walkLinked", fmt.Sprintf(walkLinked, w.sql()), append([]any{`[1,2]`, `[1,2]`, `[1,2]`, `[1,2]`}, w.args...)},
+		{"walkHop2", fmt.Sprintf(walkHop2, w.sql()), append(append([]any{}, w.args...), 33, `[1,2]`)},
 		{"keywordDelta", keywordDelta, []any{0, 10}},
 		{"dueOutbox", dueOutbox, []any{1, 10}},
 		{"deadOutbox", deadOutbox, []any{10}},
@@ -81,10 +96,36 @@ func checkPlans(t *testing.T, s *Store, f graph.Filter, bigTables map[string]boo
 			require.NotEmpty(t, plan)
 			for _, step := range plan {
 				assert.NotContains(t, step, "memories_tenant_created", "scans the tenant's memories:\n%s", strings.Join(plan, "\n"))
+				for _, a := range avoid[tc.name] {
+					assert.NotContains(t, step, a, "probes every pair of two lists:\n%s", strings.Join(plan, "\n"))
+				}
 				if f := strings.Fields(step); len(f) > 1 && f[0] == "SCAN" {
 					assert.False(t, bigTables[f[1]], "scans %s:\n%s", f[1], strings.Join(plan, "\n"))
 				}
 			}
 		})
 	}
+}
+
+// TestSessionPlan: the lookup of a session's newest memory, made on every
+// write of a memory with a session, seeks memories_session instead of
+// scanning a tenant's memories or sorting a session's.
+func TestSessionPlan(t *testing.T) {
+	s, err := Open(t.Context(), t.TempDir(), Options{})
+	require.NoError(t, err)
+	defer s.Close()
+	rows, err := s.w.QueryContext(t.Context(), "EXPLAIN QUERY PLAN "+newestInSession, "t", "s", "", "", "u", 1)
+	require.NoError(t, err)
+	defer rows.Close()
+	var plan []string
+	for rows.Next() {
+		var id, parent, unused int
+		var detail string
+		require.NoError(t, rows.Scan(&id, &parent, &unused, &detail))
+		plan = append(plan, detail)
+	}
+	require.NoError(t, rows.Err())
+	joined := strings.Join(plan, "\n")
+	assert.Contains(t, joined, "memories_session", joined)
+	assert.NotContains(t, joined, "TEMP B-TREE", "sorts the session:\n%s", joined)
 }

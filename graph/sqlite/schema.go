@@ -255,6 +255,32 @@ ALTER TABLE edits ADD COLUMN delta REAL;
 CREATE INDEX edits_target ON edits(tenant_id, target_memory_id, status);
 CREATE INDEX audit_actor ON audit_events(tenant_id, actor_id, created_at, rid);
 `,
+	// 9: edges built at write time (docs/graph.md). NEXT from the previous
+	// memory of a session to the next (memories_session finds the
+	// session's newest: event time, then created_at, then rid); NEXT
+	// between the chunks of a version is their order (chunks_version).
+	// CO_OCCURS between the entities one memory mentions, a = the lesser
+	// norm name, with the number of memories mentioning both. MENTIONS
+	// carry how many of the version's chunks mention the entity (1 when
+	// none does). Older memories get no NEXT or CO_OCCURS edges.
+	`
+CREATE TABLE memory_next (
+	prev_rid INTEGER NOT NULL REFERENCES memories(rid),
+	next_rid INTEGER NOT NULL REFERENCES memories(rid),
+	PRIMARY KEY (prev_rid, next_rid)
+) WITHOUT ROWID;
+CREATE INDEX memory_next_next ON memory_next(next_rid);
+CREATE INDEX supersedes_old ON supersedes(old_rid);
+CREATE INDEX memories_session ON memories(tenant_id, session_id, org_id, repo_id, user_id,
+	(CASE WHEN valid_from = 0 THEN created_at ELSE valid_from END), created_at) WHERE session_id <> '';
+CREATE TABLE co_occurs (
+	a_rid INTEGER NOT NULL REFERENCES entities(rid),
+	b_rid INTEGER NOT NULL REFERENCES entities(rid),
+	count INTEGER NOT NULL,
+	PRIMARY KEY (a_rid, b_rid)
+) WITHOUT ROWID;
+ALTER TABLE mentions ADD COLUMN count INTEGER NOT NULL DEFAULT 1;
+`,
 }
 
 const createMigrationsTable = `CREATE TABLE IF NOT EXISTS schema_migrations (

@@ -14,8 +14,8 @@
 // snapshot.
 //
 // The graph maps onto tables: memories, versions, chunks and entities are
-// rows; MENTIONS (memory and chunk), SUPERSEDES and EDITS are link tables or
-// columns. Keyword search is an in-memory BM25 index over each memory's title
+// rows; MENTIONS (memory and chunk), SUPERSEDES, NEXT (memory_next; between
+// chunks, their order), CO_OCCURS and EDITS are link tables or columns. Keyword search is an in-memory BM25 index over each memory's title
 // and current version, kept up to date from the versions table (keyword.go).
 package sqlite
 
@@ -182,6 +182,7 @@ type tx struct {
 	now      time.Time
 	entities map[entityKey]*entityState // resolved in this transaction
 	mentions map[int64]int64            // entity rid -> change of its mention_count
+	cooccur  map[[2]int64]int64         // (a, b) entity rids -> change of their CO_OCCURS count
 }
 
 const addMentionCount = `UPDATE entities SET mention_count = mention_count + ? WHERE rid = ?`
@@ -238,7 +239,8 @@ func (s *Store) write(ctx context.Context, fn func(t *tx) error) error {
 		return fmt.Errorf("begin: %w", mapErr(err))
 	}
 	t := &tx{Tx: sqlTx, caller: ctx, ctx: context.Background(), stmts: map[string]*sql.Stmt{},
-		now: s.now().UTC(), entities: map[entityKey]*entityState{}, mentions: map[int64]int64{}}
+		now: s.now().UTC(), entities: map[entityKey]*entityState{}, mentions: map[int64]int64{},
+		cooccur: map[[2]int64]int64{}}
 	defer func() {
 		for _, st := range t.stmts {
 			_ = st.Close()
@@ -247,6 +249,9 @@ func (s *Store) write(ctx context.Context, fn func(t *tx) error) error {
 	err = fn(t)
 	if err == nil {
 		err = t.flushMentionCounts()
+	}
+	if err == nil {
+		err = t.flushCoOccurs()
 	}
 	if err != nil {
 		_ = sqlTx.Rollback()

@@ -124,6 +124,9 @@ func (t *tx) createMemory(in graph.MemoryInput) (graph.Created, error) {
 			return graph.Created{}, err
 		}
 	}
+	if err := t.linkSession(m, rid); err != nil {
+		return graph.Created{}, err
+	}
 	ref := memRef{rid: rid, id: m.ID, scope: m.Scope, status: m.Status, createdAt: nanos(m.CreatedAt)}
 	v, err := t.addVersion(ref, 1, in.Version)
 	if err != nil {
@@ -229,7 +232,7 @@ const (
 	insertChunkMention = `INSERT OR IGNORE INTO chunk_mentions (chunk_rid, entity_rid) VALUES (?, ?)`
 	// mentions_memory finds the old MENTIONS to replace.
 	deleteMentions = `DELETE FROM mentions WHERE memory_rid = ?`
-	insertMention  = `INSERT OR IGNORE INTO mentions (entity_rid, created_at, memory_rid) VALUES (?, ?, ?)`
+	insertMention  = `INSERT OR IGNORE INTO mentions (entity_rid, created_at, memory_rid, count) VALUES (?, ?, ?, ?)`
 	setCurrent     = `UPDATE memories SET current_version_id = ?, version_count = ? WHERE rid = ?`
 	insertOutbox   = `INSERT INTO outbox (id, tenant_id, org_id, repo_id, memory_id, version_id, op, created_at)
 	VALUES (?, ?, ?, ?, ?, ?, 'upsert', ?)`
@@ -258,19 +261,23 @@ func (t *tx) addVersion(m memRef, n int, in graph.VersionInput) (graph.Version, 
 			return v, err
 		}
 	}
+	counts := graph.MentionCounts(in)
+	ents := make(map[string]int64, len(in.Entities))
 	for _, e := range in.Entities {
 		erid, err := t.resolveEntity(m.scope.TenantID, e)
 		if err != nil {
 			return v, err
 		}
-		res, err := t.exec(insertMention, erid, m.createdAt, m.rid)
+		res, err := t.exec(insertMention, erid, m.createdAt, m.rid, counts[e.NormName])
 		if err != nil {
 			return v, err
 		}
 		if n, _ := res.RowsAffected(); n > 0 {
 			t.mentions[erid]++
 		}
+		ents[e.NormName] = erid
 	}
+	t.coOccur(ents, 1)
 	for i, c := range in.Chunks {
 		res, err := t.exec(insertChunk, graph.NewID(), vrid, i, c.Key, c.Start, c.End)
 		if err != nil {
@@ -302,10 +309,11 @@ func (t *tx) addVersion(m memRef, n int, in graph.VersionInput) (graph.Version, 
 }
 
 // The entities a memory MENTIONS now. Relies on mentions_memory.
-const selectMentioned = `SELECT entity_rid FROM mentions WHERE memory_rid = ?`
+const selectMentioned = `SELECT x.entity_rid, e.norm_name FROM mentions x JOIN entities e ON e.rid = x.entity_rid
+WHERE x.memory_rid = ?`
 
 // countOldMentions records the posting-list shrink of replacing a memory's
-// MENTIONS.
+// MENTIONS, and the CO_OCCURS pairs they no longer support.
 func (t *tx) countOldMentions(memRID int64) error {
 	st, err := t.stmt(selectMentioned)
 	if err != nil {
@@ -316,13 +324,19 @@ func (t *tx) countOldMentions(memRID int64) error {
 		return err
 	}
 	defer rows.Close()
+	old := map[string]int64{}
 	for rows.Next() {
-		var rid int64
-		if err := rows.Scan(&rid); err != nil {
+		var (
+			rid  int64
+			norm string
+		)
+		if err := rows.Scan(&rid, &norm); err != nil {
 			return err
 		}
 		t.mentions[rid]--
+		old[norm] = rid
 	}
+	t.coOccur(old, -1)
 	return rows.Err()
 }
 

@@ -23,6 +23,36 @@ import (
 	"github.com/mnemo-dev/mnemo/graph"
 )
 
+// Weights of the links between memories, against a MENTIONS edge's
+// Specificity (1.44 for an entity two admitted memories mention, 0.72 for
+// one in four, 0.16 at graph.WalkMaxDF). A link says less than a shared
+// rare entity and about as much as a shared common one: the next turn of a
+// conversation or chunk of a document, or the memory that replaced this
+// one, is often about the same thing, but not always (docs/graph.md).
+const (
+	NextWeight       = 0.5
+	SupersedesWeight = 0.5
+)
+
+// LinkWeight is the weight of a link of kind NEXT or SUPERSEDES (the
+// relationship types; 0, no link, for any other).
+func LinkWeight(kind string) float64 {
+	switch kind {
+	case "NEXT":
+		return NextWeight
+	case "SUPERSEDES":
+		return SupersedesWeight
+	}
+	return 0
+}
+
+// CommonDF is the df a store gives an entity of the second hop that more
+// than graph.WalkFanout admitted memories mention: it is not expanded, and
+// counting it exactly would cost more than the rest of the walk, so it
+// weighs as the commonest entity a walk expands (Specificity 0.16; an
+// exact count up to graph.WalkMaxDF would say between 0.16 and 0.28).
+const CommonDF = graph.WalkMaxDF
+
 // Iterations bounds the power iteration; Tolerance ends it early once the
 // scores move less than this in L1.
 const (
