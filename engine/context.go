@@ -240,7 +240,7 @@ func (e *Engine) contextSearch(ctx context.Context, pol *policy.Policy, p graph.
 	if err != nil {
 		return nil, err
 	}
-	if q.rt.AbstentionThreshold > 0 && len(ranked) > 0 && ranked[0].norm < q.rt.AbstentionThreshold {
+	if abstains(q, ranked[:min(len(ranked), q.limit)]) {
 		return nil, nil
 	}
 	out := make([]*hit, 0, r.Limits.MaxItems)

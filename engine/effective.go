@@ -137,11 +137,12 @@ func successorsFirst(hs []*hit) []*hit {
 	return out
 }
 
-// confidence is a result's confidence in [0, 1]: its normalised fused score
-// minus the penalties that apply (see the penalty constants), with the flags
-// that explain them.
+// confidence is a result's confidence in [0, 1]: its relevance
+// (relevance.go), absolute, so it means the same in every query, minus the
+// penalties that apply (see the penalty constants), with the flags that
+// explain them.
 func confidence(h *hit, now time.Time) (float64, []string) {
-	c := h.norm
+	c := h.relevance
 	var flags []string
 	switch {
 	case h.mem.Status == graph.StatusSuperseded:

@@ -27,14 +27,14 @@ func TestConfidence(t *testing.T) {
 		want  float64
 		flags []string
 	}{
-		{"plain", hit{norm: 0.8, mem: graph.Memory{Status: graph.StatusActive}}, 0.8, nil},
-		{"superseded", hit{norm: 0.8, mem: graph.Memory{Status: graph.StatusSuperseded}}, 0.55, []string{"superseded"}},
-		{"older version", hit{norm: 0.8, hasVersion: true, version: graph.Version{Number: 1}, mem: graph.Memory{Status: graph.StatusActive, VersionCount: 2}}, 0.55, []string{"older_version"}},
-		{"expired", hit{norm: 0.8, mem: graph.Memory{ValidTo: now}}, 0.5, []string{"expired"}},
-		{"expiring", hit{norm: 0.8, mem: graph.Memory{ValidTo: now.Add(48 * time.Hour)}}, 0.7, []string{"expiring"}},
-		{"inferred", hit{norm: 0.8, mem: graph.Memory{SourceKind: graph.SourceProposed}}, 0.7, []string{"inferred"}},
-		{"agent provenance", hit{norm: 0.8, version: graph.Version{Provenance: graph.Provenance{ActorType: "Agent"}}}, 0.7, []string{"inferred"}},
-		{"clamped at zero", hit{norm: 0.1, mem: graph.Memory{Status: graph.StatusSuperseded, ValidTo: now}}, 0, []string{"superseded", "expired"}},
+		{"plain", hit{relevance: 0.8, mem: graph.Memory{Status: graph.StatusActive}}, 0.8, nil},
+		{"superseded", hit{relevance: 0.8, mem: graph.Memory{Status: graph.StatusSuperseded}}, 0.55, []string{"superseded"}},
+		{"older version", hit{relevance: 0.8, hasVersion: true, version: graph.Version{Number: 1}, mem: graph.Memory{Status: graph.StatusActive, VersionCount: 2}}, 0.55, []string{"older_version"}},
+		{"expired", hit{relevance: 0.8, mem: graph.Memory{ValidTo: now}}, 0.5, []string{"expired"}},
+		{"expiring", hit{relevance: 0.8, mem: graph.Memory{ValidTo: now.Add(48 * time.Hour)}}, 0.7, []string{"expiring"}},
+		{"inferred", hit{relevance: 0.8, mem: graph.Memory{SourceKind: graph.SourceProposed}}, 0.7, []string{"inferred"}},
+		{"agent provenance", hit{relevance: 0.8, version: graph.Version{Provenance: graph.Provenance{ActorType: "Agent"}}}, 0.7, []string{"inferred"}},
+		{"clamped at zero", hit{relevance: 0.1, mem: graph.Memory{Status: graph.StatusSuperseded, ValidTo: now}}, 0, []string{"superseded", "expired"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

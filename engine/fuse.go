@@ -41,6 +41,10 @@ type hit struct {
 	score  float64            // fused score
 	norm   float64            // fused score scaled to [0, 1]
 
+	cosine    float64 // query-memory cosine (relevance.go), when hasCosine
+	hasCosine bool
+	relevance float64 // absolute relevance in [0, 1] (relevance.go)
+
 	version    graph.Version // the version shown and cited (once loaded)
 	hasVersion bool
 	amended    *string  // content of an approved amend edit
@@ -61,6 +65,7 @@ type pool struct {
 	order  []string
 	hits   map[string]*hit
 	active map[string]bool // signals that ran and returned something
+	qvec   []float32       // the query's embedding, when the vector signal ran
 }
 
 func newPool() *pool {

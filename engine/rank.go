@@ -11,8 +11,9 @@ import (
 )
 
 // rank finds and orders the memories for plan q: candidates per mode, fusion,
-// the effective view (edits, statuses, supersession), then the reranker. It
-// returns every surviving hit, best first, and whether graph mode fell back.
+// the effective view (edits, statuses, supersession), then the reranker,
+// and scores the relevance of the best q.limit. It returns every surviving
+// hit, best first, and whether graph mode fell back.
 func (e *Engine) rank(ctx context.Context, q searchPlan) ([]*hit, bool, error) {
 	p, fallback, err := e.retrieve(ctx, q)
 	if err != nil {
@@ -45,6 +46,9 @@ func (e *Engine) rank(ctx context.Context, q searchPlan) ([]*hit, bool, error) {
 			return nil, false, err
 		}
 		ranked = byDistance(ranked, dist)
+	}
+	if err := e.scoreRelevance(ctx, q, p.qvec, ranked[:min(len(ranked), q.limit)]); err != nil {
+		return nil, false, err
 	}
 	return ranked, fallback, nil
 }

@@ -136,9 +136,9 @@ func (e *Engine) Search(ctx context.Context, p graph.Principal, r SearchRequest)
 	}
 	resp := SearchResponse{Query: q.text, Mode: q.mode, Reranker: q.reranker, Fallback: fallback,
 		Results: []SearchResult{}, Contradictions: []Contradiction{}}
-	if q.rt.AbstentionThreshold > 0 && (len(ranked) == 0 || ranked[0].norm < q.rt.AbstentionThreshold) {
+	if abstains(q, ranked[:min(len(ranked), q.limit)]) {
 		resp.Abstained = true
-		resp.Message = fmt.Sprintf("no memory matched well enough: no result cleared the abstention threshold %.2f", q.rt.AbstentionThreshold)
+		resp.Message = fmt.Sprintf("no memory matched well enough: no result's relevance reached the abstention threshold %.2f", q.rt.AbstentionThreshold)
 		return resp, nil
 	}
 	if len(ranked) == 0 {

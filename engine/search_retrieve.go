@@ -144,6 +144,7 @@ func (e *Engine) retrieveGraph(ctx context.Context, q searchPlan) (*pool, bool, 
 		for i, h := range hits {
 			p.add(signalVector, i+1, h.ID, nil, float64(h.Score))
 		}
+		p.qvec = qvec
 	}
 	return p, false, e.keywordSearch(ctx, q, p, within)
 }
@@ -231,6 +232,7 @@ func (v *queryVector) search(ctx context.Context, p *pool) error {
 		}
 	}
 	addVector(p, v.hits, v.mems)
+	p.qvec = v.vec
 	return nil
 }
 

@@ -565,6 +565,21 @@ func (v *validator) retrieval(r *Retrieval) {
 	if r.TokenBudget < 0 {
 		v.add(at.with("token_budget"), "must be >= 0, got %d", r.TokenBudget)
 	}
+	if r.Relevance.CosineMid == 0 {
+		r.Relevance.CosineMid = DefaultCosineMid
+	}
+	if r.Relevance.CosineWidth == 0 {
+		r.Relevance.CosineWidth = DefaultCosineWidth
+	}
+	if m := r.Relevance.CosineMid; m <= -1 || m >= 2 {
+		v.add(at.with("relevance", "cosine_mid"), "must be in (-1,2), got %g", m)
+	}
+	if c := r.Relevance.Coverage(); c < 0 || c > 1 {
+		v.add(at.with("relevance", "coverage_weight"), "must be in [0,1], got %g", c)
+	}
+	if w := r.Relevance.CosineWidth; w <= 0 || w > 1 {
+		v.add(at.with("relevance", "cosine_width"), "must be in (0,1], got %g", w)
+	}
 	if r.AbstentionThreshold < 0 || r.AbstentionThreshold > 1 {
 		v.add(at.with("abstention_threshold"), "must be in [0,1], got %g", r.AbstentionThreshold)
 	}

@@ -198,6 +198,21 @@ func TestParseErrors(t *testing.T) {
 			want: `policy.yaml:47: retrieval.reranker.lambda: must be in [0,1], got 1.5`,
 		},
 		{
+			name: "relevance cosine width",
+			old:  "mode: graph\n", new: "mode: graph\n  relevance: {cosine_mid: 0.6, cosine_width: -0.1}\n",
+			want: `policy.yaml:47: retrieval.relevance.cosine_width: must be in (0,1], got -0.1`,
+		},
+		{
+			name: "relevance cosine mid",
+			old:  "mode: graph\n", new: "mode: graph\n  relevance: {cosine_mid: 2}\n",
+			want: `policy.yaml:47: retrieval.relevance.cosine_mid: must be in (-1,2), got 2`,
+		},
+		{
+			name: "relevance coverage weight",
+			old:  "mode: graph\n", new: "mode: graph\n  relevance: {coverage_weight: -0.2}\n",
+			want: `policy.yaml:47: retrieval.relevance.coverage_weight: must be in [0,1], got -0.2`,
+		},
+		{
 			name: "fusion signal",
 			old:  "mode: graph\n", new: "mode: graph\n  fusion_weights: {graph: 1, bm25: 0.5}\n",
 			want: `policy.yaml:47: retrieval.fusion_weights.bm25: unknown signal "bm25" (want graph|vector|keyword)`,

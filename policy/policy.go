@@ -386,10 +386,54 @@ type Retrieval struct {
 	Neighbours Neighbours `yaml:"neighbours"`
 	// TokenBudget caps the tokens of a context bundle; 0 means no cap.
 	TokenBudget int `yaml:"token_budget"`
-	// AbstentionThreshold is the fused score under which search abstains,
-	// in [0,1]; default 0 (never abstain).
+	// Relevance calibrates a result's absolute relevance to the query,
+	// what its confidence starts from and what abstention compares.
+	Relevance Relevance `yaml:"relevance"`
+	// AbstentionThreshold is the relevance under which search abstains: when
+	// no result's relevance reaches it, search returns none. In [0,1];
+	// default 0 (never abstain).
 	AbstentionThreshold float64 `yaml:"abstention_threshold"`
 }
+
+// Relevance maps what the query and a memory share to a relevance in
+// [0,1] that means the same for every query: the cosine similarity of
+// their embeddings, plus CoverageWeight times the share of the query's
+// keyword terms the memory contains (coverage, in [0,1]), through a
+// logistic:
+//
+//	relevance = 1 / (1 + exp(-(cosine + CoverageWeight·coverage - CosineMid) / CosineWidth))
+//
+// so relevance is 0.5 where cosine + CoverageWeight·coverage = CosineMid
+// and moves from 0.12 to 0.88 over CosineMid ± 2·CosineWidth. The values
+// depend on the embedding model: the defaults are calibrated for
+// bge-small-en-v1.5 (docs/search.md, `mnemo bench abstain`).
+type Relevance struct {
+	// CosineMid is where relevance is 0.5, in (-1,2); default
+	// DefaultCosineMid.
+	CosineMid float64 `yaml:"cosine_mid"`
+	// CosineWidth is the logistic's scale, in (0,1]; default
+	// DefaultCosineWidth.
+	CosineWidth float64 `yaml:"cosine_width"`
+	// CoverageWeight is what a memory holding every keyword term of the
+	// query adds to its cosine, in [0,1]; default DefaultCoverageWeight
+	// (nil). 0 turns coverage off.
+	CoverageWeight *float64 `yaml:"coverage_weight"`
+}
+
+// Coverage returns the coverage weight in force.
+func (r Relevance) Coverage() float64 {
+	if r.CoverageWeight == nil {
+		return DefaultCoverageWeight
+	}
+	return *r.CoverageWeight
+}
+
+// Relevance calibration defaults, for bge-small-en-v1.5 (docs/search.md).
+const (
+	DefaultCosineMid      = 0.65
+	DefaultCosineWidth    = 0.02
+	DefaultCoverageWeight = 0.05
+)
 
 // RerankEnabled reports whether the rerank stage runs.
 func (r Retrieval) RerankEnabled() bool { return r.Rerank == nil || *r.Rerank }

@@ -31,8 +31,10 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return runBenchMultihop(ctx, args[1:], stdout, stderr)
 	case len(args) > 0 && args[0] == "scifact":
 		return runBenchSciFact(ctx, args[1:], stdout, stderr)
+	case len(args) > 0 && args[0] == "abstain":
+		return runBenchAbstain(ctx, args[1:], stdout, stderr)
 	}
-	fmt.Fprintln(stderr, "usage: mnemo bench recall|multihop|scifact [flags]   (LoCoMo evidence recall; MuSiQue/HotpotQA passage recall; SciFact nDCG@10 of the embedder; -h for flags)")
+	fmt.Fprintln(stderr, "usage: mnemo bench recall|multihop|scifact|abstain [flags]   (LoCoMo evidence recall; MuSiQue/HotpotQA passage recall; SciFact nDCG@10 of the embedder; abstention on absent topics; -h for flags)")
 	return errors.New("unknown or missing bench")
 }
 

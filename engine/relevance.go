@@ -1,0 +1,120 @@
+package engine
+
+import (
+	"context"
+	"fmt"
+	"math"
+
+	"github.com/mnemo-dev/mnemo/graph/bm25"
+	"github.com/mnemo-dev/mnemo/policy"
+)
+
+// Relevance is absolute: how well one memory answers the query, the same
+// number whatever else the query found. The fused score is relative (a
+// lone hit, or the best of a pool of strangers, scores high), so it orders
+// results but cannot say whether any of them is worth returning. A result's
+// confidence starts from its relevance, and search abstains when no result
+// is relevant enough (policy retrieval.abstention_threshold).
+//
+// Relevance is the query-memory cosine of the embedder plus a little for
+// the share of the query's keyword terms (stems, stop words left out) that
+// the memory's title and text contain, mapped through the policy's
+// calibrated logistic (policy.Relevance). Without a cosine (no vector index
+// or embedder, or a memory not indexed yet) it is that share alone:
+// absolute too, but not calibrated, so without vectors search never
+// abstains.
+
+// relevanceOf maps a cosine and a keyword coverage to a relevance in [0,1]
+// with calibration c.
+func relevanceOf(c policy.Relevance, cosine, coverage float64) float64 {
+	return 1 / (1 + math.Exp(-(cosine+c.Coverage()*coverage-c.CosineMid)/c.CosineWidth))
+}
+
+// scoreRelevance loads the versions of hs and sets their relevance. A hit
+// the vector signal returned carries its cosine; the others (keyword or
+// graph hits outside the vector pool) are scored against the query vector
+// qvec with Index.Score under q's filter. When the vector signal did not
+// run (keyword mode, graph mode without rerank) qvec is nil and the query
+// is embedded here; without vectors relevance is coverage alone.
+func (e *Engine) scoreRelevance(ctx context.Context, q searchPlan, qvec []float32, hs []*hit) error {
+	if len(hs) == 0 {
+		return nil
+	}
+	if err := e.loadVersions(ctx, q.f, hs); err != nil {
+		return err
+	}
+	if qvec == nil && q.withVectors {
+		var err error
+		if qvec, err = e.embedQuery(ctx, q.text); err != nil {
+			return err
+		}
+	}
+	var missing []string
+	byID := map[string]*hit{}
+	for _, h := range hs {
+		if c, ok := h.raw[signalVector]; ok {
+			h.cosine, h.hasCosine = c, true
+		} else if !h.hasCosine {
+			missing = append(missing, h.mem.ID)
+			byID[h.mem.ID] = h
+		}
+	}
+	if len(missing) > 0 && qvec != nil {
+		scored, err := e.index.Score(ctx, qvec, vectorFilter(q.f), missing)
+		if err != nil {
+			return fmt.Errorf("relevance: %w", err)
+		}
+		for _, s := range scored {
+			if h := byID[s.ID]; h != nil {
+				h.cosine, h.hasCosine = float64(s.Score), true
+			}
+		}
+	}
+	terms := bm25.QueryTerms(keywordQuery(q.text))
+	for _, h := range hs {
+		cov := coverage(terms, h.mem.Title+"\n"+h.text())
+		if h.hasCosine {
+			h.relevance = relevanceOf(q.rt.Relevance, h.cosine, cov)
+		} else {
+			h.relevance = cov
+		}
+	}
+	return nil
+}
+
+// coverage is the share of terms found among text's terms (0 without
+// terms).
+func coverage(terms []string, text string) float64 {
+	if len(terms) == 0 {
+		return 0
+	}
+	want := make(map[string]bool, len(terms))
+	for _, t := range terms {
+		want[t] = true
+	}
+	found := 0
+	bm25.Tokens(text, func(t string) {
+		if want[t] {
+			found++
+			delete(want, t)
+		}
+	})
+	return float64(found) / float64(len(terms))
+}
+
+// abstains reports whether search under plan q should abstain on hs, the
+// results it would return: when the policy sets a threshold, vectors are
+// on (relevance is calibrated on the cosine) and no result's relevance
+// reaches the threshold.
+func abstains(q searchPlan, hs []*hit) bool {
+	rt := q.rt
+	if rt.AbstentionThreshold <= 0 || !q.withVectors {
+		return false
+	}
+	for _, h := range hs {
+		if h.relevance >= rt.AbstentionThreshold {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,179 @@
+package engine
+
+import (
+	"context"
+	"math"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+
+	"github.com/mnemo-dev/mnemo/config"
+	"github.com/mnemo-dev/mnemo/graph"
+	"github.com/mnemo-dev/mnemo/graph/bm25"
+	"github.com/mnemo-dev/mnemo/graph/graphtest"
+	"github.com/mnemo-dev/mnemo/policy"
+	"github.com/mnemo-dev/mnemo/vector"
+	"github.com/mnemo-dev/mnemo/vector/local"
+)
+
+func TestRelevanceOf(t *testing.T) {
+	w := 0.2
+	c := policy.Relevance{CosineMid: 0.6, CosineWidth: 0.05, CoverageWeight: &w}
+	assert.InDelta(t, 0.5, relevanceOf(c, 0.6, 0), 1e-9)
+	assert.InDelta(t, 0.881, relevanceOf(c, 0.7, 0), 1e-3, "two widths above the mid")
+	assert.InDelta(t, 0.119, relevanceOf(c, 0.5, 0), 1e-3, "two widths below")
+	assert.InDelta(t, 0.5, relevanceOf(c, 0.5, 0.5), 1e-9, "half the query's terms add 0.1 to the cosine")
+	assert.Greater(t, relevanceOf(c, 1, 0), 0.999)
+	assert.Less(t, relevanceOf(c, 0, 0), 1e-5)
+	c.CoverageWeight = nil
+	assert.InDelta(t, relevanceOf(c, 0.6+policy.DefaultCoverageWeight, 0), relevanceOf(c, 0.6, 1), 1e-9, "the default weight")
+}
+
+func TestCoverage(t *testing.T) {
+	terms := []string{"orca", "pod", "travel"}
+	assert.InDelta(t, 1, coverage(terms, "The orca pods travelled"), 1e-9, "stems match")
+	assert.InDelta(t, 1.0/3, coverage(terms, "an orca, an orca"), 1e-9, "a term counts once")
+	assert.Zero(t, coverage(terms, "nothing here"))
+	assert.Zero(t, coverage(nil, "orca"))
+}
+
+// TestAbstentionIsAbsolute searches memories whose cosine to each query the
+// test sets (tableEmbedder), in the default hybrid mode with the policy's
+// calibration and a threshold of 0.5. What abstention used to compare was
+// the fused score, relative to the other hits: a lone exact match scored
+// 0.5 and an off-topic query's best hit up to 0.9. Now a result's
+// confidence is its relevance, the calibrated cosine, whatever else the
+// query found.
+//
+//	memory    text                           cosine to "exact"  to "offtopic"
+//	lone      (tenant t1, alone)             1                  -
+//	near      (tenant t2)                    -                  0.30
+//	far-NN    (tenant t2) x5                 -                  0.10
+func TestAbstentionIsAbsolute(t *testing.T) {
+	ctx := context.Background()
+	st := graphtest.Open(t)
+	pol, err := policy.Parse("default_policy.yaml", config.DefaultPolicy())
+	require.NoError(t, err)
+	pol.Retrieval.AbstentionThreshold = 0.5
+	cal := pol.Retrieval.Relevance
+	holder, err := policy.NewHolder(pol)
+	require.NoError(t, err)
+	idx, err := local.Open(t.TempDir(), local.Options{Dimensions: vecDim})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = idx.Close() })
+	const exact, offtopic = "where did the orca pod travel", "quarterly tax filing deadline"
+	e, err := New(Options{Store: st, Index: idx, Embedder: tableEmbedder{exact: axis(1, 0), offtopic: axis(1, 0), "quarterly report": axis(1, 0)}, Policy: holder})
+	require.NoError(t, err)
+
+	// Both queries embed to e_0 (the tenants keep them apart); cosTo
+	// returns a unit vector whose cosine to e_0 is c.
+	cosTo := func(c float64) []float32 {
+		v := make([]float32, vecDim)
+		v[0], v[vecDim-1] = float32(c), float32(math.Sqrt(max(0, 1-c*c)))
+		return v
+	}
+	at := time.Now().UTC().Add(-time.Hour)
+	type fx struct {
+		tenant, text string
+		vec          []float32
+	}
+	fixture := []fx{
+		{"t1", "The orca pod travelled north past the island", cosTo(1)},
+		{"t2", "quarterly report on the salmon run", cosTo(0.30)},
+	}
+	for range 5 {
+		fixture = append(fixture, fx{"t2", "notes about the harbour", cosTo(0.10)})
+	}
+	in := make([]graph.MemoryInput, len(fixture))
+	for i, f := range fixture {
+		in[i] = graph.MemoryInput{
+			Memory:  graph.Memory{Scope: graph.Scope{TenantID: f.tenant}, Type: "note", CreatedAt: at.Add(time.Duration(i) * time.Second)},
+			Version: graph.VersionInput{Content: f.text},
+		}
+	}
+	created, err := st.CreateMemories(ctx, in)
+	require.NoError(t, err)
+	pts := make([]vector.Point, len(created))
+	for i, c := range created {
+		pts[i] = point(c.Memory, c.Version.ID, fixture[i].vec)
+	}
+	require.NoError(t, idx.Upsert(ctx, pts))
+	search := func(tenant, query string) SearchResponse {
+		t.Helper()
+		p := graph.Principal{ID: "reader", Roles: []string{"admin"}, Scope: graph.Scope{TenantID: tenant}}
+		resp, err := e.Search(ctx, p, SearchRequest{Query: query})
+		require.NoError(t, err)
+		return resp
+	}
+
+	lone := search("t1", exact)
+	assert.False(t, lone.Abstained, "a lone exact match is answered")
+	require.Len(t, lone.Results, 1)
+	assert.InDelta(t, relevanceOf(cal, 1, 1), lone.Results[0].Confidence, 1e-6, "its confidence is its calibrated cosine, every query term found")
+	assert.Greater(t, lone.Results[0].Confidence, 0.99)
+
+	off := search("t2", offtopic)
+	assert.True(t, off.Abstained, "no memory is near the off-topic query, however they rank among themselves")
+	assert.Empty(t, off.Results)
+	assert.Contains(t, off.Message, "abstention threshold 0.50")
+
+	// Keyword mode runs no vector signal: the query is embedded for the
+	// relevance all the same, so it abstains alike.
+	p := graph.Principal{ID: "reader", Roles: []string{"admin"}, Scope: graph.Scope{TenantID: "t2"}}
+	kw, err := e.Search(ctx, p, SearchRequest{Query: "quarterly report", Mode: policy.ModeKeyword})
+	require.NoError(t, err)
+	assert.True(t, kw.Abstained, "the keyword match is 0.30 from the query by cosine")
+
+	// The same off-topic query without a threshold: results, each with
+	// its own calibrated cosine as confidence, the best fused one far below
+	// the 0.9 its fused score would say.
+	pol.Retrieval.AbstentionThreshold = 0
+	require.NoError(t, holder.Reload(func() (*policy.Policy, error) { return pol, nil }))
+	all := search("t2", offtopic)
+	require.NotEmpty(t, all.Results)
+	for _, r := range all.Results {
+		cov := coverage(bm25.QueryTerms(keywordQuery(offtopic)), r.Content)
+		assert.InDelta(t, relevanceOf(cal, r.Signals[signalVector].Score, cov), r.Confidence, 1e-6)
+		assert.Less(t, r.Confidence, 0.01)
+	}
+}
+
+// TestRelevanceScoresHitsOutsideTheVectorPool checks that a hit the vector
+// signal did not return (a keyword or graph hit) gets its cosine from
+// Index.Score, and that without vectors its relevance is the keyword
+// coverage of the query. Both load the hit's version.
+func TestRelevanceScoresHitsOutsideTheVectorPool(t *testing.T) {
+	ctx := context.Background()
+	st := graphtest.Open(t)
+	pol, err := policy.Parse("default_policy.yaml", config.DefaultPolicy())
+	require.NoError(t, err)
+	holder, err := policy.NewHolder(pol)
+	require.NoError(t, err)
+	idx, err := local.Open(t.TempDir(), local.Options{Dimensions: vecDim})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = idx.Close() })
+	e, err := New(Options{Store: st, Index: idx, Embedder: tableEmbedder{}, Policy: holder})
+	require.NoError(t, err)
+	created, err := st.CreateMemories(ctx, []graph.MemoryInput{{
+		Memory:  graph.Memory{Scope: graph.Scope{TenantID: "t1"}, Type: "note", CreatedAt: time.Now().UTC()},
+		Version: graph.VersionInput{Content: "the orca pod travelled north"},
+	}})
+	require.NoError(t, err)
+	m := created[0]
+	require.NoError(t, idx.Upsert(ctx, []vector.Point{point(m.Memory, m.Version.ID, axis(1, 1))}))
+	q := searchPlan{f: graph.Filter{Scope: graph.Scope{TenantID: "t1"}, Reader: graph.System, Statuses: []graph.Status{graph.StatusActive}},
+		text: "where did the orca pod go", rt: pol.Retrieval}
+
+	h := &hit{mem: m.Memory, loaded: true, ranks: map[string]int{signalKeyword: 1}, raw: map[string]float64{signalKeyword: 3.2}}
+	require.NoError(t, e.scoreRelevance(ctx, q, axis(1, 0), []*hit{h}))
+	require.True(t, h.hasCosine)
+	assert.InDelta(t, 0.7071, h.cosine, 1e-3, "scored by the index: cos(e0, e0+e1)")
+	assert.InDelta(t, relevanceOf(pol.Retrieval.Relevance, h.cosine, 2.0/3), h.relevance, 1e-9, "orca and pod of orca, pod, go")
+
+	kw := &hit{mem: m.Memory, loaded: true, ranks: map[string]int{signalKeyword: 1}, raw: map[string]float64{signalKeyword: 3.2}}
+	require.NoError(t, e.scoreRelevance(ctx, q, nil, []*hit{kw}))
+	assert.False(t, kw.hasCosine)
+	assert.InDelta(t, 2.0/3, kw.relevance, 1e-9, "orca and pod of orca, pod, go")
+}
