@@ -44,7 +44,8 @@ func (e *Engine) ListAudit(ctx context.Context, p graph.Principal, r AuditReques
 			return nil, "", err
 		}
 		g := f
-		g.Statuses = []graph.Status{graph.StatusActive, graph.StatusSuperseded, graph.StatusArchived, graph.StatusRetracted}
+		g.Statuses = []graph.Status{graph.StatusActive, graph.StatusSuperseded, graph.StatusArchived, graph.StatusRetracted,
+			graph.StatusErased} // an erased memory's trail stays readable (its tombstone keeps the access fields)
 		g.IncludeQuarantined = true
 		if _, err := e.store.GetMemory(ctx, g, r.MemoryID); err != nil {
 			return nil, "", fmt.Errorf("audit of memory: %w", err)

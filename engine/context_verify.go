@@ -53,15 +53,20 @@ func (e *Engine) VerifyCitations(ctx context.Context, p graph.Principal, r Verif
 		return VerifyResponse{}, err
 	}
 	rc, err := e.store.GetContextReceipt(ctx, f, r.ContextID)
+	var erased map[string]bool
 	if err == nil {
-		err = e.mayReadCited(ctx, f, rc.Citations)
+		erased, err = e.mayReadCited(ctx, f, rc.Citations)
 	}
 	if err != nil {
 		return VerifyResponse{}, fmt.Errorf("context %s: %w", r.ContextID, err)
 	}
 	resp := VerifyResponse{ContextID: rc.ID, Checked: len(r.Citations), Invalid: []CitationCheck{}}
 	for _, c := range r.Citations {
-		if reason := checkCitation(rc.Citations, c); reason != "" {
+		reason := checkCitation(rc.Citations, c)
+		if reason == "" && erased[c.ElementID] {
+			reason = "element erased since" // its content is gone: nothing backs the citation
+		}
+		if reason != "" {
 			resp.Invalid = append(resp.Invalid, CitationCheck{Citation: c, Reason: reason})
 		}
 	}
@@ -70,8 +75,9 @@ func (e *Engine) VerifyCitations(ctx context.Context, p graph.Principal, r Verif
 }
 
 // mayReadCited is ErrNotFound unless f's reader may read every element
-// cited (whatever its status now).
-func (e *Engine) mayReadCited(ctx context.Context, f graph.Filter, cs []graph.Citation) error {
+// cited (whatever its status now, erased included: a tombstone keeps the
+// fields the access rule reads); it returns the erased ones.
+func (e *Engine) mayReadCited(ctx context.Context, f graph.Filter, cs []graph.Citation) (map[string]bool, error) {
 	ids := make([]string, 0, len(cs))
 	for _, c := range cs {
 		if !slices.Contains(ids, c.ElementID) {
@@ -79,17 +85,23 @@ func (e *Engine) mayReadCited(ctx context.Context, f graph.Filter, cs []graph.Ci
 		}
 	}
 	if len(ids) == 0 {
-		return nil
+		return nil, nil
 	}
-	f.Statuses = allStatuses
+	f.Statuses = append(slices.Clone(allStatuses), graph.StatusErased)
 	ms, err := e.store.GetMemories(ctx, f, ids)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if len(ms) < len(ids) {
-		return graph.ErrNotFound
+		return nil, graph.ErrNotFound
 	}
-	return nil
+	erased := map[string]bool{}
+	for _, m := range ms {
+		if m.Status == graph.StatusErased {
+			erased[m.ID] = true
+		}
+	}
+	return erased, nil
 }
 
 // rangeInside reports whether [start, end) lies inside what g handed out:

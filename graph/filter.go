@@ -281,7 +281,7 @@ type GateSettlement struct {
 
 func (s Status) valid() bool {
 	switch s {
-	case StatusActive, StatusSuperseded, StatusArchived, StatusRetracted:
+	case StatusActive, StatusSuperseded, StatusArchived, StatusRetracted, StatusErased:
 		return true
 	}
 	return false

@@ -14,6 +14,9 @@ const (
 	StatusSuperseded Status = "superseded"
 	StatusArchived   Status = "archived"
 	StatusRetracted  Status = "retracted"
+	// StatusErased marks a tombstone: Store.Erase removed the memory's
+	// content everywhere and kept only its identity (see graph/forget.go).
+	StatusErased Status = "erased"
 )
 
 // SourceKind says how a memory came to be.

@@ -32,8 +32,8 @@ type Store interface {
 
 	// GetMemory returns one memory visible under f. Status is not filtered
 	// here: a direct fetch sees superseded and archived memories too, but
-	// never another tenant's, nor a retracted one unless f.Statuses admits
-	// it.
+	// never another tenant's, nor a retracted or erased one unless
+	// f.Statuses admits it.
 	GetMemory(ctx context.Context, f Filter, id string) (Memory, error)
 	// GetMemories returns the memories among ids visible under f (same
 	// rules as GetMemory), in the order of ids; missing ones are skipped.
@@ -65,6 +65,15 @@ type Store interface {
 	Resolve(ctx context.Context, f Filter, id string) (Memory, error)
 	// Archive marks an active memory archived.
 	Archive(ctx context.Context, s Scope, id string) error
+	// Restore makes an archived memory active again; a memory in another
+	// state is ErrConflict, and so is one whose exclusive canonical key an
+	// active memory holds by now.
+	Restore(ctx context.Context, s Scope, id string) error
+	// Erase removes the content of memories for good and leaves tombstones
+	// (graph/forget.go says what stays), in one transaction. A memory
+	// already erased is skipped; one outside s is ErrNotFound and nothing is
+	// erased.
+	Erase(ctx context.Context, s Scope, in EraseInput) (Erasure, error)
 	// Touch reinforces memories: access_count + 1 and last_accessed = at.
 	// Ids outside the scope are ignored.
 	Touch(ctx context.Context, s Scope, ids []string, at time.Time) error

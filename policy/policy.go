@@ -323,6 +323,10 @@ const (
 	// PermSubscopes reads and writes in scopes beneath the principal's (a
 	// tenant-wide key reaching its orgs and repos).
 	PermSubscopes = "subscopes"
+	// PermErase erases memories for good (graph/forget.go): any user's in
+	// the principal's reach, and whole users. Without it a principal with
+	// write erases only its own user's memories.
+	PermErase = "erase"
 	// PermPolicyReload replaces the process-wide policy for every tenant:
 	// an operator permission that PermAll does not grant.
 	PermPolicyReload = "policy_reload"
@@ -330,7 +334,7 @@ const (
 )
 
 var knownPerms = []string{PermRead, PermWrite, PermApprove, PermCurate, PermSurgery, PermReadQuarantined,
-	PermReadAllUsers, PermActAsUser, PermSubscopes, PermPolicyReload, PermAuditRead, PermAll}
+	PermReadAllUsers, PermActAsUser, PermSubscopes, PermPolicyReload, PermAuditRead, PermErase, PermAll}
 
 // operatorPerms act on the whole process, beyond any tenant: PermAll does
 // not grant them.

@@ -104,6 +104,9 @@ func New(o Options) (*Server, error) {
 	v1.GET("/memories/:id/edits", s.listEdits)
 	v1.POST("/edits/:id", s.decideEdit) // {id}:approve, {id}:reject
 	v1.GET("/audit", s.listAudit)
+	v1.DELETE("/memories/:id", s.archiveMemory) // archive (forget.go)
+	v1.POST("/memories/:id", s.memoryAction)    // {id}:restore, {id}:erase
+	v1.POST("/users/:user", s.userAction)       // {user}:erase
 	v1.POST("/search", s.search)
 	v1.POST("/context", s.readContext)
 	v1.POST("/citations/verify", s.verifyCitations)

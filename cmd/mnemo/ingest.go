@@ -25,12 +25,18 @@ type identity struct {
 }
 
 func (id *identity) register(fs *flag.FlagSet, roles string) {
+	fs.StringVar(&id.user, "user", "", "user the principal acts as (default: the principal id)")
+	id.registerScope(fs, roles)
+}
+
+// registerScope registers the identity flags but --user, for a command
+// whose --user means something else (mnemo forget --user U).
+func (id *identity) registerScope(fs *flag.FlagSet, roles string) {
 	tenant := os.Getenv("MNEMO_TENANT")
 	if tenant == "" {
 		tenant = "default"
 	}
 	fs.StringVar(&id.as, "as", "cli", "principal id the command acts as")
-	fs.StringVar(&id.user, "user", "", "user the principal acts as (default: the principal id)")
 	fs.StringVar(&id.roles, "roles", roles, "roles of that principal, comma-separated")
 	fs.StringVar(&id.tenant, "tenant", tenant, "tenant (env MNEMO_TENANT)")
 	fs.StringVar(&id.org, "org", "", "organisation within the tenant")

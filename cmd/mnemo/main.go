@@ -29,6 +29,7 @@ func commands() map[string]command {
 		"policy":    {"policy check FILE: validate a policy file", runPolicy},
 		"ingest":    {"ingest [TEXT|-]: write one note; ingest backlog DIR: mirror **/*.md", runIngest},
 		"librarian": {"librarian list|show|approve|reject: review queued writes", runLibrarian},
+		"forget":    {"forget ID (archive) | --restore ID | --erase ID... | --user U: archive or erase memories", runForget},
 		"edit":      {"edit propose|list|approve|reject: memory surgery (retract, amend, quarantine, attenuate, block)", runEdit},
 		"audit":     {"audit [--memory ID] [--actor A] [--from T] [--to T]: read the audit trail", runAudit},
 		"outbox":    {"outbox status|drain|retry: pending and dead vector-index writes", runOutbox},

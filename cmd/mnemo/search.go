@@ -17,7 +17,7 @@ import (
 func runSearch(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("mnemo search", flag.ContinueOnError)
 	var id identity
-	id.register(fs, "reader")
+	id.registerScope(fs, "reader") // --user is the search's narrowing here
 	mode := fs.String("mode", "", "graph, vector, keyword or hybrid (default: the policy's)")
 	limit := fs.Int("limit", engine.DefaultSearchLimit, "number of results")
 	user := fs.String("user", "", "only this user's memories")

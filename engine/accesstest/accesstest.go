@@ -57,7 +57,7 @@ var perms = map[string][]string{
 	"reader":     {policy.PermRead},
 	"writer":     {policy.PermRead, policy.PermWrite},
 	"librarian":  {policy.PermRead, policy.PermWrite, policy.PermApprove, policy.PermAuditRead},
-	"admin":      {policy.PermRead, policy.PermWrite, policy.PermApprove, policy.PermReadAllUsers, policy.PermSubscopes, policy.PermActAsUser, policy.PermAuditRead},
+	"admin":      {policy.PermRead, policy.PermWrite, policy.PermApprove, policy.PermReadAllUsers, policy.PermSubscopes, policy.PermActAsUser, policy.PermAuditRead, policy.PermErase},
 	RoleAuditor:  {policy.PermReadAllUsers},
 	RoleDeep:     {policy.PermSubscopes},
 	RoleDelegate: {policy.PermActAsUser},

@@ -40,6 +40,12 @@ func appendAudit(ctx context.Context, tx neo4jdrv.ManagedTransaction, now time.T
 	if len(events) == 0 {
 		return nil
 	}
+	_, err := collect(ctx, tx, appendAuditCypher, map[string]any{"events": auditRows(now, events)})
+	return err
+}
+
+// auditRows are events as AuditEvent properties, with ids and times filled.
+func auditRows(now time.Time, events []graph.AuditEvent) []map[string]any {
 	rows := make([]map[string]any, len(events))
 	for i, a := range events {
 		if a.ID == "" {
@@ -54,8 +60,7 @@ func appendAudit(ctx context.Context, tx neo4jdrv.ManagedTransaction, now time.T
 			"reason": a.Reason, "created_at": a.CreatedAt.UTC(),
 		})
 	}
-	_, err := collect(ctx, tx, appendAuditCypher, map[string]any{"events": rows})
-	return err
+	return rows
 }
 
 // AppendAudit appends audit events in one transaction.

@@ -89,12 +89,12 @@ func filterParams(f graph.Filter, extra map[string]any) map[string]any {
 }
 
 // directFilter is f for a direct fetch by id: every status is visible except
-// retracted, which needs f.Statuses to admit it (see graph.Store.GetMemory).
+// retracted and erased, which need f.Statuses to admit them (see graph.Store.GetMemory).
 func directFilter(f graph.Filter) graph.Filter {
 	sts := []graph.Status{graph.StatusActive, graph.StatusSuperseded, graph.StatusArchived}
 	for _, st := range f.Statuses {
-		if st == graph.StatusRetracted {
-			sts = append(sts, graph.StatusRetracted)
+		if st == graph.StatusRetracted || st == graph.StatusErased {
+			sts = append(sts, st)
 		}
 	}
 	f.Statuses = sts

@@ -46,6 +46,11 @@ func schema() []string {
 		"CREATE INDEX audit_tenant_created IF NOT EXISTS FOR (n:AuditEvent) ON (n.tenant_id, n.created_at)",
 		"CREATE INDEX gate_tenant_created IF NOT EXISTS FOR (n:GateRequest) ON (n.tenant_id, n.created_at)",
 		"CREATE INDEX baseline_tenant_created IF NOT EXISTS FOR (n:Baseline) ON (n.tenant_id, n.created_at)",
+		// audit_subject, gate_memory, outbox_memory: Erase finds the audit
+		// events, gate requests and outbox items of a memory (forget.go).
+		"CREATE INDEX audit_subject IF NOT EXISTS FOR (n:AuditEvent) ON (n.subject_id)",
+		"CREATE INDEX gate_memory IF NOT EXISTS FOR (n:GateRequest) ON (n.memory_id)",
+		"CREATE INDEX outbox_memory IF NOT EXISTS FOR (n:OutboxItem) ON (n.memory_id)",
 		// edit_tenant: ListEdits and the edit lookups within a tenant.
 		"CREATE INDEX edit_tenant IF NOT EXISTS FOR (n:Edit) ON (n.tenant_id)",
 		// edit_target: the edits of given memories, which every search

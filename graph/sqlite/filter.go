@@ -109,7 +109,8 @@ const mentionsEntityType = `EXISTS (
 const hasTag = `EXISTS (SELECT 1 FROM memory_tags tg WHERE tg.memory_rid = m.rid AND tg.tag = ?)`
 
 // memoryFilter renders f as predicates on memories m. direct selects the
-// GetMemory status rule (every status but retracted unless listed) instead
+// GetMemory status rule (every status but retracted and erased unless
+// listed) instead
 // of the list rule (active unless listed).
 func memoryFilter(f graph.Filter, direct bool) (*where, error) {
 	if err := f.Validate(); err != nil {
@@ -122,7 +123,7 @@ func memoryFilter(f graph.Filter, direct bool) (*where, error) {
 	case len(f.Statuses) > 0:
 		w.in("m.status", anys(f.Statuses))
 	case direct:
-		w.add("m.status <> 'retracted'")
+		w.add("m.status NOT IN ('retracted', 'erased')")
 	default:
 		w.add("m.status = 'active'")
 	}

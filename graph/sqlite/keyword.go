@@ -41,6 +41,7 @@ type keywordIndex struct {
 
 	mu      sync.RWMutex // guards the fields below
 	seq     int64        // highest versions.rid applied
+	erased  int64        // highest erasures.rid applied
 	tenants map[string]*kwPart
 
 	pool sync.Pool // *kwScratch
@@ -145,26 +146,37 @@ FROM (SELECT DISTINCT memory_rid AS r FROM versions WHERE rid > ? AND rid <= ?) 
 CROSS JOIN memories m ON m.rid = d.r
 JOIN versions cv ON cv.id = m.current_version_id`
 
+// The memories erased in erasures (after, upto]. Relies on the erasures
+// rowid.
+const keywordErased = `SELECT m.rid, m.tenant_id FROM erasures x JOIN memories m ON m.rid = x.memory_rid
+WHERE x.rid > ? AND x.rid <= ?`
+
 // sync brings the index up to the snapshot of t: the versions whose rowid
-// exceeds the index's are read and their memories (re)indexed.
+// exceeds the index's are read and their memories (re)indexed, then the
+// memories erased since are dropped (an erase empties versions in place,
+// which the versions rowid does not show; the erasures log does).
 func (k *keywordIndex) sync(ctx context.Context, t *sql.Tx) error {
-	var top sql.NullInt64
-	if err := t.QueryRowContext(ctx, `SELECT max(rid) FROM versions`).Scan(&top); err != nil {
+	var top, erased sql.NullInt64
+	if err := t.QueryRowContext(ctx, `SELECT (SELECT max(rid) FROM versions), (SELECT max(rid) FROM erasures)`).
+		Scan(&top, &erased); err != nil {
 		return fmt.Errorf("keyword index: %w", err)
 	}
 	k.mu.RLock()
-	seq := k.seq
+	seq, gone := k.seq, k.erased
 	k.mu.RUnlock()
-	if top.Int64 <= seq {
+	if top.Int64 <= seq && erased.Int64 <= gone {
 		return nil
 	}
 	k.syncMu.Lock()
 	defer k.syncMu.Unlock()
 	k.mu.RLock()
-	seq = k.seq
+	seq, gone = k.seq, k.erased
 	k.mu.RUnlock()
-	if top.Int64 <= seq {
+	if top.Int64 <= seq && erased.Int64 <= gone {
 		return nil
+	}
+	if top.Int64 < seq {
+		top.Int64 = seq
 	}
 	rows, err := t.QueryContext(ctx, keywordDelta, seq, top.Int64)
 	if err != nil {
@@ -197,6 +209,12 @@ func (k *keywordIndex) sync(ctx context.Context, t *sql.Tx) error {
 	if err := rows.Err(); err != nil {
 		return fmt.Errorf("keyword index: %w", err)
 	}
+	var drops []kwDrop
+	if erased.Int64 > gone {
+		if drops, err = readErased(ctx, t, gone, erased.Int64); err != nil {
+			return err
+		}
+	}
 	k.mu.Lock()
 	defer k.mu.Unlock()
 	for _, c := range changes {
@@ -208,13 +226,49 @@ func (k *keywordIndex) sync(ctx context.Context, t *sql.Tx) error {
 		}
 		p.put(c.rid, p.group(c.scope, c.owner, c.vis), c.title, c.body)
 	}
+	for _, d := range drops {
+		if p := k.tenants[d.tenant]; p != nil {
+			if id, ok := p.byRID[d.rid]; ok {
+				p.kill(id)
+				delete(p.byRID, d.rid)
+			}
+		}
+	}
 	for _, p := range k.tenants {
 		if p.dead > 1024 && p.dead > p.live {
 			p.compact()
 		}
 	}
 	k.seq = top.Int64
+	k.erased = max(k.erased, erased.Int64)
 	return nil
+}
+
+// kwDrop is an erased memory the index drops.
+type kwDrop struct {
+	rid    int64
+	tenant string
+}
+
+// readErased reads the memories erased in erasures (after, upto].
+func readErased(ctx context.Context, t *sql.Tx, after, upto int64) ([]kwDrop, error) {
+	rows, err := t.QueryContext(ctx, keywordErased, after, upto)
+	if err != nil {
+		return nil, fmt.Errorf("keyword index: %w", err)
+	}
+	defer rows.Close()
+	var out []kwDrop
+	for rows.Next() {
+		var d kwDrop
+		if err := rows.Scan(&d.rid, &d.tenant); err != nil {
+			return nil, fmt.Errorf("keyword index: %w", err)
+		}
+		out = append(out, d)
+	}
+	if err := rows.Err(); err != nil {
+		return nil, fmt.Errorf("keyword index: %w", err)
+	}
+	return out, nil
 }
 
 // put indexes memory rid of group g with its title and body, replacing what

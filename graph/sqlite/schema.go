@@ -281,6 +281,21 @@ CREATE TABLE co_occurs (
 ) WITHOUT ROWID;
 ALTER TABLE mentions ADD COLUMN count INTEGER NOT NULL DEFAULT 1;
 `,
+	// 10: erasure (forget.go): the log the keyword index follows to drop
+	// erased memories (rowids grow in commit order, never reused), and the
+	// lookups of an entity's chunk mentions and CO_OCCURS edges that find
+	// and drop orphaned entities, and of a memory's outbox items and gate
+	// requests.
+	`
+CREATE TABLE erasures (
+	rid        INTEGER PRIMARY KEY AUTOINCREMENT,
+	memory_rid INTEGER NOT NULL REFERENCES memories(rid)
+);
+CREATE INDEX chunk_mentions_entity ON chunk_mentions(entity_rid);
+CREATE INDEX co_occurs_b ON co_occurs(b_rid);
+CREATE INDEX outbox_memory ON outbox(tenant_id, memory_id);
+CREATE INDEX gate_memory ON gate_requests(tenant_id, memory_id) WHERE memory_id <> '';
+`,
 }
 
 const createMigrationsTable = `CREATE TABLE IF NOT EXISTS schema_migrations (

@@ -93,7 +93,9 @@ func Open(ctx context.Context, dir string, opts Options) (*Store, error) {
 		}
 		return "file:" + path + "?" + q.Encode()
 	}
-	w, err := sql.Open("sqlite", dsn("_txlock", "immediate"))
+	// secure_delete: content an erase removes (forget.go) is overwritten in
+	// the file, not left in free pages.
+	w, err := sql.Open("sqlite", dsn("_txlock", "immediate", "_pragma", "secure_delete(1)"))
 	if err != nil {
 		return nil, fmt.Errorf("sqlite open writer: %w", err)
 	}

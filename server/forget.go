@@ -1,0 +1,109 @@
+package server
+
+import (
+	"net/http"
+	"strings"
+
+	"github.com/gin-gonic/gin"
+
+	"github.com/mnemo-dev/mnemo/graph"
+)
+
+// forgetRequest is the optional body of an archive, restore or erase.
+type forgetRequest struct {
+	// Reason is recorded in the audit event. For an erase it must not
+	// quote the memory: it outlives the content (a ticket number, "user
+	// request").
+	Reason string `json:"reason"`
+}
+
+// reason decodes the optional body.
+func (s *Server) reason(c *gin.Context) (string, bool) {
+	var req forgetRequest
+	if c.Request.ContentLength != 0 {
+		if err := decode(c, s.maxBody, &req); err != nil {
+			s.fail(c, err)
+			return "", false
+		}
+	}
+	return req.Reason, true
+}
+
+// archiveMemory serves DELETE /v1/memories/{id}: the memory is archived
+// (hidden from reads that do not ask for archived memories, restorable with
+// {id}:restore). It answers the memory as it is now.
+func (s *Server) archiveMemory(c *gin.Context) {
+	id := c.Param("id")
+	if err := graph.CheckID("id", id); err != nil {
+		s.fail(c, err)
+		return
+	}
+	reason, ok := s.reason(c)
+	if !ok {
+		return
+	}
+	out, err := s.engine.Archive(c.Request.Context(), principal(c), id, reason)
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, out)
+}
+
+// memoryAction serves POST /v1/memories/{id}:restore (an archived memory
+// becomes active again) and POST /v1/memories/{id}:erase (its content is
+// removed for good; docs/forgetting.md).
+func (s *Server) memoryAction(c *gin.Context) {
+	id, verb, ok := strings.Cut(c.Param("id"), ":")
+	if !ok || (verb != "restore" && verb != "erase") {
+		s.fail(c, errorf(http.StatusNotFound, "not_found", "", "no such route: use {id}:restore or {id}:erase"))
+		return
+	}
+	if err := graph.CheckID("id", id); err != nil {
+		s.fail(c, err)
+		return
+	}
+	reason, ok := s.reason(c)
+	if !ok {
+		return
+	}
+	ctx, p := c.Request.Context(), principal(c)
+	var (
+		out any
+		err error
+	)
+	if verb == "restore" {
+		out, err = s.engine.Restore(ctx, p, id, reason)
+	} else {
+		out, err = s.engine.Erase(ctx, p, id, reason)
+	}
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, out)
+}
+
+// userAction serves POST /v1/users/{user}:erase: every memory of the user
+// that the principal reaches is erased.
+func (s *Server) userAction(c *gin.Context) {
+	user, verb, ok := strings.Cut(c.Param("user"), ":")
+	if !ok || verb != "erase" {
+		s.fail(c, errorf(http.StatusNotFound, "not_found", "", "no such route: use {user}:erase"))
+		return
+	}
+	if err := graph.CheckID("user", user); err != nil {
+		s.fail(c, err)
+		return
+	}
+	reason, ok := s.reason(c)
+	if !ok {
+		return
+	}
+	out, err := s.engine.EraseUser(c.Request.Context(), principal(c), user, reason)
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
+	c.JSON(http.StatusOK, out)
+}
