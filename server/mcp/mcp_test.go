@@ -144,6 +144,7 @@ func TestToolsAndSchemas(t *testing.T) {
 		"verify_citations": true, "librarian_list": true, "librarian_get": true,
 		"librarian_approve": false, "librarian_reject": false,
 		"edit_propose": false, "edit_list": true, "edit_approve": false, "edit_reject": false, "audit": true,
+		"forget": false, "restore": false,
 	}, readOnly)
 }
 
@@ -230,6 +231,32 @@ func TestEveryTool(t *testing.T) {
 		assert.NotEmpty(t, trail.Events)
 		assert.Contains(t, call(t, w, "audit", map[string]any{}, nil), "audit_read", "a writer may not read the audit trail")
 	})
+	t.Run("forget and restore", func(t *testing.T) {
+		var m engine.IngestResult
+		require.Empty(t, call(t, w, "remember", map[string]any{"type": "note", "content": "My locker code is 4471.", "tags": []string{"locker"}}, &m))
+		listed := func() int {
+			var l graph.Listing
+			require.Empty(t, call(t, w, "list", map[string]any{"tags": []string{"locker"}}, &l))
+			return len(l.Memories)
+		}
+		require.Equal(t, 1, listed())
+		var out mcp.ForgetOutput
+		require.Empty(t, call(t, w, "forget", map[string]any{"id": m.ID, "reason": "moved"}, &out))
+		require.NotNil(t, out.Archived)
+		assert.Equal(t, graph.Status("archived"), out.Archived.Memory.Status)
+		assert.Equal(t, 0, listed(), "an archived memory is left out of plain reads")
+		var back engine.Forgotten
+		require.Empty(t, call(t, w, "restore", map[string]any{"id": m.ID}, &back))
+		assert.Equal(t, graph.Status("active"), back.Memory.Status)
+		assert.Equal(t, 1, listed())
+		require.Empty(t, call(t, w, "forget", map[string]any{"id": m.ID, "mode": "erase", "reason": "user request"}, &out))
+		require.NotNil(t, out.Erased)
+		assert.Equal(t, []string{m.ID}, out.Erased.IDs)
+		assert.Equal(t, 0, listed())
+		assert.Equal(t, httpError(t, f.url, "GET", "/v1/memories/"+m.ID, "", keyWriter),
+			call(t, w, "get", map[string]any{"id": m.ID}, nil), "an erased memory reads as HTTP says")
+		assert.Contains(t, call(t, w, "forget", map[string]any{"id": m.ID, "mode": "shred"}, nil), "mode must be archive or erase")
+	})
 	t.Run("librarian", func(t *testing.T) {
 		var queued, other engine.IngestResult
 		require.Empty(t, call(t, w, "remember", map[string]any{"type": "decision", "content": "We decided to move billing to Postgres 17."}, &queued))
@@ -288,6 +315,9 @@ func TestErrorsReadAsHTTP(t *testing.T) {
 			"POST", "/v1/memories/m-missing/edits", `{"kind":"retract","reason":"x"}`},
 		{"unknown edit", "edit_approve", map[string]any{"id": "e-missing"}, "POST", "/v1/edits/e-missing:approve", ""},
 		{"no audit_read", "audit", map[string]any{}, "GET", "/v1/audit", ""},
+		{"forget an unknown memory", "forget", map[string]any{"id": "m-missing"}, "DELETE", "/v1/memories/m-missing", ""},
+		{"erase an unknown memory", "forget", map[string]any{"id": "m-missing", "mode": "erase"}, "POST", "/v1/memories/m-missing:erase", ""},
+		{"restore an unknown memory", "restore", map[string]any{"id": "m-missing"}, "POST", "/v1/memories/m-missing:restore", ""},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -61,6 +61,12 @@ func (s *Server) addTools() error {
 			"Approve a pending edit (the policy's approvers only).", writes, s.editApprove, nil),
 		add(s, "edit_reject", "Reject an edit",
 			"Reject a pending edit with a reason.", writes, s.editReject, nil),
+		add(s, "forget", "Forget a memory",
+			"Archive a memory (hidden from reads that do not ask for archived memories; restore brings it back) "+
+				"or, with mode erase, remove its content for good (the erase permission, or the memory is your own).",
+			forgets, s.forget, nil),
+		add(s, "restore", "Restore a memory",
+			"Make an archived memory active again.", writes, s.restore, nil),
 		add(s, "audit", "Read the audit trail",
 			"Audit events, oldest first, by memory, actor, action and time; needs the audit_read permission.",
 			reads, s.audit, nil))
@@ -70,6 +76,8 @@ var (
 	no     = false
 	reads  = &sdk.ToolAnnotations{ReadOnlyHint: true, OpenWorldHint: &no}
 	writes = &sdk.ToolAnnotations{DestructiveHint: &no, OpenWorldHint: &no} // additive: versions and decisions are appended
+	// forgets may destroy: an erase cannot be undone.
+	forgets = &sdk.ToolAnnotations{OpenWorldHint: &no}
 )
 
 // add registers one tool whose handler calls the engine as the caller's
