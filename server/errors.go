@@ -62,6 +62,14 @@ func statusOf(err error) (int, apiError) {
 	return http.StatusInternalServerError, apiError{Code: "internal", Message: "internal error"}
 }
 
+// Describe is what the HTTP API answers for err: its status, code,
+// message and field. Other faces of the engine (MCP) use it so an error
+// reads the same everywhere.
+func Describe(err error) (status int, code, message, field string) {
+	status, e := statusOf(err)
+	return status, e.Code, e.Message, e.Field
+}
+
 // fail writes err as the JSON error body and logs server-side failures.
 func (s *Server) fail(c *gin.Context, err error) {
 	status, body := statusOf(err)

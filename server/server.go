@@ -178,19 +178,38 @@ func (s *Server) authenticate(c *gin.Context) {
 		strings.EqualFold(scheme, "Bearer") {
 		key = strings.TrimSpace(cred)
 	}
-	if key == "" {
-		s.fail(c, errorf(http.StatusUnauthorized, "unauthenticated", "", "missing API key (Authorization: Bearer KEY)"))
+	p, err := s.Principal(key)
+	if err != nil {
+		s.fail(c, err)
 		return
+	}
+	c.Set(principalKey, p)
+	c.Next()
+}
+
+// Principal maps an API key to its principal, comparing in constant time.
+// A missing or unknown key is an error whose Describe is the 401 the API
+// answers.
+func (s *Server) Principal(key string) (graph.Principal, error) {
+	if key == "" {
+		return graph.Principal{}, errorf(http.StatusUnauthorized, "unauthenticated", "", "missing API key (Authorization: Bearer KEY)")
 	}
 	sum := sha256.Sum256([]byte(key))
 	for _, k := range s.keys {
 		if subtle.ConstantTimeCompare(sum[:], k.hash[:]) == 1 {
-			c.Set(principalKey, k.principal)
-			c.Next()
-			return
+			return k.principal, nil
 		}
 	}
-	s.fail(c, errorf(http.StatusUnauthorized, "unauthenticated", "", "unknown API key"))
+	return graph.Principal{}, errorf(http.StatusUnauthorized, "unauthenticated", "", "unknown API key")
+}
+
+// Mount serves h at path (and beneath it) behind the API's authentication,
+// request logging, panic recovery and deadline: how the MCP endpoint
+// shares the API's keys. Call it before serving.
+func (s *Server) Mount(path string, h http.Handler) {
+	g := s.router.Group(path, s.authenticate)
+	g.Any("", gin.WrapH(h))
+	g.Any("/*rest", gin.WrapH(h))
 }
 
 const principalKey = "mnemo.principal"

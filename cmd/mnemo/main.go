@@ -22,7 +22,8 @@ type command struct {
 // commands is the explicit table of subcommands.
 func commands() map[string]command {
 	return map[string]command{
-		"serve":     {"serve the HTTP API", runServe},
+		"serve":     {"serve the HTTP API (and MCP at /mcp)", runServe},
+		"mcp":       {"serve MCP on stdio as the key in MNEMO_API_KEY", runMCP},
 		"search":    {"search QUERY: run the read path and print ranked results", runSearch},
 		"bench":     {"bench recall: retrieval quality on LoCoMo (recall@k per mode and BM25)", runBench},
 		"policy":    {"policy check FILE: validate a policy file", runPolicy},

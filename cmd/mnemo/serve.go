@@ -18,6 +18,7 @@ import (
 
 	"github.com/mnemo-dev/mnemo/policy"
 	"github.com/mnemo-dev/mnemo/server"
+	"github.com/mnemo-dev/mnemo/server/mcp"
 )
 
 // runServe serves the HTTP API until the context ends, then shuts down
@@ -42,6 +43,11 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
+	m, err := mcp.New(mcp.Options{Engine: a.engine, Version: version, Logger: a.log})
+	if err != nil {
+		return err
+	}
+	srv.Mount("/mcp", m.Handler(srv))
 	// Background jobs: the vector outbox drain and SIGHUP policy reload.
 	// They stop with bg, before the stores close.
 	bg, stopBG := context.WithCancel(ctx)
