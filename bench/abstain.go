@@ -388,19 +388,7 @@ func abstainIngest(ctx context.Context, store graph.Store, idx vector.Index, emb
 		if idx == nil {
 			continue
 		}
-		texts := make([]string, len(created))
-		for j, cr := range created {
-			texts[j] = cr.Version.Content
-		}
-		vecs, err := emb.Embed(ctx, texts)
-		if err != nil {
-			return err
-		}
-		pts := make([]vector.Point, len(created))
-		for j, cr := range created {
-			pts[j] = vector.Point{ID: cr.Memory.ID, Vector: vecs[j], Payload: engine.VectorPayload(cr.Memory, cr.Version.ID)}
-		}
-		if err := idx.Upsert(ctx, pts); err != nil {
+		if err := indexCreated(ctx, idx, emb, created); err != nil {
 			return err
 		}
 	}

@@ -298,24 +298,29 @@ func ingestConversation(ctx context.Context, store graph.Store, idx vector.Index
 	}
 	const batch = 64
 	for i := 0; i < len(created); i += batch {
-		part := created[i:min(i+batch, len(created))]
-		texts := make([]string, len(part))
-		for j, cr := range part {
-			texts[j] = cr.Version.Content
-		}
-		vecs, err := emb.Embed(ctx, texts)
-		if err != nil {
-			return err
-		}
-		pts := make([]vector.Point, len(part))
-		for j, cr := range part {
-			pts[j] = vector.Point{ID: cr.Memory.ID, Vector: vecs[j], Payload: engine.VectorPayload(cr.Memory, cr.Version.ID)}
-		}
-		if err := idx.Upsert(ctx, pts); err != nil {
+		if err := indexCreated(ctx, idx, emb, created[i:min(i+batch, len(created))]); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// indexCreated embeds the content of memories just written and upserts
+// them into idx with the payload the engine would give them.
+func indexCreated(ctx context.Context, idx vector.Index, emb engine.Embedder, created []graph.Created) error {
+	texts := make([]string, len(created))
+	for j, cr := range created {
+		texts[j] = cr.Version.Content
+	}
+	vecs, err := emb.Embed(ctx, texts)
+	if err != nil {
+		return err
+	}
+	pts := make([]vector.Point, len(created))
+	for j, cr := range created {
+		pts[j] = vector.Point{ID: cr.Memory.ID, Vector: vecs[j], Payload: engine.VectorPayload(cr.Memory, cr.Version.ID)}
+	}
+	return idx.Upsert(ctx, pts)
 }
 
 // turnSession is the session of a dialog id ("D3" of "D3:5"): the turns of
