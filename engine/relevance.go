@@ -75,6 +75,13 @@ func (e *Engine) scoreRelevance(ctx context.Context, q searchPlan, qvec []float3
 		cov := coverage(terms, h.mem.Title+"\n"+h.text())
 		if h.hasCosine {
 			h.relevance = relevanceOf(q.rt.Relevance, h.cosine, cov)
+			// The embedder cannot judge a word it does not know (an id, a
+			// code, an invented name): a memory that holds every term of
+			// the query is relevant enough to answer, however low the
+			// cosine — an exact match never abstains.
+			if cov == 1 {
+				h.relevance = max(h.relevance, q.rt.AbstentionThreshold)
+			}
 		} else {
 			h.relevance = cov
 		}

@@ -64,7 +64,7 @@ func TestAbstentionIsAbsolute(t *testing.T) {
 	require.NoError(t, err)
 	t.Cleanup(func() { _ = idx.Close() })
 	const exact, offtopic = "where did the orca pod travel", "quarterly tax filing deadline"
-	e, err := New(Options{Store: st, Index: idx, Embedder: tableEmbedder{exact: axis(1, 0), offtopic: axis(1, 0), "quarterly report": axis(1, 0)}, Policy: holder})
+	e, err := New(Options{Store: st, Index: idx, Embedder: tableEmbedder{exact: axis(1, 0), offtopic: axis(1, 0), "quarterly tax report": axis(1, 0), "zqfrzhnhzfwh": axis(1, 0)}, Policy: holder})
 	require.NoError(t, err)
 
 	// Both queries embed to e_0 (the tenants keep them apart); cosTo
@@ -82,6 +82,7 @@ func TestAbstentionIsAbsolute(t *testing.T) {
 	fixture := []fx{
 		{"t1", "The orca pod travelled north past the island", cosTo(1)},
 		{"t2", "quarterly report on the salmon run", cosTo(0.30)},
+		{"t3", "ticket zqfrzhnhzfwh is closed", cosTo(0.10)},
 	}
 	for range 5 {
 		fixture = append(fixture, fx{"t2", "notes about the harbour", cosTo(0.10)})
@@ -122,9 +123,21 @@ func TestAbstentionIsAbsolute(t *testing.T) {
 	// Keyword mode runs no vector signal: the query is embedded for the
 	// relevance all the same, so it abstains alike.
 	p := graph.Principal{ID: "reader", Roles: []string{"admin"}, Scope: graph.Scope{TenantID: "t2"}}
-	kw, err := e.Search(ctx, p, SearchRequest{Query: "quarterly report", Mode: policy.ModeKeyword})
+	kw, err := e.Search(ctx, p, SearchRequest{Query: "quarterly tax report", Mode: policy.ModeKeyword})
 	require.NoError(t, err)
-	assert.True(t, kw.Abstained, "the keyword match is 0.30 from the query by cosine")
+	assert.True(t, kw.Abstained, "the keyword match is 0.30 from the query by cosine and lacks a term")
+
+	// A word the embedder cannot judge (an id, a code): the memory holding
+	// every term of the query answers, at the threshold, however low the
+	// cosine — in every mode.
+	for _, mode := range []string{policy.ModeHybrid, policy.ModeKeyword} {
+		id, err := e.Search(ctx, graph.Principal{ID: "reader", Roles: []string{"admin"}, Scope: graph.Scope{TenantID: "t3"}},
+			SearchRequest{Query: "zqfrzhnhzfwh", Mode: mode})
+		require.NoError(t, err)
+		assert.False(t, id.Abstained, "an exact match never abstains (%s)", mode)
+		require.NotEmpty(t, id.Results, mode)
+		assert.InDelta(t, 0.5, id.Results[0].Confidence, 1e-6, mode)
+	}
 
 	// The same off-topic query without a threshold: results, each with
 	// its own calibrated cosine as confidence, the best fused one far below
