@@ -254,12 +254,7 @@ func runAbstain(ctx context.Context, convs []Conversation, corpus, claims []beir
 		idx = li
 		opts.Index, opts.Embedder = li, o.Embedder
 	}
-	holder, err := policy.NewHolder(o.Policy)
-	if err != nil {
-		return nil, err
-	}
-	opts.Policy = holder
-	eng, err := engine.New(opts)
+	eng, err := newEngine(opts, o.Policy)
 	if err != nil {
 		return nil, err
 	}

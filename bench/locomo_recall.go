@@ -201,12 +201,7 @@ func RunLoCoMo(ctx context.Context, convs []Conversation, o LoCoMoOptions) (*LoC
 		}()
 		opts.Index, opts.Embedder = li, cached
 	}
-	holder, err := policy.NewHolder(o.Policy)
-	if err != nil {
-		return nil, err
-	}
-	opts.Policy = holder
-	eng, err := engine.New(opts)
+	eng, err := newEngine(opts, o.Policy)
 	if err != nil {
 		return nil, err
 	}
@@ -303,6 +298,17 @@ func ingestConversation(ctx context.Context, store graph.Store, idx vector.Index
 		}
 	}
 	return nil
+}
+
+// newEngine opens an engine on opts under policy pol (opts.Policy is
+// replaced).
+func newEngine(opts engine.Options, pol *policy.Policy) (*engine.Engine, error) {
+	holder, err := policy.NewHolder(pol)
+	if err != nil {
+		return nil, err
+	}
+	opts.Policy = holder
+	return engine.New(opts)
 }
 
 // indexCreated embeds the content of memories just written and upserts

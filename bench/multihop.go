@@ -280,13 +280,8 @@ func runMultihopSet(ctx context.Context, set *MultihopSet, dir string, variants 
 	}
 	engines := make([]*engine.Engine, len(variants))
 	for i, v := range variants {
-		holder, err := policy.NewHolder(v.Policy)
-		if err != nil {
-			return err
-		}
-		opts := base
-		opts.Policy = holder
-		if engines[i], err = engine.New(opts); err != nil {
+		var err error
+		if engines[i], err = newEngine(base, v.Policy); err != nil {
 			return err
 		}
 	}

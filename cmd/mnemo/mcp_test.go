@@ -24,7 +24,10 @@ import (
 // same memory over streamable HTTP at /mcp.
 func TestMCPStdio(t *testing.T) {
 	if testing.Short() {
-		t.Skip("builds the binary")
+		if os.Getenv("CI") != "" {
+			t.Fatal("TestMCPStdio must run in CI: drop -short")
+		}
+		t.Skip("builds the binary (-short)")
 	}
 	dir := t.TempDir()
 	bin := filepath.Join(dir, "mnemo")
