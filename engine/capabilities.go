@@ -25,31 +25,14 @@ func capabilitiesOf(s graph.Store) capabilities {
 	return c
 }
 
-// unsupported is the error of a use case whose capability the store lacks.
-func unsupported(capability string) error {
-	return fmt.Errorf("the graph store has no %s: %w", capability, graph.ErrUnsupported)
-}
-
-// proposals returns the store's graph.Proposals, or ErrUnsupported.
-func (e *Engine) proposals() (graph.Proposals, error) {
-	if e.caps.proposals == nil {
-		return nil, unsupported("proposals")
+// capability returns c, the store's implementation of a capability, or
+// graph.ErrUnsupported naming it when the store lacks it (c is nil). A use
+// case that needs a capability starts with it:
+//
+//	es, err := capability(e.caps.edits, "edits")
+func capability[C any](c C, name string) (C, error) {
+	if any(c) == nil {
+		return c, fmt.Errorf("the graph store has no %s: %w", name, graph.ErrUnsupported)
 	}
-	return e.caps.proposals, nil
-}
-
-// edits returns the store's graph.Edits, or ErrUnsupported.
-func (e *Engine) edits() (graph.Edits, error) {
-	if e.caps.edits == nil {
-		return nil, unsupported("edits")
-	}
-	return e.caps.edits, nil
-}
-
-// capsules returns the store's graph.Capsules, or ErrUnsupported.
-func (e *Engine) capsules() (graph.Capsules, error) {
-	if e.caps.capsules == nil {
-		return nil, unsupported("capsules")
-	}
-	return e.caps.capsules, nil
+	return c, nil
 }

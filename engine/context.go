@@ -175,7 +175,7 @@ func (e *Engine) selectBaseline(ctx context.Context, f graph.Filter, sel Context
 		err error
 	)
 	if sel.Kind == SelectorBaseline {
-		ps, err := e.proposals()
+		ps, err := capability(e.caps.proposals, "proposals")
 		if err != nil {
 			return nil, sel, err
 		}

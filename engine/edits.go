@@ -77,7 +77,7 @@ type EditResult struct {
 // The memory must be readable by p (a retracted one is not; a quarantined
 // one only with read_quarantined). Each step is audited.
 func (e *Engine) ProposeEdit(ctx context.Context, p graph.Principal, id string, r EditRequest) (EditResult, error) {
-	es, err := e.edits()
+	es, err := capability(e.caps.edits, "edits")
 	if err != nil {
 		return EditResult{}, err
 	}
@@ -138,7 +138,7 @@ func (e *Engine) ProposeEdit(ctx context.Context, p graph.Principal, id string, 
 // edit p cannot see, or whose memory p cannot read, is ErrNotFound; one no
 // longer pending is ErrConflict.
 func (e *Engine) DecideEdit(ctx context.Context, p graph.Principal, id string, approve bool, note string) (EditResult, error) {
-	es, err := e.edits()
+	es, err := capability(e.caps.edits, "edits")
 	if err != nil {
 		return EditResult{}, err
 	}
@@ -189,7 +189,7 @@ func (e *Engine) DecideEdit(ctx context.Context, p graph.Principal, id string, a
 // status (any when empty). The memory must be readable by p as for
 // DecideEdit.
 func (e *Engine) ListMemoryEdits(ctx context.Context, p graph.Principal, id string, status graph.EditStatus) ([]graph.Edit, error) {
-	es, err := e.edits()
+	es, err := capability(e.caps.edits, "edits")
 	if err != nil {
 		return nil, err
 	}

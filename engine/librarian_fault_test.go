@@ -11,6 +11,7 @@ import (
 
 	"github.com/mnemo-dev/mnemo/engine"
 	"github.com/mnemo-dev/mnemo/graph"
+	"github.com/mnemo-dev/mnemo/graph/graphtest"
 )
 
 // faultStore wraps a real store (compare Vault's ErrorInjector): before
@@ -18,7 +19,7 @@ import (
 // inner store (a concurrent librarian) or return an error that fails the
 // call before it reaches the store. It counts the calls.
 type faultStore struct {
-	graph.Store
+	graphtest.Store // every capability, so the engine finds them through the wrapper
 	mu    sync.Mutex
 	hook  func(method string) error
 	calls map[string]int
@@ -65,6 +66,13 @@ func (f *faultStore) Touch(ctx context.Context, s graph.Scope, ids []string, at 
 	return f.Store.Touch(ctx, s, ids, at)
 }
 
+func (f *faultStore) LatestBaseline(ctx context.Context, flt graph.Filter) (graph.Baseline, error) {
+	if err := f.before("LatestBaseline"); err != nil {
+		return graph.Baseline{}, err
+	}
+	return f.Store.LatestBaseline(ctx, flt)
+}
+
 func (f *faultStore) DecideGateRequest(ctx context.Context, s graph.Scope, id string, d graph.GateDecision, a graph.AuditEvent) (graph.GateRequest, error) {
 	if err := f.before("DecideGateRequest"); err != nil {
 		return graph.GateRequest{}, err
@@ -87,7 +95,7 @@ func TestApproveAtomic(t *testing.T) {
 	setup := func(t *testing.T) (fixture, string) {
 		t.Helper()
 		fs := &faultStore{}
-		f := newIngFixture(t, ingOpts{wrap: func(s graph.Store) graph.Store { fs.Store = s; return fs }})
+		f := newIngFixture(t, ingOpts{wrap: func(s graph.Store) graph.Store { fs.Store = s.(graphtest.Store); return fs }})
 		r, err := f.eng.Ingest(ctx, f.as("writer"), engine.IngestRequest{Content: content})
 		require.NoError(t, err)
 		require.Equal(t, engine.StatusPending, r.Status)

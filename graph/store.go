@@ -18,15 +18,14 @@ import (
 // Implementations: graph/sqlite (embedded default) and graph/neo4j. Both pass
 // graph/storetest.Run and implement every capability.
 type Store interface {
-	// CreateMemory writes a memory, its version 1, the version's chunks, the
-	// entities (resolved by NormName within the tenant, created when new)
-	// and MENTIONS edges from the memory and from each chunk, the
-	// supersession of in.Supersedes when set, audit events in.Audit (their
+	// CreateMemories writes memories in one transaction: either all are
+	// written or none. For each: the memory, its version 1, the version's
+	// chunks, the entities (resolved by NormName within the tenant, created
+	// when new) and MENTIONS edges from the memory and from each chunk, the
+	// supersession of in.Supersedes when set (it must be active and in
+	// scope, else ErrConflict or ErrNotFound), audit events in.Audit (their
 	// SubjectID defaults to the new memory's id), and an outbox entry when
-	// in.Version.Index is set — all in one transaction.
-	CreateMemory(ctx context.Context, in MemoryInput) (Created, error)
-	// CreateMemories writes many memories in one transaction (batched
-	// ingest). Either all are written or none.
+	// in.Version.Index is set.
 	CreateMemories(ctx context.Context, in []MemoryInput) ([]Created, error)
 	// AddVersion appends the next version (number = previous + 1) to an
 	// active memory, with its chunks, entities and MENTIONS edges; the
@@ -46,23 +45,11 @@ type Store interface {
 	// GetVersions returns the versions among ids whose memories are visible
 	// under f, in the order of ids; missing ones are skipped.
 	GetVersions(ctx context.Context, f Filter, ids []string) ([]Version, error)
-	// ListVersions returns a memory's versions, oldest first.
-	ListVersions(ctx context.Context, f Filter, memoryID string) ([]Version, error)
 	// GetChunks returns a version's chunks in document order.
 	GetChunks(ctx context.Context, f Filter, versionID string) ([]Chunk, error)
-	// EntitiesOf returns the entities each memory MENTIONS, keyed by memory
-	// id.
-	EntitiesOf(ctx context.Context, f Filter, memoryIDs []string) (map[string][]Entity, error)
-
 	// FindActiveByKey returns the active memory with canonical key key in
 	// the namespace (exact scope, user and type), or ErrNotFound.
 	FindActiveByKey(ctx context.Context, ns Namespace, key string) (Memory, error)
-	// Supersede records that newID SUPERSEDES oldID: old becomes superseded.
-	// Both must be in scope (else ErrNotFound); old must be active (else
-	// ErrConflict); a cycle — old == new, or old already supersedes new
-	// directly or through a chain (new reachable from old along SUPERSEDES
-	// edges) — is ErrConflict.
-	Supersede(ctx context.Context, s Scope, oldID, newID string) error
 	// Resolve follows SUPERSEDES edges from id to the newest memory of the
 	// chain (A superseded by B superseded by C resolves to C).
 	Resolve(ctx context.Context, f Filter, id string) (Memory, error)

@@ -58,6 +58,16 @@ func Open(tb testing.TB) Store {
 	}
 }
 
+// CreateMemory writes one memory through s.CreateMemories (the store's one
+// write of new memories) and returns what was created.
+func CreateMemory(ctx context.Context, s graph.Store, in graph.MemoryInput) (graph.Created, error) {
+	out, err := s.CreateMemories(ctx, []graph.MemoryInput{in})
+	if err != nil {
+		return graph.Created{}, err
+	}
+	return out[0], nil
+}
+
 // OpenSecond opens another client of s's data, as a second mnemo process
 // would: its own connections (SQLite: the same file; Neo4j: its own driver
 // on the same database, not wiped). Closed when tb ends.

@@ -53,7 +53,7 @@ func assertHidden(t *testing.T, r reads, name string, hidden bool) {
 func testEditAudit(t *testing.T, x *suite) {
 	s := newScope(t)
 	f := in(s)
-	c, err := x.s.CreateMemory(ctx(t), memIn(s, "edited", "a memory to edit"))
+	c, err := createOne(ctx(t), x.s, memIn(s, "edited", "a memory to edit"))
 	require.NoError(t, err)
 	mem := c.Memory.ID
 	ev := func(action string) graph.AuditEvent {

@@ -90,31 +90,39 @@ func testRoundTrip(t *testing.T, x *suite) {
 	})
 
 	t.Run("Entities", func(t *testing.T) {
-		es, err := x.s.EntitiesOf(ctx(t), f, []string{want.Memory.ID})
-		require.NoError(t, err)
-		byNorm := map[string]graph.Entity{}
-		for _, e := range es[want.Memory.ID] {
-			byNorm[e.NormName] = e
+		// The memory MENTIONS the version's entities: each is found by norm
+		// name or alias, case-insensitively, and their types filter.
+		for _, name := range []string{"postgres", "PG", "PSQL", "linux"} {
+			cs, err := x.s.Candidates(ctx(t), f, []string{name}, 10)
+			require.NoError(t, err)
+			assert.Equal(t, []string{want.Memory.ID}, candIDs(cs), "candidates for %q", name)
 		}
-		require.Len(t, byNorm, 2, "memory MENTIONS the version's entities: %v", es)
-		pg := byNorm["postgres"]
-		assert.NotEmpty(t, pg.ID)
-		assert.Equal(t, s.TenantID, pg.TenantID)
-		assert.Equal(t, "PostgreSQL", pg.Name)
-		assert.Equal(t, "database", pg.Type)
-		assert.ElementsMatch(t, []string{"PG", "psql"}, pg.Aliases)
-		assert.Equal(t, "Linux", byNorm["linux"].Name)
-		assert.Equal(t, "os", byNorm["linux"].Type)
+		typed := f
+		typed.EntityTypes = []string{"os"}
+		cs, err := x.s.Candidates(ctx(t), typed, []string{"postgres"}, 10)
+		require.NoError(t, err)
+		assert.Equal(t, []string{want.Memory.ID}, candIDs(cs), "it mentions an entity of type os")
+		typed.EntityTypes = []string{"tool"}
+		cs, err = x.s.Candidates(ctx(t), typed, []string{"postgres"}, 10)
+		require.NoError(t, err)
+		assert.Empty(t, cs, "no entity of type tool on the memory (psql tool is a chunk's)")
 
-		// A later mention with new aliases merges them into the same entity.
+		// A later mention with new aliases merges them into the same entity:
+		// entities are unique by norm name in a tenant.
 		in2 := memIn(s, "Postgres again", "more on postgres")
 		in2.Version.Entities = []graph.EntityRef{{Name: "postgres", Aliases: []string{"Postgres DB"}}}
 		c2 := x.create(t, in2)
-		es, err = x.s.EntitiesOf(ctx(t), f, []string{c2.Memory.ID})
+		for _, name := range []string{"Postgres DB", "PG"} {
+			cs, err := x.s.Candidates(ctx(t), f, []string{name}, 10)
+			require.NoError(t, err)
+			assert.ElementsMatch(t, []string{want.Memory.ID, c2.Memory.ID}, candIDs(cs), "candidates for %q", name)
+		}
+		ns, err := x.s.Neighbours(ctx(t), f, []string{c2.Memory.ID}, 10)
 		require.NoError(t, err)
-		require.Len(t, es[c2.Memory.ID], 1)
-		assert.Equal(t, pg.ID, es[c2.Memory.ID][0].ID, "entities are unique by norm name in a tenant")
-		assert.ElementsMatch(t, []string{"PG", "psql", "Postgres DB"}, es[c2.Memory.ID][0].Aliases)
+		if assert.Len(t, ns, 1) {
+			assert.Equal(t, want.Memory.ID, ns[0].Memory.ID)
+			assert.Equal(t, []string{"postgres"}, ns[0].Shared, "one shared entity")
+		}
 	})
 
 	t.Run("Supersedes", func(t *testing.T) {

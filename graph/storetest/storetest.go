@@ -184,9 +184,18 @@ func memIn(s graph.Scope, title, content string, ents ...string) graph.MemoryInp
 // create writes in and fails the test on error.
 func (x *suite) create(t *testing.T, in graph.MemoryInput) graph.Created {
 	t.Helper()
-	c, err := x.s.CreateMemory(ctx(t), in)
+	c, err := createOne(ctx(t), x.s, in)
 	require.NoError(t, err, "create %q", in.Memory.Title)
 	return c
+}
+
+// createOne writes one memory through s.CreateMemories.
+func createOne(c context.Context, s graph.Store, in graph.MemoryInput) (graph.Created, error) {
+	out, err := s.CreateMemories(c, []graph.MemoryInput{in})
+	if err != nil {
+		return graph.Created{}, err
+	}
+	return out[0], nil
 }
 
 // sameTime asserts two instants are equal at the backend's precision.

@@ -91,25 +91,11 @@ func (x *suite) checkIsolation(t *testing.T, own graph.Scope, mine, its world) {
 		vs, err := x.s.GetVersions(ctx(t), all, []string{its.verID})
 		require.NoError(t, err)
 		assert.Empty(t, vs)
-		vs, err = x.s.ListVersions(ctx(t), all, theirM1)
-		if err == nil {
-			assert.Empty(t, vs)
-		} else {
-			notFound(t, err)
-		}
 		cs, err := x.s.GetChunks(ctx(t), all, its.verID)
 		if err == nil {
 			assert.Empty(t, cs)
 		} else {
 			notFound(t, err)
-		}
-	})
-	t.Run("EntitiesOf", func(t *testing.T) {
-		es, err := x.s.EntitiesOf(ctx(t), all, []string{theirM1, m1})
-		require.NoError(t, err)
-		assert.Empty(t, es[theirM1])
-		for _, e := range es[m1] {
-			assert.Equal(t, own.TenantID, e.TenantID, "entities are per tenant")
 		}
 	})
 	t.Run("FindActiveByKey", func(t *testing.T) {

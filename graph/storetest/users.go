@@ -31,9 +31,7 @@ func (x *suite) readCalls(id string) []readCall {
 		{"GetMemories", func(c context.Context, f graph.Filter) error { _, err := s.GetMemories(c, f, []string{id}); return err }},
 		{"GetVersion", func(c context.Context, f graph.Filter) error { _, err := s.GetVersion(c, f, id); return err }},
 		{"GetVersions", func(c context.Context, f graph.Filter) error { _, err := s.GetVersions(c, f, []string{id}); return err }},
-		{"ListVersions", func(c context.Context, f graph.Filter) error { _, err := s.ListVersions(c, f, id); return err }},
 		{"GetChunks", func(c context.Context, f graph.Filter) error { _, err := s.GetChunks(c, f, id); return err }},
-		{"EntitiesOf", func(c context.Context, f graph.Filter) error { _, err := s.EntitiesOf(c, f, []string{id}); return err }},
 		{"Resolve", func(c context.Context, f graph.Filter) error { _, err := s.Resolve(c, f, id); return err }},
 		{"ListMemories", func(c context.Context, f graph.Filter) error {
 			_, err := s.ListMemories(c, f, graph.Page{})
@@ -276,18 +274,6 @@ func (x *suite) checkReads(t *testing.T, f graph.Filter, all, want []aclMemory, 
 		}
 		assert.ElementsMatch(t, wantVersions, got)
 	})
-	t.Run("ListVersions", func(t *testing.T) {
-		for _, a := range all {
-			vs, err := x.s.ListVersions(ctx(t), f, a.m.ID)
-			if admitted[a.m.ID] {
-				if assert.NoError(t, err, "ListVersions of %q", a.m.Title) {
-					assert.Len(t, vs, 1)
-				}
-			} else {
-				notFound(t, err, len(vs), "ListVersions of "+a.m.Title)
-			}
-		}
-	})
 	t.Run("GetChunks", func(t *testing.T) {
 		for _, a := range all {
 			cs, err := x.s.GetChunks(ctx(t), f, a.version)
@@ -299,17 +285,6 @@ func (x *suite) checkReads(t *testing.T, f graph.Filter, all, want []aclMemory, 
 				notFound(t, err, len(cs), "GetChunks of "+a.m.Title)
 			}
 		}
-	})
-	t.Run("EntitiesOf", func(t *testing.T) {
-		es, err := x.s.EntitiesOf(ctx(t), f, allIDs)
-		require.NoError(t, err)
-		var got []string
-		for id, list := range es {
-			if len(list) > 0 {
-				got = append(got, id)
-			}
-		}
-		assert.ElementsMatch(t, wantIDs, got)
 	})
 	t.Run("Resolve", func(t *testing.T) {
 		for _, a := range all {
