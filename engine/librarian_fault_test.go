@@ -20,9 +20,9 @@ import (
 // call before it reaches the store. It counts the calls.
 type faultStore struct {
 	graphtest.Store // every capability, so the engine finds them through the wrapper
-	mu    sync.Mutex
-	hook  func(method string) error
-	calls map[string]int
+	mu              sync.Mutex
+	hook            func(method string) error
+	calls           map[string]int
 }
 
 func (f *faultStore) before(method string) error {
