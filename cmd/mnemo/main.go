@@ -35,15 +35,10 @@ func commands() map[string]command {
 		"outbox":    {"outbox status|drain|retry: pending and dead vector-index writes", runOutbox},
 		"reindex":   {"rebuild the vector index of a scope from the graph", runReindex},
 		"doctor":    {"compare the graph with the vector index of a scope", runDoctor},
-		"version": {"print the version", func(_ context.Context, _ []string, out, _ io.Writer) error {
-			_, err := fmt.Fprintln(out, "mnemo", version)
-			return err
-		}},
+		"version":   {"print the version and what the binary was built from", runVersion},
+		"health":    {"health [--url U]: probe a running server's /healthz (the container health check)", runHealth},
 	}
 }
-
-// version is set at build time with -ldflags "-X main.version=...".
-var version = "dev"
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
