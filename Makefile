@@ -6,6 +6,7 @@
 GO          ?= go
 GOTESTFLAGS ?= -race
 NEO4J_PORT  ?= 7687
+NEO4J_BROWSER_PORT ?= 7474
 CACHE       := $(CURDIR)/.cache/mnemo
 BIN         := bin/mnemo
 
@@ -25,8 +26,8 @@ demo: build
 test: model
 	@set -e; started=0; \
 	if [ -z "$$NEO4J_URI" ]; then \
-	  NEO4J_PORT=$(NEO4J_PORT) bash testdata/neo4j/neo4j.sh start; started=1; \
-	  export NEO4J_URI=bolt://127.0.0.1:$(NEO4J_PORT); \
+	  NEO4J_PORT=$(NEO4J_PORT) NEO4J_BROWSER_PORT=$(NEO4J_BROWSER_PORT) bash testdata/neo4j/neo4j.sh start; started=1; \
+	  export NEO4J_URI=bolt://127.0.0.1:$(NEO4J_PORT) NEO4J_BROWSER_URL=http://127.0.0.1:$(NEO4J_BROWSER_PORT); \
 	fi; \
 	status=0; $(MAKE) --no-print-directory test-go || status=$$?; \
 	if [ $$started = 1 ]; then NEO4J_PORT=$(NEO4J_PORT) bash testdata/neo4j/neo4j.sh stop; fi; \
@@ -55,9 +56,10 @@ crash: model
 model:
 	@bash vector/embed/install.sh $(CACHE)
 
-## neo4j / neo4j-stop: a local Neo4j (Bolt on 127.0.0.1:$(NEO4J_PORT)) for development.
+## neo4j / neo4j-stop: a local Neo4j (Bolt on 127.0.0.1:$(NEO4J_PORT)) for development, with
+## Neo4j Browser on http://127.0.0.1:$(NEO4J_BROWSER_PORT)/ (docs/analysts.md).
 neo4j:
-	@NEO4J_PORT=$(NEO4J_PORT) bash testdata/neo4j/neo4j.sh start
+	@NEO4J_PORT=$(NEO4J_PORT) NEO4J_BROWSER_PORT=$(NEO4J_BROWSER_PORT) bash testdata/neo4j/neo4j.sh start
 neo4j-stop:
 	@NEO4J_PORT=$(NEO4J_PORT) bash testdata/neo4j/neo4j.sh stop
 

@@ -140,6 +140,17 @@ type setting struct {
 	b                *bool
 }
 
+// EnvNames lists the MNEMO_* environment variables the flags read
+// (MNEMO_CONFIG and MNEMO_API_KEYS besides).
+func EnvNames() []string {
+	var c Config
+	var names []string
+	for _, s := range c.settings() {
+		names = append(names, s.env)
+	}
+	return names
+}
+
 func (c *Config) settings() []setting {
 	return []setting{
 		{flag: "listen", env: "MNEMO_LISTEN", usage: "HTTP listen address", str: &c.Listen},
@@ -150,7 +161,7 @@ func (c *Config) settings() []setting {
 		{flag: "neo4j-password", env: "MNEMO_NEO4J_PASSWORD", usage: "Neo4j password", str: &c.Neo4j.Password},
 		{flag: "neo4j-database", env: "MNEMO_NEO4J_DATABASE", usage: "Neo4j database", str: &c.Neo4j.Database},
 		{flag: "vector", env: "MNEMO_VECTOR", usage: "vector index: embedded|qdrant|off", str: &c.Vector.Backend},
-		{flag: "qdrant-url", env: "MNEMO_QDRANT_URL", usage: "Qdrant gRPC address host:port", str: &c.Vector.QdrantURL},
+		{flag: "qdrant-url", env: "MNEMO_QDRANT_URL", usage: "Qdrant gRPC URL, scheme://host[:port] (e.g. http://qdrant:6334; https for TLS)", str: &c.Vector.QdrantURL},
 		{flag: "ort-lib", env: "MNEMO_ORT_LIB", usage: "path to libonnxruntime.so", str: &c.Embed.ORTLib},
 		{flag: "model-dir", env: "MNEMO_MODEL_DIR", usage: "embedding model directory", str: &c.Embed.ModelDir},
 		{flag: "policy", env: "MNEMO_POLICY", usage: "policy YAML file (default: the embedded policy)", str: &c.PolicyFile},

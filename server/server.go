@@ -212,6 +212,13 @@ func (s *Server) Mount(path string, h http.Handler) {
 	g.Any("/*rest", gin.WrapH(h))
 }
 
+// MountPublic serves h for GET at path without authentication (the A2A
+// agent card, which says how to authenticate), with the API's request
+// logging, panic recovery and deadline. Call it before serving.
+func (s *Server) MountPublic(path string, h http.Handler) {
+	s.router.GET(path, gin.WrapH(h))
+}
+
 const principalKey = "mnemo.principal"
 
 func principal(c *gin.Context) graph.Principal {

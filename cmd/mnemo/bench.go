@@ -24,18 +24,15 @@ import (
 
 // runBench dispatches the bench subcommands.
 func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	switch {
-	case len(args) > 0 && args[0] == "recall":
-		return runBenchRecall(ctx, args[1:], stdout, stderr)
-	case len(args) > 0 && args[0] == "multihop":
-		return runBenchMultihop(ctx, args[1:], stdout, stderr)
-	case len(args) > 0 && args[0] == "scifact":
-		return runBenchSciFact(ctx, args[1:], stdout, stderr)
-	case len(args) > 0 && args[0] == "abstain":
-		return runBenchAbstain(ctx, args[1:], stdout, stderr)
+	const usage = "usage: mnemo bench recall|multihop|scifact|abstain [flags]   (LoCoMo evidence recall; MuSiQue/HotpotQA passage recall; SciFact nDCG@10 of the embedder; abstention on absent topics; -h for flags)"
+	verb, err := verbOf(args, usage, stderr, "recall", "multihop", "scifact", "abstain")
+	if err != nil {
+		return err
 	}
-	fmt.Fprintln(stderr, "usage: mnemo bench recall|multihop|scifact|abstain [flags]   (LoCoMo evidence recall; MuSiQue/HotpotQA passage recall; SciFact nDCG@10 of the embedder; abstention on absent topics; -h for flags)")
-	return errors.New("unknown or missing bench")
+	run := map[string]func(context.Context, []string, io.Writer, io.Writer) error{
+		"recall": runBenchRecall, "multihop": runBenchMultihop, "scifact": runBenchSciFact, "abstain": runBenchAbstain,
+	}[verb]
+	return run(ctx, args[1:], stdout, stderr)
 }
 
 // runBenchRecall measures evidence R@5/10/25, nDCG@10 and search latency

@@ -21,10 +21,10 @@ const editUsage = "usage: mnemo edit propose MEMORY_ID --kind retract|amend|quar
 // runEdit implements `mnemo edit propose|list|approve|reject`: memory
 // surgery (docs/curation.md), in process, as `mnemo librarian` does.
 func runEdit(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	if len(args) == 0 {
-		return errors.New(editUsage)
+	verb, err := verbOf(args, editUsage, stderr, "propose", "list", "approve", "reject")
+	if err != nil {
+		return err
 	}
-	verb := args[0]
 	fs := flag.NewFlagSet("mnemo edit "+verb, flag.ContinueOnError)
 	var id identity
 	id.register(fs, "librarian")

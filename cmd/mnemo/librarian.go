@@ -16,10 +16,10 @@ const librarianUsage = "usage: mnemo librarian list [--status pending|approved|r
 // runLibrarian implements `mnemo librarian list|show|approve|reject`: the
 // review queue of writes the gate held back.
 func runLibrarian(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	if len(args) == 0 {
-		return errors.New(librarianUsage)
+	verb, err := verbOf(args, librarianUsage, stderr, "list", "show", "approve", "reject")
+	if err != nil {
+		return err
 	}
-	verb := args[0]
 	fs := flag.NewFlagSet("mnemo librarian "+verb, flag.ContinueOnError)
 	var id identity
 	id.register(fs, "librarian")

@@ -5,10 +5,13 @@ package main
 
 import (
 	"context"
+	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
+	"slices"
 	"sort"
 	"syscall"
 )
@@ -35,15 +38,10 @@ func commands() map[string]command {
 		"outbox":    {"outbox status|drain|retry: pending and dead vector-index writes", runOutbox},
 		"reindex":   {"rebuild the vector index of a scope from the graph", runReindex},
 		"doctor":    {"compare the graph with the vector index of a scope", runDoctor},
-		"version": {"print the version", func(_ context.Context, _ []string, out, _ io.Writer) error {
-			_, err := fmt.Fprintln(out, "mnemo", version)
-			return err
-		}},
+		"version":   {"print the version and what the binary was built from", runVersion},
+		"health":    {"health [--url U]: probe a running server's /healthz (the container health check)", runHealth},
 	}
 }
-
-// version is set at build time with -ldflags "-X main.version=...".
-var version = "dev"
 
 func main() {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -68,6 +66,9 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		return 2
 	}
 	if err := c.run(ctx, args[1:], stdout, stderr); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0 // -h: the usage is printed, nothing failed
+		}
 		fmt.Fprintf(stderr, "mnemo %s: %v\n", args[0], err)
 		return 1
 	}
@@ -85,4 +86,23 @@ func usage(w io.Writer, cmds map[string]command) {
 		fmt.Fprintf(w, "  %-10s %s\n", n, cmds[n].summary)
 	}
 	fmt.Fprintln(w, "\nRun 'mnemo COMMAND -h' for a command's flags. Every flag also reads MNEMO_* from the environment.")
+}
+
+// verbOf reads the verb of a command with verbs (`mnemo edit propose ...`)
+// before anything is opened: -h, --help or help print usage and return
+// flag.ErrHelp (exit 0, no store created); no verb or an unknown one is an
+// error that shows usage.
+func verbOf(args []string, usage string, stderr io.Writer, verbs ...string) (string, error) {
+	if len(args) == 0 {
+		return "", errors.New(usage)
+	}
+	switch v := args[0]; {
+	case v == "-h" || v == "--help" || v == "help":
+		fmt.Fprintln(stderr, usage)
+		return "", flag.ErrHelp
+	case slices.Contains(verbs, v):
+		return v, nil
+	default:
+		return "", fmt.Errorf("unknown verb %q; %s", v, usage)
+	}
 }

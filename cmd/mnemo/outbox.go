@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -16,8 +15,8 @@ import (
 // ones named, or all).
 func runOutbox(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	const usage = "usage: mnemo outbox status [--dead N] | drain [--batch N] | retry [ID...]"
-	if len(args) == 0 || (args[0] != "status" && args[0] != "drain" && args[0] != "retry") {
-		return errors.New(usage)
+	if _, err := verbOf(args, usage, stderr, "status", "drain", "retry"); err != nil {
+		return err
 	}
 	fs := flag.NewFlagSet("mnemo outbox "+args[0], flag.ContinueOnError)
 	batch := fs.Int("batch", 256, "items per pass (drain)")

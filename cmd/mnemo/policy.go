@@ -10,9 +10,13 @@ import (
 )
 
 // runPolicy implements `mnemo policy check FILE...`.
-func runPolicy(_ context.Context, args []string, stdout, _ io.Writer) error {
-	if len(args) < 2 || args[0] != "check" {
-		return errors.New("usage: mnemo policy check FILE [FILE ...]")
+func runPolicy(_ context.Context, args []string, stdout, stderr io.Writer) error {
+	const usage = "usage: mnemo policy check FILE [FILE ...]"
+	if _, err := verbOf(args, usage, stderr, "check"); err != nil {
+		return err
+	}
+	if len(args) < 2 {
+		return errors.New(usage)
 	}
 	var failed bool
 	for _, f := range args[1:] {

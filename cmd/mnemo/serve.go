@@ -18,6 +18,7 @@ import (
 
 	"github.com/mnemo-dev/mnemo/policy"
 	"github.com/mnemo-dev/mnemo/server"
+	"github.com/mnemo-dev/mnemo/server/a2a"
 	"github.com/mnemo-dev/mnemo/server/mcp"
 )
 
@@ -48,6 +49,12 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	srv.Mount("/mcp", m.Handler(srv))
+	ag, err := a2a.New(a2a.Options{Engine: a.engine, Version: version, Logger: a.log})
+	if err != nil {
+		return err
+	}
+	srv.Mount(a2a.Path, ag.Handler(srv))
+	srv.MountPublic("/.well-known/agent-card.json", ag.CardHandler())
 	// Background jobs: the vector outbox drain and SIGHUP policy reload.
 	// They stop with bg, before the stores close.
 	bg, stopBG := context.WithCancel(ctx)

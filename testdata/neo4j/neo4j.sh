@@ -10,6 +10,7 @@
 #   NEO4J_DATA_DIR        Neo4j home: data and logs (default target/data-$NEO4J_PORT)
 #   NEO4J_JAVA_OPTS       JVM options (default: 1 GiB heap, the --add-opens Neo4j wants)
 #   NEO4J_PAGECACHE_MB    page cache size in MiB (default 256)
+#   NEO4J_BROWSER_PORT    serve Neo4j Browser on http://127.0.0.1:$NEO4J_BROWSER_PORT/browser/ (default off)
 #   NEO4J_START_TIMEOUT   seconds to wait for readiness (default 180)
 #
 # Files (under target/): neo4j-$NEO4J_PORT.pid, neo4j-$NEO4J_PORT.log.
@@ -66,7 +67,8 @@ start() {
   local started=$SECONDS
   # shellcheck disable=SC2086 # java_opts is a word list on purpose
   nohup java $java_opts -jar "$jar" --port "$port" --data "$data_dir" \
-    ${NEO4J_PAGECACHE_MB:+--pagecache "$NEO4J_PAGECACHE_MB"} >"$log_file" 2>&1 </dev/null &
+    ${NEO4J_PAGECACHE_MB:+--pagecache "$NEO4J_PAGECACHE_MB"} \
+    ${NEO4J_BROWSER_PORT:+--browser "$NEO4J_BROWSER_PORT"} >"$log_file" 2>&1 </dev/null &
   pid=$!
   echo "$pid" >"$pid_file"
   while ((SECONDS - started < timeout)); do

@@ -138,7 +138,7 @@ func Open(ctx context.Context, cfg Config) (*Index, error) {
 func clientConfig(cfg Config) (*qd.Config, error) {
 	u, err := url.Parse(cfg.URL)
 	if err != nil || u.Host == "" {
-		return nil, fmt.Errorf("%w: qdrant config: url %q: want scheme://host[:port]", vector.ErrInvalid, cfg.URL)
+		return nil, fmt.Errorf("%w: qdrant config: url %q: want scheme://host[:port], e.g. http://qdrant:6334 (https for TLS)", vector.ErrInvalid, cfg.URL)
 	}
 	host, port := u.Hostname(), 6334
 	if p := u.Port(); p != "" {

@@ -2,6 +2,7 @@ package dev.mnemo.neo4j;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Map;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 
@@ -24,7 +25,9 @@ import org.neo4j.io.ByteUnit;
  * <ul>
  *   <li>{@code --port N} / {@code NEO4J_PORT}: Bolt port, default 7687;</li>
  *   <li>{@code --data DIR} / {@code NEO4J_DATA_DIR}: Neo4j home (data, logs), default ./target/neo4j-data;</li>
- *   <li>{@code --pagecache SIZE_MB} / {@code NEO4J_PAGECACHE_MB}: page cache, default 256.</li>
+ *   <li>{@code --pagecache SIZE_MB} / {@code NEO4J_PAGECACHE_MB}: page cache, default 256;</li>
+ *   <li>{@code --browser PORT} / {@code NEO4J_BROWSER_PORT}: serve Neo4j Browser on
+ *       http://127.0.0.1:PORT/browser/ (see BrowserServer), default off.</li>
  * </ul>
  */
 public final class Launcher {
@@ -34,6 +37,7 @@ public final class Launcher {
         int port = Integer.parseInt(option(args, "--port", "NEO4J_PORT", "7687"));
         Path home = Path.of(option(args, "--data", "NEO4J_DATA_DIR", "target/neo4j-data")).toAbsolutePath();
         long pageCacheMb = Long.parseLong(option(args, "--pagecache", "NEO4J_PAGECACHE_MB", "256"));
+        int browserPort = Integer.parseInt(option(args, "--browser", "NEO4J_BROWSER_PORT", "0"));
         Files.createDirectories(home);
 
         long started = System.nanoTime();
@@ -62,8 +66,17 @@ public final class Launcher {
         GraphDatabaseService db = service.database(GraphDatabaseSettings.DEFAULT_DATABASE_NAME);
         db.executeTransactionally("RETURN 1");
 
+        String browser = "";
+        if (browserPort > 0) {
+            String version = db.executeTransactionally(
+                    "CALL dbms.components() YIELD versions RETURN versions[0] AS v", Map.of(),
+                    r -> r.hasNext() ? String.valueOf(r.next().get("v")) : "5");
+            BrowserServer.start(browserPort, port, version);
+            browser = " browser=http://127.0.0.1:" + browserPort + "/browser/";
+        }
+
         long ms = TimeUnit.NANOSECONDS.toMillis(System.nanoTime() - started);
-        System.out.println("NEO4J READY bolt://127.0.0.1:" + port + " home=" + home + " startup_ms=" + ms);
+        System.out.println("NEO4J READY bolt://127.0.0.1:" + port + browser + " home=" + home + " startup_ms=" + ms);
         System.out.flush();
         stopped.await();
     }
