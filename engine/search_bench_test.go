@@ -191,7 +191,7 @@ func BenchmarkSearch(b *testing.B) {
 func (c *benchCorpus) write(b *testing.B) {
 	in := graph.MemoryInput{Memory: graph.Memory{Scope: graph.Scope{TenantID: "bench-writes"}, Type: "note", Title: "a write"},
 		Version: graph.VersionInput{Content: "a write between searches"}}
-	if _, err := c.store.CreateMemory(context.Background(), in); err != nil {
+	if _, err := c.store.CreateMemories(context.Background(), []graph.MemoryInput{in}); err != nil {
 		b.Fatal(err)
 	}
 }
