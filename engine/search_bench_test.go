@@ -27,7 +27,8 @@ import (
 
 // benchCorpus is one loaded synthetic corpus.
 type benchCorpus struct {
-	eng *engine.Engine
+	store graph.Store
+	eng   *engine.Engine
 	// noGraph is eng under the default policy with the graph's fusion
 	// weight 0: hybrid search without the walk, measured in the same run.
 	noGraph *engine.Engine
@@ -65,7 +66,7 @@ func loadBenchCorpus(b *testing.B, n int) *benchCorpus {
 	// storetest.Corpus writes every memory private to one of 20 users, so
 	// the searcher reads every user's memories (admin holds read_all_users):
 	// the largest admitted set, and no search that finds nothing.
-	c := &benchCorpus{p: graph.Principal{ID: "bench", Roles: []string{"admin"}, Scope: scope}}
+	c := &benchCorpus{store: store, p: graph.Principal{ID: "bench", Roles: []string{"admin"}, Scope: scope}}
 	if emb := searchBenchEmbedder(b); emb != nil {
 		idx, err := local.Open(b.TempDir(), local.Options{Dimensions: emb.Dimensions()})
 		require.NoError(b, err)
@@ -138,19 +139,33 @@ func BenchmarkSearch(b *testing.B) {
 	for _, n := range sizes {
 		b.Run(fmt.Sprintf("store=%s/n=%d", graphtest.Backend(), n), func(b *testing.B) {
 			c := loadBenchCorpus(b, n)
+			// Each variant starts after a write (in another tenant), so that
+			// no variant finds the store's caches warmed by the one before on
+			// the same queries (the SQLite walk cache lasts until a write).
+			// The cold variants write before every search, untimed: every
+			// walk reads its whole neighbourhood.
 			for _, v := range []struct {
 				name, mode string
 				eng        *engine.Engine
+				cold       bool
 			}{
-				{"mode=graph", "graph", c.eng},
-				{"mode=hybrid", "hybrid", c.eng},
-				{"mode=hybrid/graph_weight=0", "hybrid", c.noGraph},
+				{"mode=graph", "graph", c.eng, false},
+				{"mode=hybrid", "hybrid", c.eng, false},
+				{"mode=hybrid/graph_weight=0", "hybrid", c.noGraph, false},
+				{"mode=graph/cold", "graph", c.eng, true},
+				{"mode=hybrid/cold", "hybrid", c.eng, true},
 			} {
 				b.Run(v.name, func(b *testing.B) {
 					ctx := context.Background()
 					lat := make([]time.Duration, 0, b.N)
 					found := 0
+					c.write(b)
 					for i := 0; b.Loop(); i++ {
+						if v.cold {
+							b.StopTimer()
+							c.write(b)
+							b.StartTimer()
+						}
 						start := time.Now()
 						resp, err := v.eng.Search(ctx, c.p, engine.SearchRequest{Query: c.queries[i%len(c.queries)], Mode: v.mode})
 						lat = append(lat, time.Since(start))
@@ -168,6 +183,16 @@ func BenchmarkSearch(b *testing.B) {
 				})
 			}
 		})
+	}
+}
+
+// write writes one memory in a tenant of its own: a write the searches
+// cannot see, which ends whatever the store caches until the next write.
+func (c *benchCorpus) write(b *testing.B) {
+	in := graph.MemoryInput{Memory: graph.Memory{Scope: graph.Scope{TenantID: "bench-writes"}, Type: "note", Title: "a write"},
+		Version: graph.VersionInput{Content: "a write between searches"}}
+	if _, err := c.store.CreateMemories(context.Background(), []graph.MemoryInput{in}); err != nil {
+		b.Fatal(err)
 	}
 }
 

@@ -66,6 +66,7 @@ type Store struct {
 	now       func() time.Time
 	kw        *keywordIndex
 	stmts     *stmtCache // on r
+	walks     *walkCache
 	closeOnce sync.Once
 	closeErr  error
 }
@@ -109,7 +110,7 @@ func Open(ctx context.Context, dir string, opts Options) (*Store, error) {
 	w.SetMaxIdleConns(1)
 	w.SetConnMaxLifetime(0)
 	w.SetConnMaxIdleTime(0)
-	s := &Store{dir: dir, w: w, now: opts.Now, kw: newKeywordIndex()}
+	s := &Store{dir: dir, w: w, now: opts.Now, kw: newKeywordIndex(), walks: newWalkCache()}
 	if err := migrate(ctx, w); err != nil {
 		_ = w.Close()
 		return nil, err
@@ -265,7 +266,10 @@ func (s *Store) write(ctx context.Context, fn func(t *tx) error) error {
 		_ = sqlTx.Rollback()
 		return mapErr(err)
 	}
-	if err := sqlTx.Commit(); err != nil {
+	s.walks.writing() // walks stop trusting their cache from here (walkcache.go)
+	err = sqlTx.Commit()
+	s.walks.writing()
+	if err != nil {
 		return fmt.Errorf("commit: %w", mapErr(err))
 	}
 	return nil

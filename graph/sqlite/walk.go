@@ -28,25 +28,22 @@ JOIN entities e ON e.rid = a.entity_rid`
 // memories.id. %s: the filter.
 const walkSeeds = `SELECT m.rid, m.id FROM json_each(?) j CROSS JOIN memories m ON m.id = j.value WHERE %s`
 
-// For each entity of a list: its df, the admitted memories that mention
-// it, counted up to a cap (graph.WalkMaxDF + 1: past it the exact number
-// changes nothing), and, when df is within graph.WalkMaxDF, its
-// graph.WalkFanout newest admitted memories as "rid id rid id ..." (ids
-// hold no space: graph.CheckID).
-// Both walk the entity's posting list (the mentions primary key, backwards
-// for the newest) with the filter on memories joined by rowid, and stop at
-// their LIMIT. %[1]s: the filter, whose parameters come twice.
-const walkExpand = `WITH q AS MATERIALIZED (
-  SELECT j.value AS rid, (SELECT count(*) FROM (
-      SELECT 1 FROM mentions x CROSS JOIN memories m ON m.rid = x.memory_rid
-      WHERE x.entity_rid = j.value AND %[1]s LIMIT ?)) AS df
-  FROM json_each(?) j)
-SELECT q.rid, q.df, CASE WHEN q.df <= ? THEN (
-  SELECT group_concat(rid || ' ' || id, ' ') FROM (
-    SELECT x.memory_rid AS rid, m.id AS id FROM mentions x CROSS JOIN memories m ON m.rid = x.memory_rid
-    WHERE x.entity_rid = q.rid AND %[1]s
-    ORDER BY x.created_at DESC, x.memory_rid DESC LIMIT ?)) END
-FROM q`
+// For each entity of a list, its first ? admitted memories, newest
+// first, as "rid id valid_from valid_to rid id ..." (ids hold no space:
+// graph.CheckID); NULL for none. It walks the entity's posting list (the
+// mentions primary key, backwards) with the filter on memories joined by
+// rowid, and stops at its LIMIT. The first hop reads graph.WalkMaxDF + 1
+// (the df, counted as far as it matters, and the newest graph.WalkFanout),
+// the second graph.WalkFanout + 1 (an entity is expanded whole or not at
+// all). %[1]s: the filter; its parameters come first, then the limit and
+// the list.
+const walkPostings = `SELECT j.value, (
+  SELECT group_concat(rid || ' ' || id || ' ' || vf || ' ' || vt, ' ') FROM (
+    SELECT x.memory_rid AS rid, m.id AS id, m.valid_from AS vf, m.valid_to AS vt
+    FROM mentions x CROSS JOIN memories m ON m.rid = x.memory_rid
+    WHERE x.entity_rid = j.value AND %[1]s
+    ORDER BY x.created_at DESC, x.memory_rid DESC LIMIT ?))
+FROM json_each(?) j`
 
 // The entities a list of memories mention. Relies on mentions_memory.
 const walkMentions = `SELECT x.memory_rid, x.entity_rid, e.norm_name
@@ -58,17 +55,6 @@ FROM json_each(?) j CROSS JOIN mentions x ON x.memory_rid = j.value JOIN entitie
 const walkPairs = `SELECT x.memory_rid, x.entity_rid
 FROM json_each(?) j CROSS JOIN mentions x ON x.memory_rid = j.value
 WHERE +x.entity_rid IN (SELECT value FROM json_each(?))`
-
-// For each entity of a list, its graph.WalkFanout + 1 newest admitted
-// memories as walkExpand lists them: all of them when it has no more
-// than graph.WalkFanout. A walk of its posting list as in walkExpand.
-// %[1]s: the filter.
-const walkHop2 = `SELECT j.value, (
-  SELECT group_concat(rid || ' ' || id, ' ') FROM (
-    SELECT x.memory_rid AS rid, m.id AS id FROM mentions x CROSS JOIN memories m ON m.rid = x.memory_rid
-    WHERE x.entity_rid = j.value AND %[1]s
-    ORDER BY x.created_at DESC, x.memory_rid DESC LIMIT ?))
-FROM json_each(?) j`
 
 // Links among a list of memories: SUPERSEDES and NEXT, with their kind.
 // Relies on the supersedes and memory_next primary keys, read by the
@@ -94,17 +80,40 @@ const walkLinked = `SELECT m.rid, m.id FROM (
 WHERE %s
 ORDER BY m.rid`
 
+// The statements of a walk, by their place in walkStatements.
+const (
+	wsResolve     = iota // walkResolve
+	wsSeeds              // walkSeeds
+	wsPostings           // walkPostings under the filter
+	wsPostingsAll        // walkPostings under the filter without ValidAt (walkCache)
+	wsMentions           // walkMentions
+	wsPairs              // walkPairs
+	wsLinks              // walkLinks
+	wsLinked             // walkLinked
+	wsByRID              // memoriesByRID
+)
+
+// walkStatements renders the statements of a walk under filter w (and w0,
+// the same without ValidAt), in the order of the ws constants.
+func walkStatements(w, w0 *where) []string {
+	return []string{walkResolve, fmt.Sprintf(walkSeeds, w.sql()), fmt.Sprintf(walkPostings, w.sql()),
+		fmt.Sprintf(walkPostings, w0.sql()), walkMentions, walkPairs, walkLinks, fmt.Sprintf(walkLinked, w.sql()),
+		memoriesByRID}
+}
+
 // Walk implements graph.Store: it loads the neighbourhood on one snapshot
-// in eight prepared statements — resolve the seed names (walkResolve),
-// admit the seed memories (walkSeeds), expand the seed entities
-// (walkExpand), add the memories linked to those (walkLinked), read the
-// entities of the memories reached (walkMentions), expand those
-// (walkHop2) and add the memories linked to the first hop (walkLinked
-// again), complete the MENTIONS edges of the second hop's memories
-// (walkPairs), read the links among them all (walkLinks) — runs walk.Rank
-// in Go, and loads the memories returned (memoriesByRID). Every statement
-// that reaches a memory applies the filter; the others start from
-// memories already admitted.
+// in prepared statements — resolve the seed names (walkResolve), admit the
+// seed memories (walkSeeds), expand the seed entities (walkPostings), add
+// the memories linked to those (walkLinked), read the entities of the
+// memories reached (walkMentions), expand those (walkPostings again) and
+// add the memories linked to the first hop (walkLinked again), complete
+// the MENTIONS edges of the second hop's memories (walkPairs), read the
+// links among them all (walkLinks) — runs walk.Rank in Go, and loads the
+// memories returned (memoriesByRID). Every statement that reaches a memory
+// applies the filter; the others start from memories already admitted.
+// Posting lists come from the walk cache when it holds them (walkCache:
+// same filter, no write since); a walk that a commit overlapped runs again
+// without it.
 func (s *Store) Walk(ctx context.Context, f graph.Filter, r graph.WalkRequest) ([]graph.Walked, error) {
 	w, err := memoryFilter(f, false)
 	if err != nil {
@@ -117,25 +126,47 @@ func (s *Store) Walk(ctx context.Context, f graph.Filter, r graph.WalkRequest) (
 	if r.Limit <= 0 || (len(names) == 0 && len(ids) == 0) {
 		return nil, nil
 	}
-	texts := []string{walkResolve, fmt.Sprintf(walkSeeds, w.sql()), fmt.Sprintf(walkExpand, w.sql()), walkMentions,
-		walkPairs, walkLinks, fmt.Sprintf(walkHop2, w.sql()), memoriesByRID, fmt.Sprintf(walkLinked, w.sql())}
+	key, w0, err := filterKey(f)
+	if err != nil {
+		return nil, fmt.Errorf("walk: %w", err)
+	}
+	texts := walkStatements(w, w0)
 	stmts := make([]*sql.Stmt, len(texts)) // before the transaction: see stmtCache
 	for i, q := range texts {
 		if stmts[i], err = s.stmts.get(ctx, q); err != nil {
 			return nil, fmt.Errorf("walk: %w", err)
 		}
 	}
+	l := &walkLoad{f: f, w: w, w0: w0, r: r, names: names, seedIDs: ids, key: key, at: nanos(f.ValidAt), cache: s.walks}
+	l.gen, l.cached = s.walks.begin()
+	out, err := s.walk(ctx, l, texts, stmts)
+	switch {
+	case err != nil:
+		return nil, fmt.Errorf("walk: %w", err)
+	case !l.cached:
+	case s.walks.still(l.gen):
+		s.walks.put(l.gen, l.fresh)
+	default: // a commit overlapped the walk: its cached lists may be older than its snapshot
+		l.cached = false
+		if out, err = s.walk(ctx, l, texts, stmts); err != nil {
+			return nil, fmt.Errorf("walk: %w", err)
+		}
+	}
+	return out, nil
+}
+
+// walk loads l's neighbourhood in one read transaction, ranks it and loads
+// the memories returned.
+func (s *Store) walk(ctx context.Context, l *walkLoad, texts []string, stmts []*sql.Stmt) ([]graph.Walked, error) {
 	t, err := s.r.BeginTx(ctx, &sql.TxOptions{ReadOnly: true}) // one snapshot for every statement
 	if err != nil {
-		return nil, fmt.Errorf("walk: %w", err)
+		return nil, err
 	}
 	defer func() { _ = t.Rollback() }()
-	l := &walkLoad{g: walk.New(), ids: map[int64]string{}, rids: map[string]int64{}, ents: map[int64]string{},
-		df: map[int64]int64{}, pairs: map[[2]int64]bool{},
-		req: graph.WalkRequest{Entities: map[string]float64{}, Memories: map[string]float64{}, Damping: r.Damping, Limit: r.Limit}}
-	run := func(i int, args ...any) (*sql.Rows, error) { return query(ctx, t, stmts[i], texts[i], args...) }
-	if err := l.load(ctx, run, f, w, r, names, ids); err != nil {
-		return nil, fmt.Errorf("walk: %w", err)
+	l.reset()
+	l.run = func(i int, args ...any) (*sql.Rows, error) { return query(ctx, t, stmts[i], texts[i], args...) }
+	if err := l.load(ctx); err != nil {
+		return nil, err
 	}
 	res := l.g.Rank(l.req)
 	if len(res) == 0 {
@@ -146,13 +177,13 @@ func (s *Store) Walk(ctx context.Context, f graph.Filter, r graph.WalkRequest) (
 		rids[i] = l.rids[x.ID]
 	}
 	ridJSON, _ := json.Marshal(rids)
-	rows, err := run(7, string(ridJSON))
+	rows, err := l.run(wsByRID, string(ridJSON))
 	if err != nil {
-		return nil, fmt.Errorf("walk: %w", err)
+		return nil, err
 	}
 	ms, err := scanMemories(rows)
 	if err != nil {
-		return nil, fmt.Errorf("walk: %w", err)
+		return nil, err
 	}
 	byID := make(map[string]graph.Memory, len(ms))
 	for _, m := range ms {
@@ -193,6 +224,24 @@ func walkSeedIDs(r graph.WalkRequest) []string {
 
 // walkLoad is a neighbourhood being loaded.
 type walkLoad struct {
+	// The request: filter (w, and w0 without ValidAt), seeds.
+	f       graph.Filter
+	w, w0   *where
+	r       graph.WalkRequest
+	names   map[string]float64
+	seedIDs []string
+	run     func(int, ...any) (*sql.Rows, error) // runs a ws statement in the walk's transaction
+
+	// The walk cache: the filter's key, ValidAt in nanoseconds (0 for
+	// none), the write sequence the walk started at, whether it may use
+	// the cache, and the lists it read to store there if the walk holds.
+	cache  *walkCache
+	key    string
+	at     int64
+	gen    uint64
+	cached bool
+	fresh  map[postingKey]posting
+
 	g     *walk.Graph
 	ids   map[int64]string // loaded memory rid -> id
 	rids  map[string]int64
@@ -203,35 +252,35 @@ type walkLoad struct {
 	req   graph.WalkRequest
 }
 
-// expanded is one row of walkExpand.
-type expanded struct {
-	rid, df int64
-	list    sql.NullString
+// reset empties the neighbourhood.
+func (l *walkLoad) reset() {
+	l.g, l.ids, l.rids, l.order = walk.New(), map[int64]string{}, map[string]int64{}, nil
+	l.ents, l.df, l.pairs, l.fresh = map[int64]string{}, map[int64]int64{}, map[[2]int64]bool{}, map[postingKey]posting{}
+	l.req = graph.WalkRequest{Entities: map[string]float64{}, Memories: map[string]float64{}, Damping: l.r.Damping, Limit: l.r.Limit}
 }
 
 // load fills l.g and l.req (see Walk).
-func (l *walkLoad) load(ctx context.Context, run func(int, ...any) (*sql.Rows, error), f graph.Filter, w *where,
-	r graph.WalkRequest, names map[string]float64, ids []string) error {
-	e1, err := l.seedEntities(run, f, names)
+func (l *walkLoad) load(ctx context.Context) error {
+	e1, err := l.seedEntities()
 	if err != nil {
 		return err
 	}
-	if err := l.seedMemories(run, w, r, ids); err != nil {
+	if err := l.seedMemories(); err != nil {
 		return err
 	}
 	// First hop: the seed entities' newest memories, unless too common.
-	if err := l.expand(run, w, e1); err != nil {
+	if err := l.expand(e1); err != nil {
 		return err
 	}
 	// The memories linked to those (the next turn of a session, the
 	// memory that replaced one) join the first hop.
-	if err := l.linked(run, w, l.order); err != nil {
+	if err := l.linked(l.order); err != nil {
 		return err
 	}
 	hop1 := len(l.order)
 	// The entities of the seed memories and of the first hop.
 	js, _ := json.Marshal(l.order)
-	rows, err := run(3, string(js))
+	rows, err := l.run(wsMentions, string(js))
 	if err != nil {
 		return err
 	}
@@ -254,10 +303,10 @@ func (l *walkLoad) load(ctx context.Context, run func(int, ...any) (*sql.Rows, e
 	// Second hop: the memories of those entities whose admitted memories
 	// all fit in the fanout, and the MENTIONS edges of the memories reached
 	// to every entity of the neighbourhood.
-	if err := l.expandHop2(run, w, e2); err != nil {
+	if err := l.expandHop2(e2); err != nil {
 		return err
 	}
-	if err := l.linked(run, w, l.order[:hop1]); err != nil {
+	if err := l.linked(l.order[:hop1]); err != nil {
 		return err
 	}
 	if len(l.order) > hop1 {
@@ -267,7 +316,7 @@ func (l *walkLoad) load(ctx context.Context, run func(int, ...any) (*sql.Rows, e
 		}
 		mjs, _ := json.Marshal(l.order[hop1:])
 		ejs, _ := json.Marshal(ents)
-		rows, err := run(4, string(mjs), string(ejs))
+		rows, err := l.run(wsPairs, string(mjs), string(ejs))
 		if err != nil {
 			return err
 		}
@@ -304,7 +353,7 @@ func (l *walkLoad) load(ctx context.Context, run func(int, ...any) (*sql.Rows, e
 	// Links among the memories loaded: one per pair, NEXT before
 	// SUPERSEDES (as on every store).
 	all, _ := json.Marshal(l.order)
-	rows, err = run(5, string(all), string(all), string(all), string(all))
+	rows, err = l.run(wsLinks, string(all), string(all), string(all), string(all))
 	if err != nil {
 		return err
 	}
@@ -328,17 +377,17 @@ func (l *walkLoad) load(ctx context.Context, run func(int, ...any) (*sql.Rows, e
 }
 
 // seedEntities resolves the seed names to entities and returns their rids.
-func (l *walkLoad) seedEntities(run func(int, ...any) (*sql.Rows, error), f graph.Filter, names map[string]float64) ([]int64, error) {
-	if len(names) == 0 {
+func (l *walkLoad) seedEntities() ([]int64, error) {
+	if len(l.names) == 0 {
 		return nil, nil
 	}
-	list := make([]string, 0, len(names))
-	for n := range names {
+	list := make([]string, 0, len(l.names))
+	for n := range l.names {
 		list = append(list, n)
 	}
 	slices.Sort(list)
 	js := jsonList(list)
-	rows, err := run(0, js, f.Scope.TenantID, js, f.Scope.TenantID)
+	rows, err := l.run(wsResolve, js, l.f.Scope.TenantID, js, l.f.Scope.TenantID)
 	if err != nil {
 		return nil, err
 	}
@@ -356,17 +405,17 @@ func (l *walkLoad) seedEntities(run func(int, ...any) (*sql.Rows, error), f grap
 			out = append(out, x.rid)
 		}
 		l.ents[x.rid] = x.norm
-		l.req.Entities[x.norm] = max(l.req.Entities[x.norm], names[x.name])
+		l.req.Entities[x.norm] = max(l.req.Entities[x.norm], l.names[x.name])
 	}
 	return out, nil
 }
 
 // seedMemories loads the seed memories the filter admits.
-func (l *walkLoad) seedMemories(run func(int, ...any) (*sql.Rows, error), w *where, r graph.WalkRequest, ids []string) error {
-	if len(ids) == 0 {
+func (l *walkLoad) seedMemories() error {
+	if len(l.seedIDs) == 0 {
 		return nil
 	}
-	rows, err := run(1, append([]any{jsonList(ids)}, w.args...)...)
+	rows, err := l.run(wsSeeds, append([]any{jsonList(l.seedIDs)}, l.w.args...)...)
 	if err != nil {
 		return err
 	}
@@ -376,96 +425,168 @@ func (l *walkLoad) seedMemories(run func(int, ...any) (*sql.Rows, error), w *whe
 	}
 	for _, sd := range got {
 		l.add(sd.rid, sd.id)
-		l.req.Memories[sd.id] = r.Memories[sd.id]
+		l.req.Memories[sd.id] = l.r.Memories[sd.id]
 	}
 	return nil
 }
 
-// expand runs walkExpand on the seed entities: each gets its df (counted
-// up to graph.WalkMaxDF + 1) and, unless that is more than
-// graph.WalkMaxDF, adds its graph.WalkFanout newest admitted memories, the
-// rarest entities first, until the neighbourhood holds graph.WalkMaxNodes
-// memories.
-func (l *walkLoad) expand(run func(int, ...any) (*sql.Rows, error), w *where, ents []int64) error {
-	if len(ents) == 0 {
-		return nil
-	}
-	js, _ := json.Marshal(ents)
-	args := append(append(append([]any{}, w.args...), graph.WalkMaxDF+1, string(js), graph.WalkMaxDF), w.args...)
-	rows, err := run(2, append(args, graph.WalkFanout)...)
-	if err != nil {
-		return err
-	}
-	got, err := collect(rows, func(sc scanner) (x expanded, err error) { return x, sc.Scan(&x.rid, &x.df, &x.list) })
-	if err != nil {
-		return err
-	}
-	slices.SortFunc(got, func(a, b expanded) int { return cmp.Or(cmp.Compare(a.df, b.df), cmp.Compare(a.rid, b.rid)) })
-	for _, x := range got {
-		l.df[x.rid] = x.df
-		if !x.list.Valid {
-			continue
+// reached is an entity and the first admitted memories of its posting
+// list (walkPostings).
+type reached struct {
+	rid  int64
+	mems []postingMem
+}
+
+// postings returns each entity's first n admitted memories, newest first
+// (walkPostings), from the walk cache where it holds them, the rarest
+// entities first (ties by rid).
+func (l *walkLoad) postings(ents []int64, n int) ([]reached, error) {
+	out := make([]reached, 0, len(ents))
+	var miss, exact []int64 // not cached; to read under the whole filter
+	for _, e := range ents {
+		p, ok := l.cachedPosting(e)
+		switch {
+		case !l.cached:
+			exact = append(exact, e)
+		case !ok || !(p.complete || len(p.mems) >= n):
+			miss = append(miss, e)
+		default:
+			if ms, ok := p.valid(l.at, n); ok {
+				out = append(out, reached{e, ms})
+			} else {
+				exact = append(exact, e)
+			}
 		}
-		list, err := parseMemList(x.list.String)
+	}
+	if len(miss) > 0 {
+		// Read without ValidAt and keep them for the cache; a list whose
+		// invalid memories leave fewer than n is read again under it.
+		got, err := l.readPostings(wsPostingsAll, l.w0, miss, n)
 		if err != nil {
-			return fmt.Errorf("entity %s: %w", l.ents[x.rid], err)
+			return nil, err
 		}
-		l.addMems(x.rid, list)
+		for _, e := range miss {
+			p := got[e]
+			l.fresh[postingKey{l.key, e}] = p
+			if ms, ok := p.valid(l.at, n); ok {
+				out = append(out, reached{e, ms})
+			} else {
+				exact = append(exact, e)
+			}
+		}
 	}
-	return nil
+	if len(exact) > 0 {
+		got, err := l.readPostings(wsPostings, l.w, exact, n)
+		if err != nil {
+			return nil, err
+		}
+		for _, e := range exact {
+			out = append(out, reached{e, got[e].mems})
+		}
+	}
+	slices.SortFunc(out, func(a, b reached) int {
+		return cmp.Or(cmp.Compare(len(a.mems), len(b.mems)), cmp.Compare(a.rid, b.rid))
+	})
+	return out, nil
 }
 
-// expandHop2 runs walkHop2 on the entities of the first hop: one with no
-// more than graph.WalkFanout admitted memories adds them all (its df is
-// exact), rarest first, until the neighbourhood holds graph.WalkMaxNodes
-// memories; a more common one is not expanded and weighs as one that
-// walk.CommonDF memories mention.
-func (l *walkLoad) expandHop2(run func(int, ...any) (*sql.Rows, error), w *where, ents []int64) error {
-	if len(ents) == 0 {
-		return nil
+// cachedPosting returns entity e's posting list read by this walk or held
+// by the cache at its sequence.
+func (l *walkLoad) cachedPosting(e int64) (posting, bool) {
+	k := postingKey{l.key, e}
+	if p, ok := l.fresh[k]; ok {
+		return p, true
 	}
+	if !l.cached {
+		return posting{}, false
+	}
+	return l.cache.get(l.gen, k)
+}
+
+// readPostings runs statement st (walkPostings under filter w) on ents
+// with limit n.
+func (l *walkLoad) readPostings(st int, w *where, ents []int64, n int) (map[int64]posting, error) {
 	js, _ := json.Marshal(ents)
-	rows, err := run(6, append(append([]any{}, w.args...), graph.WalkFanout+1, string(js))...)
+	rows, err := l.run(st, append(append([]any{}, w.args...), n, string(js))...)
 	if err != nil {
-		return err
+		return nil, err
 	}
-	type reached struct {
-		rid  int64
-		list memList
+	type row struct {
+		rid int64
+		p   posting
 	}
-	got, err := collect(rows, func(sc scanner) (x reached, err error) {
+	got, err := collect(rows, func(sc scanner) (x row, err error) {
 		var list sql.NullString
 		if err := sc.Scan(&x.rid, &list); err != nil {
 			return x, err
 		}
-		x.list, err = parseMemList(list.String)
+		x.p.mems, err = parsePostings(list.String)
+		x.p.complete = len(x.p.mems) < n
 		return x, err
 	})
 	if err != nil {
+		return nil, err
+	}
+	out := make(map[int64]posting, len(got))
+	for _, x := range got {
+		out[x.rid] = x.p
+	}
+	return out, nil
+}
+
+// expand expands the seed entities: each gets its df (counted up to
+// graph.WalkMaxDF + 1) and, unless that is more than graph.WalkMaxDF,
+// adds its graph.WalkFanout newest admitted memories, the rarest entities
+// first, until the neighbourhood holds graph.WalkMaxNodes memories.
+func (l *walkLoad) expand(ents []int64) error {
+	if len(ents) == 0 {
+		return nil
+	}
+	got, err := l.postings(ents, graph.WalkMaxDF+1)
+	if err != nil {
 		return err
 	}
-	slices.SortFunc(got, func(a, b reached) int {
-		return cmp.Or(cmp.Compare(len(a.list.R), len(b.list.R)), cmp.Compare(a.rid, b.rid))
-	})
 	for _, x := range got {
-		if len(x.list.R) > graph.WalkFanout {
+		l.df[x.rid] = int64(len(x.mems))
+		if len(x.mems) <= graph.WalkMaxDF {
+			l.addMems(x.rid, x.mems[:min(len(x.mems), graph.WalkFanout)])
+		}
+	}
+	return nil
+}
+
+// expandHop2 expands the entities of the first hop: one with no more than
+// graph.WalkFanout admitted memories adds them all (its df is exact),
+// rarest first, until the neighbourhood holds graph.WalkMaxNodes memories;
+// a more common one is not expanded and weighs as one that walk.CommonDF
+// memories mention.
+func (l *walkLoad) expandHop2(ents []int64) error {
+	if len(ents) == 0 {
+		return nil
+	}
+	got, err := l.postings(ents, graph.WalkFanout+1)
+	if err != nil {
+		return err
+	}
+	for _, x := range got {
+		if len(x.mems) > graph.WalkFanout {
 			l.df[x.rid] = walk.CommonDF
 			continue
 		}
-		l.df[x.rid] = int64(len(x.list.R))
-		l.addMems(x.rid, x.list)
+		l.df[x.rid] = int64(len(x.mems))
+		l.addMems(x.rid, x.mems)
 	}
 	return nil
 }
 
 // linked adds the admitted memories linked to from (walkLinked), while
 // there is room.
-func (l *walkLoad) linked(run func(int, ...any) (*sql.Rows, error), w *where, from []int64) error {
+func (l *walkLoad) linked(from []int64) error {
 	if len(from) == 0 {
 		return nil
 	}
 	js, _ := json.Marshal(from)
-	rows, err := run(8, append([]any{string(js), string(js), string(js), string(js)}, w.args...)...)
+	rows, err := l.run(wsLinked, append([]any{string(js), string(js), string(js), string(js)}, l.w.args...)...)
 	if err != nil {
 		return err
 	}
@@ -479,34 +600,32 @@ func (l *walkLoad) linked(run func(int, ...any) (*sql.Rows, error), w *where, fr
 	return nil
 }
 
-// memList is a list of memories as walkExpand and walkHop2 return it.
-type memList struct {
-	R []int64
-	I []string
-}
-
-// parseMemList reads "rid id rid id ...".
-func parseMemList(s string) (memList, error) {
-	var l memList
+// parsePostings reads walkPostings' "rid id valid_from valid_to ...".
+func parsePostings(s string) ([]postingMem, error) {
 	f := strings.Fields(s)
-	if len(f)%2 != 0 {
-		return l, fmt.Errorf("malformed memory list %q", s)
+	if len(f)%4 != 0 {
+		return nil, fmt.Errorf("malformed posting list %q", s)
 	}
-	for i := 0; i < len(f); i += 2 {
-		rid, err := strconv.ParseInt(f[i], 10, 64)
-		if err != nil {
-			return l, fmt.Errorf("malformed memory list: %w", err)
+	out := make([]postingMem, 0, len(f)/4)
+	for i := 0; i < len(f); i += 4 {
+		var n [3]int64
+		for j, k := range [3]int{0, 2, 3} {
+			v, err := strconv.ParseInt(f[i+k], 10, 64)
+			if err != nil {
+				return nil, fmt.Errorf("malformed posting list: %w", err)
+			}
+			n[j] = v
 		}
-		l.R, l.I = append(l.R, rid), append(l.I, f[i+1])
+		out = append(out, postingMem{rid: n[0], id: f[i+1], from: n[1], to: n[2]})
 	}
-	return l, nil
+	return out, nil
 }
 
 // addMems adds the memories entity ent reaches, while there is room.
-func (l *walkLoad) addMems(ent int64, list memList) {
-	for i, rid := range list.R {
-		if i < len(list.I) && l.add(rid, list.I[i]) {
-			l.pairs[[2]int64{rid, ent}] = true
+func (l *walkLoad) addMems(ent int64, mems []postingMem) {
+	for _, m := range mems {
+		if l.add(m.rid, m.id) {
+			l.pairs[[2]int64{m.rid, ent}] = true
 		}
 	}
 }

@@ -168,6 +168,7 @@ func testWalk(t *testing.T, x *suite) {
 	t.Run("Status", func(t *testing.T) { testWalkStatus(t, x) })
 	t.Run("AdmittedCounts", func(t *testing.T) { testWalkAdmittedCounts(t, x) })
 	t.Run("CommonEntity", func(t *testing.T) { testWalkCommonEntity(t, x) })
+	t.Run("Repeated", func(t *testing.T) { testWalkRepeated(t, x) })
 }
 
 // fxIndex is the position of the fixture memory name in got (-1: absent).

@@ -1,0 +1,43 @@
+package storetest
+
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+
+	"github.com/mnemo-dev/mnemo/graph"
+)
+
+// testWalkRepeated: walks repeated on an unchanged graph (which a store may
+// answer from a cache) answer as a first walk would: at each ValidAt what
+// is valid then, after a write what the write changed, and for each reader
+// what that reader may read.
+func testWalkRepeated(t *testing.T, x *suite) {
+	s := newScope(t)
+	end := base.Add(48 * time.Hour)
+	expiring := memIn(s, "expiring", "valid until end", "Epoch")
+	expiring.Memory.ValidTo = end
+	lasting := memIn(s, "lasting", "always valid", "Epoch")
+	private := memIn(s, "private", "u2's own", "Epoch")
+	private.Memory.UserID, private.Memory.Visibility = "u2", graph.VisibilityUser
+	fx := fixture{scope: s, ids: map[string]string{}}
+	for name, in := range map[string]graph.MemoryInput{"expiring": expiring, "lasting": lasting, "private": private} {
+		fx.ids[name] = x.create(t, in).Memory.ID
+	}
+	req := graph.WalkRequest{Entities: seedEntities("epoch"), Limit: 10}
+	walk := func(reader string, at time.Time) []string {
+		names, _ := x.walkNames(t, fx, graph.Filter{Scope: s, Reader: graph.Reader{UserID: reader}, ValidAt: at}, req)
+		return names
+	}
+	before, after := end.Add(-time.Hour), end.Add(time.Hour)
+	for range 2 {
+		assert.ElementsMatch(t, []string{"expiring", "lasting"}, walk("u1", before), "valid before the end")
+		assert.ElementsMatch(t, []string{"lasting"}, walk("u1", after), "expired after it")
+		assert.ElementsMatch(t, []string{"expiring", "lasting", "private"}, walk("u2", before), "u2 reads its own")
+		assert.ElementsMatch(t, []string{"expiring", "lasting"}, walk("u1", before), "u1 never reads u2's")
+	}
+	fx.ids["new"] = x.create(t, memIn(s, "new", "written after the walks", "Epoch")).Memory.ID
+	assert.ElementsMatch(t, []string{"expiring", "lasting", "new"}, walk("u1", before), "a write is seen by the next walk")
+	assert.ElementsMatch(t, []string{"lasting", "new"}, walk("u1", after))
+}
