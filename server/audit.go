@@ -39,5 +39,11 @@ func (s *Server) listAudit(c *gin.Context) {
 	if evs == nil {
 		evs = []graph.AuditEvent{}
 	}
-	c.JSON(http.StatusOK, gin.H{"events": evs, "next_cursor": next})
+	c.JSON(http.StatusOK, auditPage{Events: evs, NextCursor: next})
+}
+
+// auditPage answers GET /v1/audit.
+type auditPage struct {
+	Events     []graph.AuditEvent `json:"events"`
+	NextCursor string             `json:"next_cursor"`
 }

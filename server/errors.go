@@ -76,7 +76,7 @@ func (s *Server) fail(c *gin.Context, err error) {
 	if status >= 500 {
 		s.log.Error("request failed", "method", c.Request.Method, "path", c.FullPath(), "err", err)
 	}
-	c.AbortWithStatusJSON(status, gin.H{"error": body})
+	c.AbortWithStatusJSON(status, errorBody{Error: body})
 }
 
 // sentence is err's message for a client: the wrapping chain with a

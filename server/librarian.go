@@ -31,7 +31,13 @@ func (s *Server) listGateRequests(c *gin.Context) {
 	if reqs == nil {
 		reqs = []graph.GateRequest{}
 	}
-	c.JSON(http.StatusOK, gin.H{"requests": reqs, "next_cursor": next})
+	c.JSON(http.StatusOK, gatePage{Requests: reqs, NextCursor: next})
+}
+
+// gatePage answers GET /v1/librarian/requests.
+type gatePage struct {
+	Requests   []graph.GateRequest `json:"requests"`
+	NextCursor string              `json:"next_cursor"`
 }
 
 // gateRequest serves GET /v1/librarian/requests/{id}.

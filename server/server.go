@@ -58,6 +58,7 @@ type Server struct {
 	loadPolicy func() (*policy.Policy, error)
 	metrics    *metrics.Metrics
 	router     *gin.Engine
+	openAPI    []byte // the document GET /openapi.json serves
 }
 
 type keyEntry struct {
@@ -85,6 +86,11 @@ func New(o Options) (*Server, error) {
 		s.health[name] = probe
 	}
 	maps.Copy(s.health, o.Health)
+	doc, err := OpenAPI()
+	if err != nil {
+		return nil, err
+	}
+	s.openAPI = doc
 	for k, p := range o.Keys {
 		s.keys = append(s.keys, keyEntry{hash: sha256.Sum256([]byte(k)), principal: p})
 	}
@@ -96,6 +102,7 @@ func New(o Options) (*Server, error) {
 		s.fail(c, errorf(http.StatusMethodNotAllowed, "method_not_allowed", "", "method not allowed"))
 	})
 	r.GET("/healthz", s.healthz)
+	r.GET("/openapi.json", s.serveOpenAPI)
 	if s.metrics != nil {
 		r.GET("/metrics", s.authenticate, s.serveMetrics)
 	}
@@ -265,5 +272,13 @@ wait:
 	if overall != http.StatusOK {
 		state = "degraded"
 	}
-	c.JSON(overall, gin.H{"status": state, "checks": status})
+	c.JSON(overall, health{Status: state, Checks: status})
+}
+
+// health answers GET /healthz.
+type health struct {
+	// Status is "ok", or "degraded" when a check is down (503).
+	Status string `json:"status"`
+	// Checks maps each check to "ok" or "down: why".
+	Checks map[string]string `json:"checks"`
 }
