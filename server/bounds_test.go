@@ -81,6 +81,8 @@ func TestStrictDecoding(t *testing.T) {
 		{"not an object", "/v1/memories", `[]`, 400, "invalid_json", "", "must be an object, not an array"},
 		{"trailing data", "/v1/memories", `{"content":"x"} {}`, 400, "invalid_json", "", "single JSON value"},
 		{"empty body", "/v1/memories", ` `, 400, "invalid_json", "", "empty"},
+		{"null body", "/v1/memories", `null`, 400, "invalid_json", "", "must be an object, not null"},
+		{"null optional body", "/v1/users/u1:erase", ` null `, 400, "invalid_json", "", "must be an object, not null"},
 		{"malformed", "/v1/memories", `{"content":`, 400, "invalid_json", "", "malformed JSON"},
 		{"deep nesting", "/v1/memories", `{"content":"x","provenance":` + strings.Repeat("[", 40) + strings.Repeat("]", 40) + `}`, 400, "invalid_json", "", "nests deeper"},
 		{"content over the limit", "/v1/memories", `{"content":"` + big + `"}`, 413, "too_large", "content", "1 MiB (1048576 bytes)"},

@@ -218,15 +218,16 @@ func (b *schemaBuilder) request(op operation) (*jsonschema.Schema, error) {
 		return nil, err
 	}
 	optional(s)
-	s.Required = op.required
+	mustHave(s, op.required...)
 	if op.adjust != nil {
 		op.adjust(s)
 	}
 	return s, nil
 }
 
-// optional drops "required" from s and every object schema inside it: a
-// request member left out takes its zero value.
+// optional drops "required" from s and every object schema inside it,
+// and lets every member be null: decode reads a member left out or null
+// as its zero value.
 func optional(s *jsonschema.Schema) {
 	if s == nil {
 		return
@@ -234,10 +235,41 @@ func optional(s *jsonschema.Schema) {
 	s.Required = nil
 	for _, p := range s.Properties {
 		optional(p)
+		nullable(p)
 	}
 	optional(s.Items)
 	if s.AdditionalProperties != nil && s.AdditionalProperties.Not == nil {
 		optional(s.AdditionalProperties)
+	}
+}
+
+// mustHave makes s's members names required, not null, and, for strings,
+// not blank: what the engine refuses as "required".
+func mustHave(s *jsonschema.Schema, names ...string) {
+	s.Required = names
+	for _, n := range names {
+		p := prop(s, n)
+		p.Types = slices.DeleteFunc(p.Types, func(t string) bool { return t == "null" })
+		if len(p.Types) == 1 {
+			p.Type, p.Types = p.Types[0], nil
+		}
+		p.Enum = slices.DeleteFunc(p.Enum, func(v any) bool { return v == nil })
+		if p.Type == "string" && len(p.Enum) == 0 {
+			p.MinLength, p.Pattern = jsonschema.Ptr(1), `\S`
+		}
+	}
+}
+
+// nullable lets s be null too.
+func nullable(s *jsonschema.Schema) {
+	if s.Type != "" {
+		s.Types, s.Type = []string{s.Type}, ""
+	}
+	if len(s.Types) > 0 && !slices.Contains(s.Types, "null") {
+		s.Types = append(s.Types, "null")
+	}
+	if len(s.Enum) > 0 && !slices.Contains(s.Enum, any(nil)) {
+		s.Enum = append(s.Enum, nil)
 	}
 }
 
@@ -329,7 +361,7 @@ func (q queryParam) param() apiParam {
 	case "boolean":
 		p.Schema = &jsonschema.Schema{Type: "boolean"}
 	case "time":
-		p.Schema = &jsonschema.Schema{Type: "string", AnyOf: []*jsonschema.Schema{{Format: "date-time"}, {Format: "date"}}}
+		p.Schema = &jsonschema.Schema{Type: "string", AnyOf: []*jsonschema.Schema{{Const: jsonschema.Ptr[any]("")}, {Format: "date-time"}, {Format: "date"}}}
 	case "list":
 		item := &jsonschema.Schema{Type: "string"}
 		for _, v := range q.enum {

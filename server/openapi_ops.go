@@ -190,10 +190,12 @@ func prop(s *jsonschema.Schema, name string) *jsonschema.Schema {
 	return p
 }
 
+// oneOfStrings closes a nullable string member to vals.
 func oneOfStrings(s *jsonschema.Schema, vals ...string) {
 	for _, v := range vals {
 		s.Enum = append(s.Enum, v)
 	}
+	nullable(s)
 }
 
 func ingestSchema(s *jsonschema.Schema) {
@@ -206,7 +208,7 @@ func batchSchema(s *jsonschema.Schema) {
 	items := prop(s, "items")
 	items.MaxItems = jsonschema.Ptr(engine.MaxBatch)
 	ingestSchema(items.Items)
-	items.Items.Required = []string{"content"}
+	mustHave(items.Items, "content")
 }
 
 func searchSchema(s *jsonschema.Schema) {
