@@ -25,7 +25,7 @@ func (s *Server) listAudit(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
-	if v := q.Get("limit"); v != "" {
+	if v, ok := given(q, "limit"); ok {
 		if r.Limit, err = strconv.Atoi(v); err != nil || r.Limit < 1 || r.Limit > 1000 {
 			s.fail(c, errorf(http.StatusBadRequest, "invalid", "limit", "limit must be a whole number from 1 to 1000"))
 			return

@@ -15,7 +15,7 @@ import (
 func (s *Server) listGateRequests(c *gin.Context) {
 	q := c.Request.URL.Query()
 	page := graph.Page{Cursor: q.Get("cursor")}
-	if v := q.Get("limit"); v != "" {
+	if v, ok := given(q, "limit"); ok {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 || n > 1000 {
 			s.fail(c, errorf(http.StatusBadRequest, "invalid", "limit", "limit must be a whole number from 1 to 1000"))

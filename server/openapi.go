@@ -98,6 +98,15 @@ type apiMedium struct {
 type apiResponse struct {
 	Description string               `json:"description"`
 	Content     map[string]apiMedium `json:"content,omitempty"`
+	Links       map[string]apiLink   `json:"links,omitempty"`
+}
+
+// apiLink says which operation an answer's value can be passed to: what
+// lets a client (and schemathesis' stateful phase) follow a memory from
+// its creation to its edits and their approval.
+type apiLink struct {
+	OperationID string            `json:"operationId"`
+	Parameters  map[string]string `json:"parameters"`
 }
 
 // serveOpenAPI serves GET /openapi.json.
@@ -193,6 +202,18 @@ func (b *schemaBuilder) operation(op operation) (*apiOp, error) {
 			r.Content = map[string]apiMedium{"application/json": {Schema: s}}
 		}
 		o.Responses[strconv.Itoa(status)] = r
+	}
+	for _, l := range op.links {
+		r := o.Responses[strconv.Itoa(l.status)]
+		if r == nil {
+			return nil, fmt.Errorf("a link from status %d, which the operation does not answer", l.status)
+		}
+		if r.Links == nil {
+			r.Links = map[string]apiLink{}
+		}
+		for _, to := range l.to {
+			r.Links[to] = apiLink{OperationID: to, Parameters: map[string]string{l.param: "$response.body#" + l.pointer}}
+		}
 	}
 	if op.text != "" {
 		o.Responses["200"] = &apiResponse{Description: http.StatusText(http.StatusOK),

@@ -37,7 +37,20 @@ type operation struct {
 	text string
 	// errors are statuses beyond those errorStatuses gives every route.
 	errors []int
+	// links name the operations an answer's identifiers lead to.
+	links []link
 }
+
+// link passes the value at pointer in a status's answer to the path
+// parameter param of each operation in to.
+type link struct {
+	status         int
+	pointer, param string
+	to             []string
+}
+
+// memoryOps are the operations that take a memory id.
+var memoryOps = []string{"getMemory", "listEdits", "proposeEdit", "archiveMemory", "restoreMemory", "eraseMemory"}
 
 var openAPITags = []openAPITag{
 	{"memories", "store, read and list memories"},
@@ -75,7 +88,9 @@ func operations() []operation {
 				"with the result (reason, rule, fix) and an error object.",
 			body: engine.IngestRequest{}, required: []string{"content"}, adjust: ingestSchema,
 			answers: map[int]reflect.Type{200: typeOf[engine.IngestResult](), 201: typeOf[engine.IngestResult](),
-				202: typeOf[engine.IngestResult](), 409: typeOf[rejection](), 422: typeOf[rejection]()}},
+				202: typeOf[engine.IngestResult](), 409: typeOf[rejection](), 422: typeOf[rejection]()},
+			links: []link{{200, "/id", "id", memoryOps}, {201, "/id", "id", memoryOps},
+				{202, "/request_id", "id", []string{"getGateRequest", "approveGateRequest", "rejectGateRequest"}}}},
 		{method: http.MethodPost, path: "/v1/memories:batch", id: "createMemories", tag: "memories",
 			summary: "store up to 1000 memories together",
 			doc:     "Each item's result, in order; bad input in any item is a 400 naming items[i].field and nothing is written.",
@@ -124,7 +139,8 @@ func operations() []operation {
 		{method: http.MethodPost, path: "/v1/memories/{id}/edits", id: "proposeEdit", tag: "curation",
 			summary: "propose an edit to a memory (pending, or approved when the policy auto-approves it)",
 			body:    editRequest{}, required: []string{"kind"}, errors: []int{http.StatusConflict},
-			answers: map[int]reflect.Type{201: typeOf[engine.EditResult]()}},
+			answers: map[int]reflect.Type{201: typeOf[engine.EditResult]()},
+			links:   []link{{201, "/edit/id", "id", []string{"approveEdit", "rejectEdit"}}}},
 		{method: http.MethodGet, path: "/v1/memories/{id}/edits", id: "listEdits", tag: "curation",
 			summary: "a memory's edits",
 			query: []queryParam{{name: "status", doc: "pending, approved or rejected; any when absent",

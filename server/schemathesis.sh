@@ -35,7 +35,7 @@ status=0
 "$st" run "$base/openapi.json" \
   --header "Authorization: Bearer $key" \
   --checks not_a_server_error,status_code_conformance,content_type_conformance,response_headers_conformance,response_schema_conformance,negative_data_rejection \
-  --phases examples,coverage,fuzzing \
+  --phases examples,coverage,fuzzing,stateful \
   --max-examples "${SCHEMATHESIS_EXAMPLES:-40}" \
   --seed "${SCHEMATHESIS_SEED:-1414}" \
   --workers 2 \
