@@ -57,7 +57,7 @@ crash: model
 ## (server/openapi.go): every response must conform, none may be a 5xx.
 ## SCHEMATHESIS_EXAMPLES bounds the cases per operation.
 SCHEMATHESIS_VERSION  ?= 4.32.5
-SCHEMATHESIS_EXAMPLES ?= 40
+SCHEMATHESIS_EXAMPLES ?= 25
 SCHEMATHESIS_VENV     := $(CURDIR)/.cache/schemathesis
 schemathesis-install:
 	@test -x $(SCHEMATHESIS_VENV)/bin/st && $(SCHEMATHESIS_VENV)/bin/st --version | grep -q '$(SCHEMATHESIS_VERSION)' || { \

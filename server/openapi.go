@@ -363,7 +363,8 @@ func statuses[S ~string](vals ...S) []string {
 	return out
 }
 
-// queryParam documents one query parameter.
+// queryParam documents one query parameter. A string parameter sent
+// empty reads as absent, so an enum holds "" too.
 type queryParam struct {
 	name, doc string
 	kind      string // "string" (default), "integer", "boolean", "time", "list"
@@ -385,18 +386,26 @@ func (q queryParam) param() apiParam {
 		p.Schema = &jsonschema.Schema{Type: "string", AnyOf: []*jsonschema.Schema{{Const: jsonschema.Ptr[any]("")}, {Format: "date-time"}, {Format: "date"}}}
 	case "list":
 		item := &jsonschema.Schema{Type: "string"}
-		for _, v := range q.enum {
+		for _, v := range q.values() {
 			item.Enum = append(item.Enum, v)
 		}
 		p.Schema = &jsonschema.Schema{Type: "array", Items: item, MaxItems: jsonschema.Ptr(graph.MaxFilterValues)}
 		p.Explode = jsonschema.Ptr(true)
 	default:
 		p.Schema = &jsonschema.Schema{Type: "string"}
-		for _, v := range q.enum {
+		for _, v := range q.values() {
 			p.Schema.Enum = append(p.Schema.Enum, v)
 		}
 	}
 	return p
+}
+
+// values are the enum of q's schema: none, or "" and q.enum.
+func (q queryParam) values() []string {
+	if len(q.enum) == 0 {
+		return nil
+	}
+	return append([]string{""}, q.enum...)
 }
 
 // errorBody is the body of every error answer.
