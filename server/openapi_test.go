@@ -180,6 +180,7 @@ func TestOpenAPIRoutes(t *testing.T) {
 	doc := loadAPIDoc(t)
 	a := newIngAPI(t, func(o *server.Options) { o.Metrics = metrics.New(metrics.Options{}) })
 	srv := a.handler.(*server.Server)
+	srv.Mount("/elsewhere", http.NotFoundHandler()) // another protocol: not in the document
 	served := map[[2]string]bool{}
 	for _, r := range server.RoutesOf(srv) {
 		served[r] = true

@@ -58,7 +58,8 @@ type Server struct {
 	loadPolicy func() (*policy.Policy, error)
 	metrics    *metrics.Metrics
 	router     *gin.Engine
-	openAPI    []byte // the document GET /openapi.json serves
+	openAPI    []byte   // the document GET /openapi.json serves
+	mounts     []string // paths Mount serves: other protocols, not in the document
 }
 
 type keyEntry struct {
@@ -214,6 +215,7 @@ func (s *Server) Principal(key string) (graph.Principal, error) {
 // request logging, panic recovery and deadline: how the MCP endpoint
 // shares the API's keys. Call it before serving.
 func (s *Server) Mount(path string, h http.Handler) {
+	s.mounts = append(s.mounts, path)
 	g := s.router.Group(path, s.authenticate)
 	g.Any("", gin.WrapH(h))
 	g.Any("/*rest", gin.WrapH(h))
