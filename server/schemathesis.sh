@@ -42,6 +42,7 @@ status=0
   --workers 2 \
   --request-timeout 30 \
   --suppress-health-check too_slow,filter_too_much \
+  --generation-database none \
   --report junit,har --report-junit-path "$report/junit.xml" --report-har-path "$report/requests.har" \
   --output-truncate false >"$report/output.txt" 2>&1 || status=$?
 cat "$report/output.txt"
