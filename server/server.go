@@ -102,6 +102,8 @@ func New(o Options) (*Server, error) {
 	r.NoMethod(func(c *gin.Context) {
 		s.fail(c, errorf(http.StatusMethodNotAllowed, "method_not_allowed", "", "method not allowed"))
 	})
+	// Every route has its operation in operations() (openapi_ops.go):
+	// TestOpenAPIRoutes names the ones that do not.
 	r.GET("/healthz", s.healthz)
 	r.GET("/openapi.json", s.serveOpenAPI)
 	if s.metrics != nil {
