@@ -47,7 +47,7 @@ func newEditFixture(t *testing.T) *editFixture {
 	require.NoError(t, err)
 	pg := graph.EntityRef{Name: "PostgreSQL", Type: "tool", Aliases: []string{"postgres"}}
 	add := func(user string, vis graph.Visibility, content string) string {
-		c, err := st.CreateMemory(context.Background(), graph.MemoryInput{
+		c, err := graphtest.CreateMemory(context.Background(), st, graph.MemoryInput{
 			Memory: graph.Memory{Scope: fx.scope, UserID: user, Type: "note", Title: "postgres pool", Importance: 0.9,
 				Visibility: vis, CreatedAt: now.Add(-time.Hour)},
 			Version: graph.VersionInput{Content: content, Entities: []graph.EntityRef{pg}},

@@ -11,6 +11,7 @@ import (
 
 	"github.com/mnemo-dev/mnemo/engine"
 	"github.com/mnemo-dev/mnemo/graph"
+	"github.com/mnemo-dev/mnemo/graph/graphtest"
 )
 
 // faultStore wraps a real store (compare Vault's ErrorInjector): before
@@ -18,10 +19,10 @@ import (
 // inner store (a concurrent librarian) or return an error that fails the
 // call before it reaches the store. It counts the calls.
 type faultStore struct {
-	graph.Store
-	mu    sync.Mutex
-	hook  func(method string) error
-	calls map[string]int
+	graphtest.Store // every capability, so the engine finds them through the wrapper
+	mu              sync.Mutex
+	hook            func(method string) error
+	calls           map[string]int
 }
 
 func (f *faultStore) before(method string) error {
@@ -94,7 +95,7 @@ func TestApproveAtomic(t *testing.T) {
 	setup := func(t *testing.T) (fixture, string) {
 		t.Helper()
 		fs := &faultStore{}
-		f := newIngFixture(t, ingOpts{wrap: func(s graph.Store) graph.Store { fs.Store = s; return fs }})
+		f := newIngFixture(t, ingOpts{wrap: func(s graph.Store) graph.Store { fs.Store = s.(graphtest.Store); return fs }})
 		r, err := f.eng.Ingest(ctx, f.as("writer"), engine.IngestRequest{Content: content})
 		require.NoError(t, err)
 		require.Equal(t, engine.StatusPending, r.Status)

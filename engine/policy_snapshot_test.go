@@ -9,6 +9,7 @@ import (
 	"github.com/mnemo-dev/mnemo/config"
 	"github.com/mnemo-dev/mnemo/engine"
 	"github.com/mnemo-dev/mnemo/graph"
+	"github.com/mnemo-dev/mnemo/graph/graphtest"
 	"github.com/mnemo-dev/mnemo/policy"
 )
 
@@ -17,7 +18,7 @@ import (
 // the requests that start afterwards, never to part of one.
 func TestPolicySnapshot(t *testing.T) {
 	fs := &faultStore{}
-	f := newIngFixture(t, ingOpts{wrap: func(s graph.Store) graph.Store { fs.Store = s; return fs }})
+	f := newIngFixture(t, ingOpts{wrap: func(s graph.Store) graph.Store { fs.Store = s.(graphtest.Store); return fs }})
 	ctx := ingCtx(t)
 	_, err := f.eng.Ingest(ctx, f.as("writer"), engine.IngestRequest{Type: "note", Content: "Grafana runs on host mon-1."})
 	require.NoError(t, err)

@@ -41,7 +41,7 @@ var now = time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)
 // plus "foreign": the same text in another tenant.
 type searchFixture struct {
 	t     *testing.T
-	store graph.Store
+	store graphtest.Store
 	eng   *engine.Engine
 	scope graph.Scope
 	ids   map[string]string
@@ -62,6 +62,7 @@ func newSearchFixture(t *testing.T) *searchFixture {
 		ids: map[string]string{}, names: map[string]string{}}
 	pg := graph.EntityRef{Name: "PostgreSQL", Type: "tool", Aliases: []string{"postgres"}}
 	redis := graph.EntityRef{Name: "Redis", Type: "database"}
+	supersedes := "" // the memory the next add supersedes
 	add := func(name string, edit func(m *graph.Memory), ents ...graph.EntityRef) {
 		t.Helper()
 		m := graph.Memory{Scope: fx.scope, UserID: "u1", Type: "note", Title: name, Tags: []string{"db"},
@@ -69,9 +70,10 @@ func newSearchFixture(t *testing.T) *searchFixture {
 		if edit != nil {
 			edit(&m)
 		}
-		c, err := store.CreateMemory(ctx, graph.MemoryInput{Memory: m, Version: graph.VersionInput{
+		c, err := graphtest.CreateMemory(ctx, store, graph.MemoryInput{Memory: m, Supersedes: supersedes, Version: graph.VersionInput{
 			Content: "postgres connection pool settings for " + name, Entities: append([]graph.EntityRef{pg}, ents...)}})
 		require.NoError(t, err)
+		supersedes = ""
 		fx.ids[name], fx.names[c.Memory.ID] = c.Memory.ID, name
 	}
 	add("base", nil)
@@ -85,12 +87,12 @@ func newSearchFixture(t *testing.T) *searchFixture {
 	add("expired", func(m *graph.Memory) { m.ValidTo = now.Add(-24 * time.Hour) })
 	add("archived", nil)
 	add("superseded", nil)
+	supersedes = fx.ids["superseded"]
 	add("successor", nil)
 	add("redis", nil, redis)
 	require.NoError(t, store.Archive(ctx, fx.scope, fx.ids["archived"]))
-	require.NoError(t, store.Supersede(ctx, fx.scope, fx.ids["superseded"], fx.ids["successor"]))
 	// The same memory in another tenant.
-	c, err := store.CreateMemory(ctx, graph.MemoryInput{
+	c, err := graphtest.CreateMemory(ctx, store, graph.MemoryInput{
 		Memory:  graph.Memory{Scope: graph.Scope{TenantID: "t2"}, UserID: "u1", Type: "note", Title: "foreign", CreatedAt: now.Add(-time.Hour)},
 		Version: graph.VersionInput{Content: "postgres connection pool settings for foreign", Entities: []graph.EntityRef{pg}}})
 	require.NoError(t, err)

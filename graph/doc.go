@@ -39,6 +39,23 @@
 // (permission subscopes) or as another user (act_as_user) is the engine's
 // check, not the store's.
 //
+// # Core contract and capabilities
+//
+// Store is the core contract: what the engine needs to ingest, search, build
+// context, forget and index at all — memories, versions, chunks, entities,
+// the graph reads, audit, gate requests (the write gate queues writes), context
+// receipts (citation verification) and the outbox (vector indexing). Curation
+// records are optional capabilities, one interface each: Proposals
+// (proposals, decisions, baselines), Edits and Capsules. engine.New
+// type-asserts the store once for each; a use case whose capability is
+// missing returns ErrUnsupported (HTTP 501), and a read that would only
+// consult it goes on without it (no approved edit to apply, no baseline to
+// pin). Both stores implement every capability (compile-time assertions in
+// their store.go) and pass storetest.Run plus RunProposals, RunEdits and
+// RunCapsules. A new curation capability goes on an interface of its own,
+// not on Store. graph/graphtest.Store is every capability together, for
+// tests above the graph layer.
+//
 // # Errors
 //
 // Methods return errors that wrap ErrInvalid (bad input, nothing written),

@@ -5,25 +5,27 @@ import (
 	"time"
 )
 
-// Store is the graph backend: the memory graph's domain operations, never
-// "run this query". Every read takes a Filter (its Scope is mandatory and is
+// Store is the graph backend's core contract: what the engine needs to ingest,
+// search, build context, forget and index at all — the memory graph's domain
+// operations, never "run this query". Curation records live on optional
+// capability interfaces (Proposals, Edits, Capsules) that a backend may also
+// implement; graph/doc.go says how the engine finds them. Every read takes a Filter (its Scope is mandatory and is
 // pushed into the query); every write takes the writer's Scope and refuses to
 // touch records outside it (ErrNotFound). Every write method is one
 // transaction: it either fully happens or leaves nothing behind. Input is
 // validated (the model's Validate methods) before the store is touched.
 //
 // Implementations: graph/sqlite (embedded default) and graph/neo4j. Both pass
-// graph/storetest.
+// graph/storetest.Run and implement every capability.
 type Store interface {
-	// CreateMemory writes a memory, its version 1, the version's chunks, the
-	// entities (resolved by NormName within the tenant, created when new)
-	// and MENTIONS edges from the memory and from each chunk, the
-	// supersession of in.Supersedes when set, audit events in.Audit (their
+	// CreateMemories writes memories in one transaction: either all are
+	// written or none. For each: the memory, its version 1, the version's
+	// chunks, the entities (resolved by NormName within the tenant, created
+	// when new) and MENTIONS edges from the memory and from each chunk, the
+	// supersession of in.Supersedes when set (it must be active and in
+	// scope, else ErrConflict or ErrNotFound), audit events in.Audit (their
 	// SubjectID defaults to the new memory's id), and an outbox entry when
-	// in.Version.Index is set — all in one transaction.
-	CreateMemory(ctx context.Context, in MemoryInput) (Created, error)
-	// CreateMemories writes many memories in one transaction (batched
-	// ingest). Either all are written or none.
+	// in.Version.Index is set.
 	CreateMemories(ctx context.Context, in []MemoryInput) ([]Created, error)
 	// AddVersion appends the next version (number = previous + 1) to an
 	// active memory, with its chunks, entities and MENTIONS edges; the
@@ -43,23 +45,11 @@ type Store interface {
 	// GetVersions returns the versions among ids whose memories are visible
 	// under f, in the order of ids; missing ones are skipped.
 	GetVersions(ctx context.Context, f Filter, ids []string) ([]Version, error)
-	// ListVersions returns a memory's versions, oldest first.
-	ListVersions(ctx context.Context, f Filter, memoryID string) ([]Version, error)
 	// GetChunks returns a version's chunks in document order.
 	GetChunks(ctx context.Context, f Filter, versionID string) ([]Chunk, error)
-	// EntitiesOf returns the entities each memory MENTIONS, keyed by memory
-	// id.
-	EntitiesOf(ctx context.Context, f Filter, memoryIDs []string) (map[string][]Entity, error)
-
 	// FindActiveByKey returns the active memory with canonical key key in
 	// the namespace (exact scope, user and type), or ErrNotFound.
 	FindActiveByKey(ctx context.Context, ns Namespace, key string) (Memory, error)
-	// Supersede records that newID SUPERSEDES oldID: old becomes superseded.
-	// Both must be in scope (else ErrNotFound); old must be active (else
-	// ErrConflict); a cycle — old == new, or old already supersedes new
-	// directly or through a chain (new reachable from old along SUPERSEDES
-	// edges) — is ErrConflict.
-	Supersede(ctx context.Context, s Scope, oldID, newID string) error
 	// Resolve follows SUPERSEDES edges from id to the newest memory of the
 	// chain (A superseded by B superseded by C resolves to C).
 	Resolve(ctx context.Context, f Filter, id string) (Memory, error)
@@ -114,28 +104,6 @@ type Store interface {
 	// ListAudit lists audit events in scope, oldest first.
 	ListAudit(ctx context.Context, f Filter, q AuditQuery, p Page) ([]AuditEvent, string, error)
 
-	// CreateProposal and GetProposal store and read curation proposals.
-	CreateProposal(ctx context.Context, p Proposal) (Proposal, error)
-	GetProposal(ctx context.Context, f Filter, id string) (Proposal, error)
-	// CreateDecision and GetDecision store and read decision artifacts.
-	CreateDecision(ctx context.Context, d Decision) (Decision, error)
-	GetDecision(ctx context.Context, f Filter, id string) (Decision, error)
-	// CreateBaseline, GetBaseline and LatestBaseline store and read
-	// published baselines; LatestBaseline is the newest one visible under f.
-	CreateBaseline(ctx context.Context, b Baseline) (Baseline, error)
-	GetBaseline(ctx context.Context, f Filter, id string) (Baseline, error)
-	LatestBaseline(ctx context.Context, f Filter) (Baseline, error)
-	// CreateEdit, GetEdit, DecideEdit and ListEdits store, read and settle
-	// edits. Only approved edits change what reads return. The audit
-	// events given to CreateEdit and DecideEdit are written in the same
-	// transaction as the edit (their SubjectID must be set).
-	CreateEdit(ctx context.Context, e Edit, audit ...AuditEvent) (Edit, error)
-	GetEdit(ctx context.Context, f Filter, id string) (Edit, error)
-	DecideEdit(ctx context.Context, s Scope, id string, status EditStatus, by string, at time.Time, audit ...AuditEvent) (Edit, error)
-	ListEdits(ctx context.Context, f Filter, q EditQuery) ([]Edit, error)
-	// CreateCapsule and GetCapsule store and read capsules.
-	CreateCapsule(ctx context.Context, c Capsule) (Capsule, error)
-	GetCapsule(ctx context.Context, f Filter, id string) (Capsule, error)
 	// CreateGateRequest, GetGateRequest, ListGateRequests and
 	// DecideGateRequest store, read and settle queued writes. Deciding a
 	// request that is not pending is ErrConflict. The audit event is

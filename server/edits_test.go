@@ -9,6 +9,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mnemo-dev/mnemo/graph"
+	"github.com/mnemo-dev/mnemo/graph/graphtest"
 )
 
 func errCode(body map[string]any) string {
@@ -22,7 +23,7 @@ func errCode(body map[string]any) string {
 // field) of a failure.
 func TestEditsHTTP(t *testing.T) {
 	a := newIngAPI(t)
-	c, err := a.store.CreateMemory(context.Background(), graph.MemoryInput{
+	c, err := graphtest.CreateMemory(context.Background(), a.store, graph.MemoryInput{
 		Memory: graph.Memory{Scope: graph.Scope{TenantID: "t1"}, Type: "note", Title: "pool", Importance: 0.9,
 			Visibility: graph.VisibilityProject},
 		Version: graph.VersionInput{Content: "postgres pool size is 10"},

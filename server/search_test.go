@@ -58,7 +58,7 @@ func newReadAPI(t *testing.T) *readAPI {
 		{"release", "task", "release postgres 17 upgrade"},
 		{"ops", "note", "kubernetes rollout of the api"},
 	} {
-		c, err := store.CreateMemory(ctx, graph.MemoryInput{
+		c, err := graphtest.CreateMemory(ctx, store, graph.MemoryInput{
 			Memory: graph.Memory{Scope: graph.Scope{TenantID: "t1", RepoID: "r1"}, UserID: "alice", Type: m.typ,
 				Title: m.title, Tags: []string{"status:todo"}, CreatedAt: due},
 			Version: graph.VersionInput{Content: m.content, Entities: []graph.EntityRef{{Name: "PostgreSQL", Aliases: []string{"postgres"}}}},

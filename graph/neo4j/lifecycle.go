@@ -62,23 +62,6 @@ func supersede(ctx context.Context, tx neo4jdrv.ManagedTransaction, s graph.Scop
 	return err
 }
 
-// Supersede records that newID SUPERSEDES oldID.
-func (s *Store) Supersede(ctx context.Context, sc graph.Scope, oldID, newID string) error {
-	if err := sc.Validate(); err != nil {
-		return fmt.Errorf("neo4j: supersede: %w", err)
-	}
-	if err := requireIDs("old_id", oldID, "new_id", newID); err != nil {
-		return fmt.Errorf("neo4j: supersede: %w", err)
-	}
-	_, err := write(ctx, s, func(tx neo4jdrv.ManagedTransaction) (struct{}, error) {
-		return struct{}{}, supersede(ctx, tx, sc, oldID, newID)
-	})
-	if err != nil {
-		return fmt.Errorf("neo4j: supersede %s by %s: %w", oldID, newID, err)
-	}
-	return nil
-}
-
 // findActiveByKeyCypher finds the active memory with a canonical key in one
 // namespace (exact scope, user, type). Uses memory_key.
 const findActiveByKeyCypher = `

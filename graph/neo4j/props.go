@@ -110,13 +110,6 @@ func toVersion(p map[string]any) graph.Version {
 	}
 }
 
-func toEntity(p map[string]any) graph.Entity {
-	return graph.Entity{
-		ID: str(p, "id"), TenantID: str(p, "tenant_id"), Name: str(p, "name"),
-		NormName: str(p, "norm_name"), Type: str(p, "type"), Aliases: strs(p, "aliases"),
-	}
-}
-
 func scopeOf(p map[string]any) graph.Scope {
 	return graph.Scope{TenantID: str(p, "tenant_id"), OrgID: str(p, "org_id"), RepoID: str(p, "repo_id")}
 }

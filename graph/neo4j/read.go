@@ -108,39 +108,6 @@ func (s *Store) GetVersions(ctx context.Context, f graph.Filter, ids []string) (
 	return out, nil
 }
 
-// listVersionsCypher returns a visible memory's versions, oldest first; no
-// row means the memory is missing or invisible. Uses memory_id.
-const listVersionsCypher = `
-MATCH (m:Memory {id: $id})
-WHERE ` + memoryVisible + `
-OPTIONAL MATCH (m)-[:HAS_VERSION]->(v:Version)
-WITH v ORDER BY v.number
-RETURN ` + versionProjection + ` AS v`
-
-// ListVersions returns a memory's versions, oldest first.
-func (s *Store) ListVersions(ctx context.Context, f graph.Filter, memoryID string) ([]graph.Version, error) {
-	if err := f.Validate(); err != nil {
-		return nil, fmt.Errorf("neo4j: list versions: %w", err)
-	}
-	if err := requireIDs("memory_id", memoryID); err != nil {
-		return nil, fmt.Errorf("neo4j: list versions: %w", err)
-	}
-	out, err := read(ctx, s, func(tx neo4jdrv.ManagedTransaction) ([]graph.Version, error) {
-		recs, err := collect(ctx, tx, listVersionsCypher, filterParams(directFilter(f), map[string]any{"id": memoryID}))
-		if err != nil {
-			return nil, err
-		}
-		if len(recs) == 0 {
-			return nil, notFound("memory", memoryID)
-		}
-		return versionsOf(recs), nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("neo4j: list versions of %s: %w", memoryID, err)
-	}
-	return out, nil
-}
-
 // getChunksCypher returns a visible version's chunks in document order with
 // the norm names of the entities each mentions; a row with a null chunk
 // means the version exists but has none. Uses version_id.
@@ -187,48 +154,6 @@ func (s *Store) GetChunks(ctx context.Context, f graph.Filter, versionID string)
 	})
 	if err != nil {
 		return nil, fmt.Errorf("neo4j: get chunks of %s: %w", versionID, err)
-	}
-	return out, nil
-}
-
-// entitiesOfCypher returns the entities each visible memory among $ids
-// MENTIONS. Uses memory_id.
-const entitiesOfCypher = `
-UNWIND $ids AS id
-MATCH (m:Memory {id: id})
-WHERE ` + memoryVisible + `
-MATCH (m)-[:MENTIONS]->(e:Entity)
-WITH m, e ORDER BY e.norm_name
-RETURN m.id AS id, collect(e {.id, .tenant_id, .name, .norm_name, .type, .aliases}) AS entities`
-
-// EntitiesOf returns the entities each memory MENTIONS, keyed by memory id.
-func (s *Store) EntitiesOf(ctx context.Context, f graph.Filter, memoryIDs []string) (map[string][]graph.Entity, error) {
-	if err := f.Validate(); err != nil {
-		return nil, fmt.Errorf("neo4j: entities of: %w", err)
-	}
-	out := map[string][]graph.Entity{}
-	if len(memoryIDs) == 0 {
-		return out, nil
-	}
-	out, err := read(ctx, s, func(tx neo4jdrv.ManagedTransaction) (map[string][]graph.Entity, error) {
-		recs, err := collect(ctx, tx, entitiesOfCypher, filterParams(directFilter(f), map[string]any{"ids": dedupe(memoryIDs)}))
-		if err != nil {
-			return nil, err
-		}
-		out := make(map[string][]graph.Entity, len(recs))
-		for _, r := range recs {
-			id, _ := r.Get("id")
-			raw, _ := r.Get("entities")
-			list, _ := raw.([]any)
-			for _, x := range list {
-				p, _ := x.(map[string]any)
-				out[id.(string)] = append(out[id.(string)], toEntity(p))
-			}
-		}
-		return out, nil
-	})
-	if err != nil {
-		return nil, fmt.Errorf("neo4j: entities of: %w", err)
 	}
 	return out, nil
 }

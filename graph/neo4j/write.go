@@ -200,17 +200,6 @@ func activeKey(m graph.Memory) string {
 	return strings.Join([]string{m.Scope.TenantID, m.Scope.OrgID, m.Scope.RepoID, m.UserID, m.Type, m.CanonicalKey}, "\x1f")
 }
 
-// CreateMemory writes one memory with its first version, chunks, entities,
-// MENTIONS edges, supersession, audit events and outbox entry in one
-// transaction.
-func (s *Store) CreateMemory(ctx context.Context, in graph.MemoryInput) (graph.Created, error) {
-	out, err := s.CreateMemories(ctx, []graph.MemoryInput{in})
-	if err != nil {
-		return graph.Created{}, err
-	}
-	return out[0], nil
-}
-
 // CreateMemories writes a batch of memories in one transaction: all or none.
 func (s *Store) CreateMemories(ctx context.Context, ins []graph.MemoryInput) ([]graph.Created, error) {
 	for i := range ins {

@@ -14,6 +14,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mnemo-dev/mnemo/graph"
+	"github.com/mnemo-dev/mnemo/graph/graphtest"
 	"github.com/mnemo-dev/mnemo/graph/sqlite"
 )
 
@@ -78,7 +79,7 @@ func TestCrashSafety(t *testing.T) {
 			"the batch in flight is all or nothing, got %d of %d", len(partial), len(inFlight))
 	}
 	// Still writable.
-	_, err = s.CreateMemory(t.Context(), graph.MemoryInput{Memory: graph.Memory{Scope: crashScope, Type: "note", Title: "after"},
+	_, err = graphtest.CreateMemory(t.Context(), s, graph.MemoryInput{Memory: graph.Memory{Scope: crashScope, Type: "note", Title: "after"},
 		Version: graph.VersionInput{Content: "after the crash"}})
 	require.NoError(t, err)
 }

@@ -10,6 +10,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mnemo-dev/mnemo/graph"
+	"github.com/mnemo-dev/mnemo/graph/graphtest"
 	"github.com/mnemo-dev/mnemo/graph/sqlite"
 )
 
@@ -23,7 +24,7 @@ func TestEraseLeavesNoBytes(t *testing.T) {
 	marker := []byte("zqxmarkerbytes")
 	var ids []string
 	for range 50 { // enough rows to span pages
-		c, err := s.CreateMemory(t.Context(), graph.MemoryInput{
+		c, err := graphtest.CreateMemory(t.Context(), s, graph.MemoryInput{
 			Memory:  graph.Memory{Scope: sc, Type: "note", Title: "title " + string(marker)},
 			Version: graph.VersionInput{Content: "the " + string(marker) + " content, long enough to fill a page or two of the table"},
 		})

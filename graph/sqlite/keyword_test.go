@@ -14,6 +14,7 @@ import (
 
 	"github.com/mnemo-dev/mnemo/graph"
 	"github.com/mnemo-dev/mnemo/graph/bm25"
+	"github.com/mnemo-dev/mnemo/graph/graphtest"
 	"github.com/mnemo-dev/mnemo/graph/sqlite"
 	"github.com/mnemo-dev/mnemo/graph/storetest"
 )
@@ -136,7 +137,7 @@ func TestKeywordIndexFollowsWrites(t *testing.T) {
 
 	in := graph.MemoryInput{Memory: graph.Memory{Scope: scope, Type: "note", Title: "zoo"},
 		Version: graph.VersionInput{Content: "the zebra sleeps"}}
-	cr, err := a.CreateMemory(t.Context(), in)
+	cr, err := graphtest.CreateMemory(t.Context(), a, in)
 	require.NoError(t, err)
 	assert.Equal(t, []string{cr.Memory.ID}, ids(a, "zebra"), "writer sees its write")
 	assert.Equal(t, []string{cr.Memory.ID}, ids(b, "zebra"), "another store on the file sees it")

@@ -106,28 +106,6 @@ func (s *Store) GetVersions(ctx context.Context, f graph.Filter, ids []string) (
 	return s.queryVersions(ctx, fmt.Sprintf(selectVersionsByID, w.sql()), append([]any{jsonList(ids)}, w.args...))
 }
 
-// A memory's versions, oldest first. Relies on versions(memory_rid, number).
-const selectVersionsOf = `SELECT ` + versionCols + `
-FROM memories m JOIN versions v ON v.memory_rid = m.rid
-WHERE m.id = ? AND %s
-ORDER BY v.number`
-
-// ListVersions implements graph.Store.
-func (s *Store) ListVersions(ctx context.Context, f graph.Filter, memoryID string) ([]graph.Version, error) {
-	w, err := memoryFilter(f, true)
-	if err != nil {
-		return nil, fmt.Errorf("list versions: %w", err)
-	}
-	vs, err := s.queryVersions(ctx, fmt.Sprintf(selectVersionsOf, w.sql()), append([]any{memoryID}, w.args...))
-	if err != nil {
-		return nil, err
-	}
-	if len(vs) == 0 {
-		return nil, fmt.Errorf("versions of %s: %w", memoryID, graph.ErrNotFound)
-	}
-	return vs, nil
-}
-
 func (s *Store) queryVersions(ctx context.Context, query string, args []any) ([]graph.Version, error) {
 	rows, err := s.r.QueryContext(ctx, query, args...)
 	if err != nil {
@@ -176,47 +154,6 @@ func (s *Store) GetChunks(ctx context.Context, f graph.Filter, versionID string)
 			c.Entities = nil
 		}
 		out = append(out, c)
-	}
-	return out, rows.Err()
-}
-
-// The entities visible memories MENTION. Relies on mentions_memory.
-const selectEntitiesOf = `SELECT m.id, e.id, e.tenant_id, e.name, e.norm_name, e.type, e.aliases
-FROM json_each(?) j CROSS JOIN memories m ON m.id = j.value
-JOIN mentions x ON x.memory_rid = m.rid JOIN entities e ON e.rid = x.entity_rid
-WHERE %s
-ORDER BY j.key, e.norm_name`
-
-// EntitiesOf implements graph.Store.
-func (s *Store) EntitiesOf(ctx context.Context, f graph.Filter, memoryIDs []string) (map[string][]graph.Entity, error) {
-	w, err := memoryFilter(f, true)
-	if err != nil {
-		return nil, fmt.Errorf("entities of: %w", err)
-	}
-	out := map[string][]graph.Entity{}
-	if len(memoryIDs) == 0 {
-		return out, nil
-	}
-	rows, err := s.r.QueryContext(ctx, fmt.Sprintf(selectEntitiesOf, w.sql()), append([]any{jsonList(memoryIDs)}, w.args...)...)
-	if err != nil {
-		return nil, fmt.Errorf("entities of: %w", err)
-	}
-	defer rows.Close()
-	for rows.Next() {
-		var (
-			mid, aliases string
-			e            graph.Entity
-		)
-		if err := rows.Scan(&mid, &e.ID, &e.TenantID, &e.Name, &e.NormName, &e.Type, &aliases); err != nil {
-			return nil, fmt.Errorf("entities of: %w", err)
-		}
-		if err := json.Unmarshal([]byte(aliases), &e.Aliases); err != nil {
-			return nil, fmt.Errorf("entities of: %w", err)
-		}
-		if len(e.Aliases) == 0 {
-			e.Aliases = nil
-		}
-		out[mid] = append(out[mid], e)
 	}
 	return out, rows.Err()
 }

@@ -11,15 +11,6 @@ import (
 	"github.com/mnemo-dev/mnemo/graph"
 )
 
-// CreateMemory implements graph.Store.
-func (s *Store) CreateMemory(ctx context.Context, in graph.MemoryInput) (graph.Created, error) {
-	out, err := s.CreateMemories(ctx, []graph.MemoryInput{in})
-	if err != nil {
-		return graph.Created{}, err
-	}
-	return out[0], nil
-}
-
 // CreateMemories implements graph.Store: every input is validated before the
 // store is touched, then all are written in one transaction.
 func (s *Store) CreateMemories(ctx context.Context, in []graph.MemoryInput) ([]graph.Created, error) {

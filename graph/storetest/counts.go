@@ -22,10 +22,11 @@ func testCounts(t *testing.T, x *suite) {
 	require.NoError(t, err)
 	s1, s2 := newScope(t), newScope(t)
 	a := x.create(t, memIn(s1, "a", "alpha one")).Memory.ID
-	b := x.create(t, memIn(s1, "b", "beta two")).Memory.ID
+	bIn := memIn(s1, "b", "beta two")
+	bIn.Supersedes = a
+	x.create(t, bIn)
 	x.create(t, memIn(s2, "c", "gamma three"))
 	d := x.create(t, memIn(s2, "d", "delta four")).Memory.ID
-	require.NoError(t, x.s.Supersede(ctx(t), s1, a, b))
 	require.NoError(t, x.s.Archive(ctx(t), s2, d))
 	var gates []string
 	for _, s := range []graph.Scope{s1, s2, s2} {

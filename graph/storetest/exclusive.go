@@ -25,7 +25,7 @@ func testExclusiveKey(t *testing.T, x *suite) {
 
 	// A second active memory under the key is refused, and nothing of it is
 	// written.
-	_, err := x.s.CreateMemory(ctx(t), keyed(s, "b", "Self-Pref-DarkMode", true))
+	_, err := createOne(ctx(t), x.s, keyed(s, "b", "Self-Pref-DarkMode", true))
 	require.ErrorIs(t, err, graph.ErrConflict)
 	_, err = x.s.CreateMemories(ctx(t), []graph.MemoryInput{keyed(s, "c", "Other-Key", true), keyed(s, "d", "Self-Pref-DarkMode", true)})
 	require.ErrorIs(t, err, graph.ErrConflict, "in a batch")
@@ -37,7 +37,7 @@ func testExclusiveKey(t *testing.T, x *suite) {
 	b := x.create(t, next)
 	again := keyed(s, "c", "Self-Pref-DarkMode", true)
 	again.Supersedes = a.Memory.ID // a is no longer active
-	_, err = x.s.CreateMemory(ctx(t), again)
+	_, err = createOne(ctx(t), x.s, again)
 	require.ErrorIs(t, err, graph.ErrConflict)
 
 	// Another namespace, or an input that does not ask, is not affected.
@@ -79,7 +79,7 @@ func testExclusiveKeyRace(t *testing.T, x *suite) {
 			wg.Add(1)
 			go func() {
 				defer wg.Done()
-				_, err := store.CreateMemory(ctx(t), keyed(s, title("w", w), "Server-Config-Binding", true))
+				_, err := createOne(ctx(t), store, keyed(s, title("w", w), "Server-Config-Binding", true))
 				mu.Lock()
 				defer mu.Unlock()
 				switch {

@@ -109,7 +109,7 @@ func testAuditUserRule(t *testing.T, x *suite) {
 		in := memIn(s, "audited", "audited memory of "+user)
 		in.Memory.UserID, in.Memory.Visibility = user, vis
 		in.Audit = []graph.AuditEvent{{Scope: s, Action: "test.write", ActorID: user, CreatedAt: base}}
-		c, err := x.s.CreateMemory(ctx(t), in)
+		c, err := createOne(ctx(t), x.s, in)
 		require.NoError(t, err)
 		return c.Memory.ID
 	}
@@ -375,6 +375,6 @@ func testVersionAudit(t *testing.T, x *suite) {
 
 	bad := memIn(s, "x", "y")
 	bad.Version.Audit = []graph.AuditEvent{{Scope: s, Action: "a", ActorID: "b"}}
-	_, err = x.s.CreateMemory(ctx(t), bad)
+	_, err = createOne(ctx(t), x.s, bad)
 	require.ErrorIs(t, err, graph.ErrInvalid, "a new memory's events go in MemoryInput.Audit")
 }

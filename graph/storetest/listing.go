@@ -79,7 +79,7 @@ func testPaginationConcurrent(t *testing.T, x *suite) {
 					return
 				default:
 				}
-				if _, err := x.s.CreateMemory(ctx(t), memIn(s, title("concurrent", w*1000+i), "content")); err != nil {
+				if _, err := createOne(ctx(t), x.s, memIn(s, title("concurrent", w*1000+i), "content")); err != nil {
 					mu.Lock()
 					writeErr = err
 					mu.Unlock()
@@ -116,7 +116,7 @@ func testConcurrentWriters(t *testing.T, x *suite) {
 			defer wg.Done()
 			for i := range each {
 				// Every writer mentions the same entities, so entity creation races too.
-				_, err := x.s.CreateMemory(ctx(t), memIn(s, title("w", w*100+i), "content", "shared", title("own", w)))
+				_, err := createOne(ctx(t), x.s, memIn(s, title("w", w*100+i), "content", "shared", title("own", w)))
 				if err != nil {
 					errs <- err
 				}

@@ -22,17 +22,16 @@ type readCall struct {
 
 // readCalls lists every Store read that takes a Filter, each called with
 // memory id (any id will do for the records: only the filter matters to
-// the cases that use this list).
+// the cases that use this list), and those of every capability the store
+// implements.
 func (x *suite) readCalls(id string) []readCall {
 	s := x.s
-	return []readCall{
+	calls := []readCall{
 		{"GetMemory", func(c context.Context, f graph.Filter) error { _, err := s.GetMemory(c, f, id); return err }},
 		{"GetMemories", func(c context.Context, f graph.Filter) error { _, err := s.GetMemories(c, f, []string{id}); return err }},
 		{"GetVersion", func(c context.Context, f graph.Filter) error { _, err := s.GetVersion(c, f, id); return err }},
 		{"GetVersions", func(c context.Context, f graph.Filter) error { _, err := s.GetVersions(c, f, []string{id}); return err }},
-		{"ListVersions", func(c context.Context, f graph.Filter) error { _, err := s.ListVersions(c, f, id); return err }},
 		{"GetChunks", func(c context.Context, f graph.Filter) error { _, err := s.GetChunks(c, f, id); return err }},
-		{"EntitiesOf", func(c context.Context, f graph.Filter) error { _, err := s.EntitiesOf(c, f, []string{id}); return err }},
 		{"Resolve", func(c context.Context, f graph.Filter) error { _, err := s.Resolve(c, f, id); return err }},
 		{"ListMemories", func(c context.Context, f graph.Filter) error {
 			_, err := s.ListMemories(c, f, graph.Page{})
@@ -54,16 +53,6 @@ func (x *suite) readCalls(id string) []readCall {
 			_, _, err := s.ListAudit(c, f, graph.AuditQuery{}, graph.Page{})
 			return err
 		}},
-		{"GetProposal", func(c context.Context, f graph.Filter) error { _, err := s.GetProposal(c, f, id); return err }},
-		{"GetDecision", func(c context.Context, f graph.Filter) error { _, err := s.GetDecision(c, f, id); return err }},
-		{"GetBaseline", func(c context.Context, f graph.Filter) error { _, err := s.GetBaseline(c, f, id); return err }},
-		{"LatestBaseline", func(c context.Context, f graph.Filter) error { _, err := s.LatestBaseline(c, f); return err }},
-		{"GetEdit", func(c context.Context, f graph.Filter) error { _, err := s.GetEdit(c, f, id); return err }},
-		{"ListEdits", func(c context.Context, f graph.Filter) error {
-			_, err := s.ListEdits(c, f, graph.EditQuery{})
-			return err
-		}},
-		{"GetCapsule", func(c context.Context, f graph.Filter) error { _, err := s.GetCapsule(c, f, id); return err }},
 		{"GetGateRequest", func(c context.Context, f graph.Filter) error { _, err := s.GetGateRequest(c, f, id); return err }},
 		{"ListGateRequests", func(c context.Context, f graph.Filter) error {
 			_, _, err := s.ListGateRequests(c, f, "", graph.Page{})
@@ -71,6 +60,26 @@ func (x *suite) readCalls(id string) []readCall {
 		}},
 		{"GetContextReceipt", func(c context.Context, f graph.Filter) error { _, err := s.GetContextReceipt(c, f, id); return err }},
 	}
+	if pr := x.pr; pr != nil {
+		calls = append(calls,
+			readCall{"GetProposal", func(c context.Context, f graph.Filter) error { _, err := pr.GetProposal(c, f, id); return err }},
+			readCall{"GetDecision", func(c context.Context, f graph.Filter) error { _, err := pr.GetDecision(c, f, id); return err }},
+			readCall{"GetBaseline", func(c context.Context, f graph.Filter) error { _, err := pr.GetBaseline(c, f, id); return err }},
+			readCall{"LatestBaseline", func(c context.Context, f graph.Filter) error { _, err := pr.LatestBaseline(c, f); return err }})
+	}
+	if ed := x.ed; ed != nil {
+		calls = append(calls,
+			readCall{"GetEdit", func(c context.Context, f graph.Filter) error { _, err := ed.GetEdit(c, f, id); return err }},
+			readCall{"ListEdits", func(c context.Context, f graph.Filter) error {
+				_, err := ed.ListEdits(c, f, graph.EditQuery{})
+				return err
+			}})
+	}
+	if cp := x.cp; cp != nil {
+		calls = append(calls,
+			readCall{"GetCapsule", func(c context.Context, f graph.Filter) error { _, err := cp.GetCapsule(c, f, id); return err }})
+	}
+	return calls
 }
 
 // aclMemory is one memory of the users case, as written.
@@ -265,18 +274,6 @@ func (x *suite) checkReads(t *testing.T, f graph.Filter, all, want []aclMemory, 
 		}
 		assert.ElementsMatch(t, wantVersions, got)
 	})
-	t.Run("ListVersions", func(t *testing.T) {
-		for _, a := range all {
-			vs, err := x.s.ListVersions(ctx(t), f, a.m.ID)
-			if admitted[a.m.ID] {
-				if assert.NoError(t, err, "ListVersions of %q", a.m.Title) {
-					assert.Len(t, vs, 1)
-				}
-			} else {
-				notFound(t, err, len(vs), "ListVersions of "+a.m.Title)
-			}
-		}
-	})
 	t.Run("GetChunks", func(t *testing.T) {
 		for _, a := range all {
 			cs, err := x.s.GetChunks(ctx(t), f, a.version)
@@ -288,17 +285,6 @@ func (x *suite) checkReads(t *testing.T, f graph.Filter, all, want []aclMemory, 
 				notFound(t, err, len(cs), "GetChunks of "+a.m.Title)
 			}
 		}
-	})
-	t.Run("EntitiesOf", func(t *testing.T) {
-		es, err := x.s.EntitiesOf(ctx(t), f, allIDs)
-		require.NoError(t, err)
-		var got []string
-		for id, list := range es {
-			if len(list) > 0 {
-				got = append(got, id)
-			}
-		}
-		assert.ElementsMatch(t, wantIDs, got)
 	})
 	t.Run("Resolve", func(t *testing.T) {
 		for _, a := range all {

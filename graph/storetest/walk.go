@@ -263,8 +263,9 @@ func testWalkStatus(t *testing.T, x *suite) {
 	s := newScope(t)
 	f := in(s)
 	old := x.create(t, memIn(s, "old", "the old one", "Topic", "Oldname")).Memory.ID
-	newer := x.create(t, memIn(s, "new", "the new one", "Topic")).Memory.ID
-	require.NoError(t, x.s.Supersede(ctx(t), s, old, newer))
+	newIn := memIn(s, "new", "the new one", "Topic")
+	newIn.Supersedes = old
+	newer := x.create(t, newIn).Memory.ID
 	arch := x.create(t, memIn(s, "archived", "archived", "Topic")).Memory.ID
 	require.NoError(t, x.s.Archive(ctx(t), s, arch))
 	req := graph.WalkRequest{Entities: seedEntities("topic"), Limit: 10}

@@ -1,0 +1,38 @@
+package engine
+
+import (
+	"fmt"
+
+	"github.com/mnemo-dev/mnemo/graph"
+)
+
+// capabilities are the optional graph.Store interfaces the engine found on
+// its store when it was built (New type-asserts them once). A nil field is a
+// capability the store lacks: the use cases that need it return
+// graph.ErrUnsupported (HTTP 501), and the reads that would only consult it
+// go on without it (no approved edit to apply, no baseline to pin).
+type capabilities struct {
+	proposals graph.Proposals
+	edits     graph.Edits
+	capsules  graph.Capsules
+}
+
+func capabilitiesOf(s graph.Store) capabilities {
+	var c capabilities
+	c.proposals, _ = s.(graph.Proposals)
+	c.edits, _ = s.(graph.Edits)
+	c.capsules, _ = s.(graph.Capsules)
+	return c
+}
+
+// capability returns c, the store's implementation of a capability, or
+// graph.ErrUnsupported naming it when the store lacks it (c is nil). A use
+// case that needs a capability starts with it:
+//
+//	es, err := capability(e.caps.edits, "edits")
+func capability[C any](c C, name string) (C, error) {
+	if any(c) == nil {
+		return c, fmt.Errorf("the graph store has no %s: %w", name, graph.ErrUnsupported)
+	}
+	return c, nil
+}
