@@ -418,7 +418,9 @@ type errorBody struct {
 func (op operation) errorStatuses() []int {
 	out := []int{http.StatusBadRequest, http.StatusInternalServerError}
 	if !op.public {
-		out = append(out, http.StatusUnauthorized, http.StatusForbidden, http.StatusNotFound, http.StatusGatewayTimeout)
+		// 501: the store lacks a capability the route needs (graph.ErrUnsupported).
+		out = append(out, http.StatusUnauthorized, http.StatusForbidden, http.StatusNotFound,
+			http.StatusNotImplemented, http.StatusGatewayTimeout)
 	}
 	if op.body != nil {
 		out = append(out, http.StatusRequestTimeout, http.StatusRequestEntityTooLarge, http.StatusUnsupportedMediaType)
