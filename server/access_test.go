@@ -69,7 +69,7 @@ func newAccessAPI(t *testing.T, keys string) *accessAPI {
 		return p, err
 	}})
 	require.NoError(t, err)
-	hs := httptest.NewServer(srv)
+	hs := httptest.NewServer(conform(t, srv))
 	t.Cleanup(hs.Close)
 	return &accessAPI{url: hs.URL, store: st}
 }

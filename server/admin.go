@@ -21,5 +21,11 @@ func (s *Server) reloadPolicy(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, gin.H{"status": "reloaded", "policy": name})
+	c.JSON(http.StatusOK, reloaded{Status: "reloaded", Policy: name})
+}
+
+// reloaded answers POST /v1/admin/policy/reload.
+type reloaded struct {
+	Status string `json:"status"` // "reloaded"
+	Policy string `json:"policy"` // the policy's name
 }

@@ -25,7 +25,7 @@ func (s *Server) listAudit(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
-	if v := q.Get("limit"); v != "" {
+	if v, ok := given(q, "limit"); ok {
 		if r.Limit, err = strconv.Atoi(v); err != nil || r.Limit < 1 || r.Limit > 1000 {
 			s.fail(c, errorf(http.StatusBadRequest, "invalid", "limit", "limit must be a whole number from 1 to 1000"))
 			return
@@ -39,5 +39,11 @@ func (s *Server) listAudit(c *gin.Context) {
 	if evs == nil {
 		evs = []graph.AuditEvent{}
 	}
-	c.JSON(http.StatusOK, gin.H{"events": evs, "next_cursor": next})
+	c.JSON(http.StatusOK, auditPage{Events: evs, NextCursor: next})
+}
+
+// auditPage answers GET /v1/audit.
+type auditPage struct {
+	Events     []graph.AuditEvent `json:"events"`
+	NextCursor string             `json:"next_cursor"`
 }

@@ -81,6 +81,11 @@ func TestStrictDecoding(t *testing.T) {
 		{"not an object", "/v1/memories", `[]`, 400, "invalid_json", "", "must be an object, not an array"},
 		{"trailing data", "/v1/memories", `{"content":"x"} {}`, 400, "invalid_json", "", "single JSON value"},
 		{"empty body", "/v1/memories", ` `, 400, "invalid_json", "", "empty"},
+		{"time not a string", "/v1/memories", `{"content":"x","valid_from":12}`, 400, "invalid", "valid_from", "must be an RFC 3339 time string"},
+		{"time not RFC 3339", "/v1/memories", `{"content":"x","valid_to":"tomorrow"}`, 400, "invalid", "valid_to", `not "tomorrow"`},
+		{"time empty", "/v1/memories:batch", `{"items":[{"content":"x","valid_to":""}]}`, 400, "invalid", "items[0].valid_to", `not ""`},
+		{"null body", "/v1/memories", `null`, 400, "invalid_json", "", "must be an object, not null"},
+		{"null optional body", "/v1/users/u1:erase", ` null `, 400, "invalid_json", "", "must be an object, not null"},
 		{"malformed", "/v1/memories", `{"content":`, 400, "invalid_json", "", "malformed JSON"},
 		{"deep nesting", "/v1/memories", `{"content":"x","provenance":` + strings.Repeat("[", 40) + strings.Repeat("]", 40) + `}`, 400, "invalid_json", "", "nests deeper"},
 		{"content over the limit", "/v1/memories", `{"content":"` + big + `"}`, 413, "too_large", "content", "1 MiB (1048576 bytes)"},
@@ -103,6 +108,10 @@ func TestStrictDecoding(t *testing.T) {
 			assert.Equal(t, before, a.count(t), "nothing written")
 		})
 	}
+	t.Run("a null time is no time", func(t *testing.T) {
+		code, body := a.call(t, "writer", "POST", "/v1/memories", `{"content":"a null valid_to","valid_to":null}`)
+		assert.Equal(t, 201, code, "%v", body)
+	})
 	t.Run("exact names still decode", func(t *testing.T) {
 		code, body := a.call(t, "writer", "POST", "/v1/memories",
 			`{"type":"note","content":"The queue drains every 5 s.","scope":{"tenant_id":"t1"},"metadata":{"a":"1","A":"2"}}`)

@@ -46,8 +46,12 @@ func decode(c *gin.Context, limit int64, v any) error {
 
 // decodeBytes is decode on a body already read.
 func decodeBytes(data []byte, v any) error {
-	if len(bytes.TrimSpace(data)) == 0 {
+	trimmed := bytes.TrimSpace(data)
+	if len(trimmed) == 0 {
 		return errorf(http.StatusBadRequest, "invalid_json", "", "the request body is empty")
+	}
+	if string(trimmed) == "null" { // encoding/json would leave v as it is
+		return errorf(http.StatusBadRequest, "invalid_json", "", "the request body must be an object, not null")
 	}
 	strictErr := checkStrict(data, reflect.TypeOf(v))
 	if strictErr != nil && !errors.Is(strictErr, errSyntax) {

@@ -54,6 +54,10 @@ var decodeSeeds = []string{
 	` `,
 	`{"content":1e999}`,
 	`{"content":"x",}`,
+	`null`,
+	`{"content":"x","valid_from":12,"valid_to":null}`,
+	`{"content":"x","valid_to":"","valid_from":"2026-13-01T00:00:00Z"}`,
+	`{"items":[{"content":"x","valid_from":"\u0032026-01-02T03:04:05Z"}]}`,
 }
 
 func FuzzDecodeIngest(f *testing.F) {

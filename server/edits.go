@@ -58,7 +58,12 @@ func (s *Server) listEdits(c *gin.Context) {
 	if eds == nil {
 		eds = []graph.Edit{}
 	}
-	c.JSON(http.StatusOK, gin.H{"edits": eds})
+	c.JSON(http.StatusOK, editList{Edits: eds})
+}
+
+// editList answers GET /v1/memories/{id}/edits.
+type editList struct {
+	Edits []graph.Edit `json:"edits"`
 }
 
 // decideEdit serves POST /v1/edits/{id}:approve and POST

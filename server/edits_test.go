@@ -82,6 +82,7 @@ func TestEditsHTTP(t *testing.T) {
 		{"hidden on public", "reader", "GET", fixed("/v1/memories/" + mem + "?channel=public"), "", 404, "not_found", nil},
 		{"visible on team", "reader", "GET", fixed("/v1/memories/" + mem + "?channel=team"), "", 200, "", nil},
 		{"include_quarantined must be a boolean", "reader", "GET", fixed("/v1/memories/" + mem + "?include_quarantined=maybe"), "", 400, "include_quarantined", nil},
+		{"include_quarantined sent empty", "reader", "GET", fixed("/v1/memories/" + mem + "?include_quarantined="), "", 400, "include_quarantined", nil},
 		{"writer proposes a retract", "writer", "POST", fixed(edits), `{"kind":"retract","reason":"wrong"}`, 201, "", func(t *testing.T, body map[string]any) {
 			retractID = body["edit"].(map[string]any)["id"].(string)
 		}},
@@ -106,6 +107,7 @@ func TestEditsHTTP(t *testing.T) {
 		{"audit with a bad time", "librarian", "GET", fixed("/v1/audit?from=yesterday"), "", 400, "from", nil},
 		{"audit with to before from", "librarian", "GET", fixed("/v1/audit?from=2026-01-02&to=2026-01-01"), "", 400, "to", nil},
 		{"audit with a bad limit", "librarian", "GET", fixed("/v1/audit?limit=0"), "", 400, "limit", nil},
+		{"audit with an empty limit", "librarian", "GET", fixed("/v1/audit?limit="), "", 400, "limit", nil},
 	}
 	for _, s := range steps {
 		t.Run(s.name, func(t *testing.T) {

@@ -14,9 +14,9 @@ import (
 // apiError is the body of every error response, under "error". Field names
 // the request field at fault, or is empty.
 type apiError struct {
-	Code    string `json:"code"`
-	Message string `json:"message"`
-	Field   string `json:"field"`
+	Code    string `json:"code" jsonschema:"what went wrong, for programs: invalid, invalid_json, unknown_field, duplicate_field, unauthenticated, forbidden, not_found, conflict, rejected, too_large, timeout, internal ..."`
+	Message string `json:"message" jsonschema:"what went wrong, for people"`
+	Field   string `json:"field" jsonschema:"the request field at fault (items[1].content), or empty"`
 }
 
 // httpError is an error the server itself raises with a fixed status.
@@ -78,7 +78,7 @@ func (s *Server) fail(c *gin.Context, err error) {
 	if status >= 500 {
 		s.log.Error("request failed", "method", c.Request.Method, "path", c.FullPath(), "err", err)
 	}
-	c.AbortWithStatusJSON(status, gin.H{"error": body})
+	c.AbortWithStatusJSON(status, errorBody{Error: body})
 }
 
 // sentence is err's message for a client: the wrapping chain with a

@@ -55,7 +55,7 @@ func TestHealthz(t *testing.T) {
 	require.NoError(t, err)
 	srv, err := server.New(server.Options{Engine: eng, Health: map[string]server.HealthCheck{"graph": st.Health}})
 	require.NoError(t, err)
-	hs := httptest.NewServer(srv)
+	hs := httptest.NewServer(conform(t, srv))
 	t.Cleanup(hs.Close)
 
 	get := func(t *testing.T) (int, map[string]any) {

@@ -56,7 +56,7 @@ func newIngAPI(t testing.TB, opts ...func(*server.Options)) *ingAPI {
 	}
 	srv, err := server.New(o)
 	require.NoError(t, err)
-	hs := httptest.NewServer(srv)
+	hs := httptest.NewServer(conform(t, srv))
 	t.Cleanup(hs.Close)
 	return &ingAPI{url: hs.URL, store: st, policyFile: file, handler: srv}
 }

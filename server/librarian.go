@@ -15,7 +15,7 @@ import (
 func (s *Server) listGateRequests(c *gin.Context) {
 	q := c.Request.URL.Query()
 	page := graph.Page{Cursor: q.Get("cursor")}
-	if v := q.Get("limit"); v != "" {
+	if v, ok := given(q, "limit"); ok {
 		n, err := strconv.Atoi(v)
 		if err != nil || n < 1 || n > 1000 {
 			s.fail(c, errorf(http.StatusBadRequest, "invalid", "limit", "limit must be a whole number from 1 to 1000"))
@@ -31,7 +31,13 @@ func (s *Server) listGateRequests(c *gin.Context) {
 	if reqs == nil {
 		reqs = []graph.GateRequest{}
 	}
-	c.JSON(http.StatusOK, gin.H{"requests": reqs, "next_cursor": next})
+	c.JSON(http.StatusOK, gatePage{Requests: reqs, NextCursor: next})
+}
+
+// gatePage answers GET /v1/librarian/requests.
+type gatePage struct {
+	Requests   []graph.GateRequest `json:"requests"`
+	NextCursor string              `json:"next_cursor"`
 }
 
 // gateRequest serves GET /v1/librarian/requests/{id}.

@@ -3,6 +3,7 @@ package server
 import (
 	"fmt"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"time"
@@ -23,7 +24,7 @@ func (s *Server) getMemory(c *gin.Context) {
 	}
 	q := c.Request.URL.Query()
 	o := engine.GetOptions{Channel: q.Get("channel")}
-	if v := q.Get("include_quarantined"); v != "" {
+	if v, ok := given(q, "include_quarantined"); ok {
 		b, err := strconv.ParseBool(v)
 		if err != nil {
 			s.fail(c, errorf(http.StatusBadRequest, "invalid", "include_quarantined", "include_quarantined must be true or false"))
@@ -70,7 +71,7 @@ func (s *Server) listMemories(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
-	if v := q.Get("days_back"); v != "" {
+	if v, ok := given(q, "days_back"); ok {
 		days, err := strconv.Atoi(v)
 		if err != nil || days <= 0 {
 			s.fail(c, errorf(http.StatusBadRequest, "invalid", "days_back", "days_back must be a positive whole number"))
@@ -80,7 +81,7 @@ func (s *Server) listMemories(c *gin.Context) {
 			r.CreatedAfter = after
 		}
 	}
-	if v := q.Get("limit"); v != "" {
+	if v, ok := given(q, "limit"); ok {
 		if r.Limit, err = strconv.Atoi(v); err != nil || r.Limit < 1 || r.Limit > 1000 {
 			s.fail(c, errorf(http.StatusBadRequest, "invalid", "limit", "limit must be a whole number from 1 to 1000"))
 			return
@@ -108,6 +109,16 @@ func multi(vals []string) []string {
 		}
 	}
 	return out
+}
+
+// given returns a query parameter's first value and whether it was sent
+// at all: a number or a boolean sent empty (limit=) is refused, not read
+// as absent.
+func given(q url.Values, name string) (string, bool) {
+	if vs := q[name]; len(vs) > 0 {
+		return vs[0], true
+	}
+	return "", false
 }
 
 // queryTime parses RFC 3339 or a plain date (YYYY-MM-DD, UTC).

@@ -57,7 +57,7 @@ func newMetricsAPI(t *testing.T) *metricsAPI {
 	}
 	srv, err := server.New(server.Options{Engine: eng, Keys: keys, Metrics: m})
 	require.NoError(t, err)
-	hs := httptest.NewServer(srv)
+	hs := httptest.NewServer(conform(t, srv))
 	t.Cleanup(hs.Close)
 	return &metricsAPI{url: hs.URL, eng: eng}
 }

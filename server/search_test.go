@@ -49,7 +49,7 @@ func newReadAPI(t *testing.T) *readAPI {
 		keyT2: {ID: "mallory", Roles: []string{"reader"}, Scope: graph.Scope{TenantID: "t2"}},
 	}})
 	require.NoError(t, err)
-	hs := httptest.NewServer(srv)
+	hs := httptest.NewServer(conform(t, srv))
 	t.Cleanup(hs.Close)
 	api := &readAPI{t: t, url: hs.URL, ids: map[string]string{}}
 	due := time.Now().UTC().Add(-time.Hour)

@@ -58,6 +58,8 @@ type Server struct {
 	loadPolicy func() (*policy.Policy, error)
 	metrics    *metrics.Metrics
 	router     *gin.Engine
+	openAPI    []byte   // the document GET /openapi.json serves
+	mounts     []string // paths Mount serves: other protocols, not in the document
 }
 
 type keyEntry struct {
@@ -85,6 +87,11 @@ func New(o Options) (*Server, error) {
 		s.health[name] = probe
 	}
 	maps.Copy(s.health, o.Health)
+	doc, err := OpenAPI()
+	if err != nil {
+		return nil, err
+	}
+	s.openAPI = doc
 	for k, p := range o.Keys {
 		s.keys = append(s.keys, keyEntry{hash: sha256.Sum256([]byte(k)), principal: p})
 	}
@@ -95,7 +102,10 @@ func New(o Options) (*Server, error) {
 	r.NoMethod(func(c *gin.Context) {
 		s.fail(c, errorf(http.StatusMethodNotAllowed, "method_not_allowed", "", "method not allowed"))
 	})
+	// Every route has its operation in operations() (openapi_ops.go):
+	// TestOpenAPIRoutes names the ones that do not.
 	r.GET("/healthz", s.healthz)
+	r.GET("/openapi.json", s.serveOpenAPI)
 	if s.metrics != nil {
 		r.GET("/metrics", s.authenticate, s.serveMetrics)
 	}
@@ -207,6 +217,7 @@ func (s *Server) Principal(key string) (graph.Principal, error) {
 // request logging, panic recovery and deadline: how the MCP endpoint
 // shares the API's keys. Call it before serving.
 func (s *Server) Mount(path string, h http.Handler) {
+	s.mounts = append(s.mounts, path)
 	g := s.router.Group(path, s.authenticate)
 	g.Any("", gin.WrapH(h))
 	g.Any("/*rest", gin.WrapH(h))
@@ -272,5 +283,13 @@ wait:
 	if overall != http.StatusOK {
 		state = "degraded"
 	}
-	c.JSON(overall, gin.H{"status": state, "checks": status})
+	c.JSON(overall, health{Status: state, Checks: status})
+}
+
+// health answers GET /healthz.
+type health struct {
+	// Status is "ok", or "degraded" when a check is down (503).
+	Status string `json:"status"`
+	// Checks maps each check to "ok" or "down: why".
+	Checks map[string]string `json:"checks"`
 }

@@ -10,6 +10,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"time"
 	"unicode/utf8"
 
 	"github.com/mnemo-dev/mnemo/graph"
@@ -62,6 +63,7 @@ type structFields struct {
 }
 
 var (
+	timeType        = reflect.TypeFor[time.Time]()
 	jsonUnmarshaler = reflect.TypeFor[json.Unmarshaler]()
 	textUnmarshaler = reflect.TypeFor[encoding.TextUnmarshaler]()
 )
@@ -142,6 +144,9 @@ func (s *scanner) value(t reflect.Type, path string, depth int) error {
 		return errorf(http.StatusBadRequest, "invalid_json", "",
 			fmt.Sprintf("the request body nests deeper than %d levels", maxDepth))
 	}
+	if t == timeType {
+		return s.time(path)
+	}
 	t = concrete(t)
 	s.space()
 	switch s.peek() {
@@ -162,6 +167,31 @@ func (s *scanner) value(t reflect.Type, path string, depth int) error {
 	default:
 		return s.literal()
 	}
+}
+
+// time reads a member decoded into a time.Time: null, or a string that
+// time.Time reads. Anything else is refused here, naming the member,
+// rather than by encoding/json, whose error names neither the member nor
+// the format.
+func (s *scanner) time(path string) error {
+	s.space()
+	if s.peek() != '"' {
+		start := s.pos
+		if err := s.literal(); err == nil && string(s.data[start:s.pos]) == "null" {
+			return nil
+		}
+		return errorf(http.StatusBadRequest, "invalid", path, path+" must be an RFC 3339 time string such as 2026-01-02T15:04:05Z")
+	}
+	start := s.pos
+	if _, err := s.str(); err != nil {
+		return err
+	}
+	var t time.Time
+	if err := t.UnmarshalJSON(s.data[start:s.pos]); err != nil {
+		return errorf(http.StatusBadRequest, "invalid", path,
+			fmt.Sprintf("%s must be an RFC 3339 time such as 2026-01-02T15:04:05Z, not %.40s", path, s.data[start:s.pos]))
+	}
+	return nil
 }
 
 func (s *scanner) object(t reflect.Type, path string, depth int) error {
