@@ -118,7 +118,8 @@ func (s *Store) Walk(ctx context.Context, f graph.Filter, r graph.WalkRequest) (
 		return nil, nil
 	}
 	texts := []string{walkResolve, fmt.Sprintf(walkSeeds, w.sql()), fmt.Sprintf(walkExpand, w.sql()), walkMentions,
-		walkPairs, walkLinks, fmt.Sprintf(walkHop2, w.sql()), memoriesByRID, fmt.Sprintf(walkLinked, w.sql())}
+		walkPairs, walkLinks, fmt.Sprintf(walkHop2, w.sql()), memoriesByRID, fmt.Sprintf(walkLinked, w.sql()),
+		walkRelatedText(f, w)}
 	stmts := make([]*sql.Stmt, len(texts)) // before the transaction: see stmtCache
 	for i, q := range texts {
 		if stmts[i], err = s.stmts.get(ctx, q); err != nil {
@@ -279,6 +280,13 @@ func (l *walkLoad) load(ctx context.Context, run func(int, ...any) (*sql.Rows, e
 			l.pairs[p] = true
 		}
 	}
+	// Explicit relations: the related memories join (walk_relations.go),
+	// bringing no other edge.
+	loaded := l.order
+	rels, err := l.related(run, 9, f, w)
+	if err != nil {
+		return err
+	}
 	// Nodes and edges in a fixed order, so that equal neighbourhoods score
 	// alike to the last bit on every store (walk.Rank sums in adjacency
 	// order).
@@ -303,7 +311,7 @@ func (l *walkLoad) load(ctx context.Context, run func(int, ...any) (*sql.Rows, e
 	}
 	// Links among the memories loaded: one per pair, NEXT before
 	// SUPERSEDES (as on every store).
-	all, _ := json.Marshal(l.order)
+	all, _ := json.Marshal(loaded)
 	rows, err = run(5, string(all), string(all), string(all), string(all))
 	if err != nil {
 		return err
@@ -323,6 +331,9 @@ func (l *walkLoad) load(ctx context.Context, run func(int, ...any) (*sql.Rows, e
 	})
 	for _, x := range links {
 		l.g.Link(x.a, x.b, walk.LinkWeight(x.kind))
+	}
+	for _, p := range rels {
+		l.g.Link(p[0], p[1], walk.RelationWeight)
 	}
 	return ctx.Err()
 }
