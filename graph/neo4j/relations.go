@@ -153,8 +153,8 @@ func (s *Store) GetRelation(ctx context.Context, f graph.Filter, id string) (gra
 
 // relationForDeleteCypher reads relation $id with the scopes of its
 // memories. Uses the relation_id_* indexes.
-var relationForDeleteCypher = relationByID() + `RETURN ` + relationRow + `,
-  startNode(n) {.tenant_id, .org_id, .repo_id} AS a, endNode(n) {.tenant_id, .org_id, .repo_id} AS b`
+var relationForDeleteCypher = relationByID() + `WITH n, startNode(n) AS sa, endNode(n) AS sb
+RETURN ` + relationRow + `, sa {.tenant_id, .org_id, .repo_id} AS a, sb {.tenant_id, .org_id, .repo_id} AS b`
 
 // deleteRelationCypher deletes relation $id. %s: its type.
 const deleteRelationCypher = `MATCH ()-[n:%s {id: $id}]->() DELETE n`
