@@ -43,12 +43,7 @@ func (s *Server) createRelation(c *gin.Context) {
 // deleteRelation serves DELETE /v1/relations/{id}, with an optional body
 // {"reason": "..."} for the audit trail: 200 with the deleted relation.
 func (s *Server) deleteRelation(c *gin.Context) {
-	id := c.Param("id")
-	if err := graph.CheckID("id", id); err != nil {
-		s.fail(c, err)
-		return
-	}
-	reason, ok := s.reason(c)
+	id, reason, ok := s.idAndReason(c)
 	if !ok {
 		return
 	}

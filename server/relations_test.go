@@ -30,16 +30,7 @@ func TestRelationsHTTP(t *testing.T) {
 		return fmt.Sprintf(`{"from":%q,"to":%q,"type":%q,"reason":"sizing"}`, pool, cache, typ)
 	}
 	var relID string
-	steps := []struct {
-		name   string
-		role   string
-		method string
-		path   func() string
-		body   string
-		status int
-		code   string // error code, or error field for 400
-		check  func(t *testing.T, body map[string]any)
-	}{
+	a.runSteps(t, []httpStep{
 		{"reader may not relate", "reader", "POST", fixed("/v1/relations"), body("DEPENDS_ON"), 403, "forbidden", nil},
 		{"unknown type", "writer", "POST", fixed("/v1/relations"), body("LIKES"), 400, "type", nil},
 		{"unknown field", "writer", "POST", fixed("/v1/relations"), `{"from":"a","to":"b","type":"RELATES_TO","weight":2}`, 400, "weight", nil},
@@ -84,17 +75,5 @@ func TestRelationsHTTP(t *testing.T) {
 			}
 			assert.Equal(t, []string{"gate.approve", "relation.create", "relation.delete"}, actions)
 		}},
-	}
-	for _, s := range steps {
-		t.Run(s.name, func(t *testing.T) {
-			status, body := a.call(t, s.role, s.method, s.path(), s.body)
-			require.Equal(t, s.status, status, "body: %v", body)
-			if s.code != "" {
-				assert.Contains(t, []string{errCode(body), errField(body)}, s.code, fmt.Sprint(body))
-			}
-			if s.check != nil {
-				s.check(t, body)
-			}
-		})
-	}
+	})
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -14,13 +13,7 @@ import (
 // listed from either end, related again (the same relation), and the
 // relation deleted; bad input fails with a message.
 func TestRelateCLI(t *testing.T) {
-	data := t.TempDir()
-	mnemo := func(t *testing.T, args ...string) (string, int) {
-		t.Helper()
-		var out, errs bytes.Buffer
-		code := run(t.Context(), append(args, "--data-dir", data, "--vector", "off", "--log-level", "error"), &out, &errs)
-		return out.String() + errs.String(), code
-	}
+	mnemo := cliOn(t.TempDir())
 	ingest := func(text string) string {
 		out, code := mnemo(t, "ingest", "--roles", "librarian", text)
 		require.Zero(t, code, out)
