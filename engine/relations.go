@@ -47,8 +47,10 @@ type RelationResult struct {
 	Created bool `json:"created"`
 }
 
-// relationStore is the engine's store as graph.Relations.
-func (e *Engine) relationStore() (graph.Relations, error) {
+// relations returns the store's graph.Relations. Until the store split
+// (issue 13 item 8) lands its capabilities and graph.ErrUnsupported, a
+// store without it is a plain error.
+func (e *Engine) relations() (graph.Relations, error) {
 	r, ok := e.store.(graph.Relations)
 	if !ok {
 		return nil, errors.New("engine: the graph store keeps no relations")
@@ -68,7 +70,7 @@ func (e *Engine) Relate(ctx context.Context, p graph.Principal, r RelationReques
 	if err := authorize(pol, p, PermWrite); err != nil {
 		return RelationResult{}, err
 	}
-	rs, err := e.relationStore()
+	rs, err := e.relations()
 	if err != nil {
 		return RelationResult{}, err
 	}
@@ -97,7 +99,7 @@ func (e *Engine) Unrelate(ctx context.Context, p graph.Principal, id, reason str
 	if err := authorize(pol, p, PermWrite); err != nil {
 		return graph.Relation{}, err
 	}
-	rs, err := e.relationStore()
+	rs, err := e.relations()
 	if err != nil {
 		return graph.Relation{}, err
 	}
@@ -134,7 +136,7 @@ func (e *Engine) Unrelate(ctx context.Context, p graph.Principal, id, reason str
 // must be readable by p.
 func (e *Engine) ListRelations(ctx context.Context, p graph.Principal, id string, limit int) ([]graph.Relation, error) {
 	pol := e.policy.Current()
-	rs, err := e.relationStore()
+	rs, err := e.relations()
 	if err != nil {
 		return nil, err
 	}

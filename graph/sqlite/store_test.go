@@ -43,5 +43,5 @@ func TestConformance(t *testing.T) {
 }
 
 func TestRelations(t *testing.T) {
-	storetest.RunRelations(t, func(t *testing.T) graph.Store { return open(t, t.TempDir()) })
+	storetest.RunRelations(t, func(t *testing.T) graph.Store { return open(t, t.TempDir()) }, storetest.Config{})
 }

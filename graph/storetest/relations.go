@@ -20,7 +20,7 @@ import (
 //
 //	a ──DEPENDS_ON──▶ b        c        x
 //	(alpha)          (beta)  (gamma)  (omega)
-func RunRelations(t *testing.T, open func(t *testing.T) graph.Store) {
+func RunRelations(t *testing.T, open func(t *testing.T) graph.Store, cfg Config) {
 	cases := []struct {
 		name string
 		fn   func(t *testing.T, x *relSuite)
@@ -37,7 +37,7 @@ func RunRelations(t *testing.T, open func(t *testing.T) graph.Store) {
 			s := open(t)
 			r, ok := s.(graph.Relations)
 			require.True(t, ok, "%T does not implement graph.Relations", s)
-			x := &relSuite{suite: suite{s: s}, r: r, scope: newScope(t)}
+			x := &relSuite{suite: suite{s: s, cfg: cfg}, r: r, scope: newScope(t)}
 			x.ids = map[string]string{}
 			for _, m := range []struct{ name, ent string }{{"a", "Alpha"}, {"b", "Beta"}, {"c", "Gamma"}, {"x", "Omega"}} {
 				x.ids[m.name] = x.create(t, memIn(x.scope, "rel "+m.name, "content of "+m.name, m.ent)).Memory.ID
