@@ -14,17 +14,25 @@ import (
 const charsPerToken = 4
 
 // Neighbour is a memory appended to a primary result because it shares
-// entities with it, shown per its type's display.neighbour rule: full
-// (content), summary (summary + id) or id.
+// entities with it or an explicit relation links them, shown per its
+// type's display.neighbour rule: full (content), summary (summary + id) or
+// id.
 type Neighbour struct {
-	ID        string   `json:"id"`
-	Type      string   `json:"type"`
-	Title     string   `json:"title,omitempty"`
-	VersionID string   `json:"version_id"`
-	Display   string   `json:"display"`
-	Content   string   `json:"content,omitempty"`
-	Summary   string   `json:"summary,omitempty"`
-	Shared    []string `json:"shared"`
+	ID        string `json:"id"`
+	Type      string `json:"type"`
+	Title     string `json:"title,omitempty"`
+	VersionID string `json:"version_id"`
+	Display   string `json:"display"`
+	Content   string `json:"content,omitempty"`
+	Summary   string `json:"summary,omitempty"`
+	// Reason says why it is appended: shared_entities, or the type of
+	// the relation that links it (RELATES_TO, DEPENDS_ON, CONTRADICTS,
+	// DERIVED_FROM), whose id is RelationID; Direction is out when the
+	// result is the relation's from, in when it is its to.
+	Reason     string   `json:"reason"`
+	RelationID string   `json:"relation_id,omitempty"`
+	Direction  string   `json:"direction,omitempty"`
+	Shared     []string `json:"shared"`
 }
 
 // Budget reports how the token budget was spent.
@@ -167,19 +175,22 @@ func tokens(s string) int {
 }
 
 // appendNeighbours gives each result its appendix of neighbours from set:
-// memories sharing entities with it, up to notes_limit shown in full and
-// docs_limit shown as summary or id, under the same filter, each memory at
-// most once in the response and never one that is already a primary result.
-// Neighbours of a seed that did not become a result are dropped.
+// first the memories its relations lead to, up to relations_limit
+// (appendRelated), then memories sharing entities with it, up to
+// notes_limit shown in full and docs_limit shown as summary or id, under
+// the same filter, each memory at most once in the response and never one
+// that is already a primary result. Neighbours of a seed that did not
+// become a result are dropped.
 func (e *Engine) appendNeighbours(q searchPlan, rs []SearchResult, set neighbourSet) {
 	lim := q.rt.Neighbours
-	if len(rs) == 0 || len(set.ns) == 0 {
+	if len(rs) == 0 || (len(set.ns) == 0 && len(set.rels) == 0) {
 		return
 	}
 	shown := make(map[string]bool, len(rs))
 	for _, r := range rs {
 		shown[r.Memory.ID] = true
 	}
+	appendRelated(q, rs, set, shown)
 	ns, byID := set.ns, set.byID
 	seedIndex := make(map[string]int, len(rs))
 	for i, r := range rs {
@@ -192,30 +203,38 @@ func (e *Engine) appendNeighbours(q searchPlan, rs []SearchResult, set neighbour
 		if !isResult || h == nil || h.mem.ID == "" || !h.hasVersion || shown[h.mem.ID] {
 			continue // a primary result (cycle), already shown, hidden by an edit or not visible
 		}
-		td, _ := q.pol.Type(h.mem.Type)
-		nb := Neighbour{ID: h.mem.ID, Type: h.mem.Type, Title: h.mem.Title, VersionID: h.version.ID,
-			Display: td.Display.Neighbour, Shared: n.Shared}
-		if nb.Display == "" {
-			nb.Display = policy.NeighbourSummary
-		}
+		nb := shapeNeighbour(q, h)
+		nb.Reason, nb.Shared = NeighbourSharedEntities, n.Shared
 		if nb.Display == policy.NeighbourFull {
 			if notes[i] >= lim.NotesLimit {
 				continue
 			}
 			notes[i]++
-			nb.Content = h.text()
 		} else {
 			if docs[i] >= lim.DocsLimit {
 				continue
 			}
 			docs[i]++
-			if nb.Display == policy.NeighbourSummary {
-				nb.Summary = trim(field(policy.FieldSummary, h.mem, h.version, h.text()), 280)
-			}
 		}
 		shown[h.mem.ID] = true
 		rs[i].Neighbours = append(rs[i].Neighbours, nb)
 	}
+}
+
+// shapeNeighbour renders h as a neighbour per its type's
+// display.neighbour rule (summary when the type has none).
+func shapeNeighbour(q searchPlan, h *hit) Neighbour {
+	td, _ := q.pol.Type(h.mem.Type)
+	nb := Neighbour{ID: h.mem.ID, Type: h.mem.Type, Title: h.mem.Title, VersionID: h.version.ID,
+		Display: td.Display.Neighbour}
+	switch nb.Display {
+	case policy.NeighbourFull:
+		nb.Content = h.text()
+	case "", policy.NeighbourSummary:
+		nb.Display = policy.NeighbourSummary
+		nb.Summary = trim(field(policy.FieldSummary, h.mem, h.version, h.text()), 280)
+	}
+	return nb
 }
 
 // applyBudget keeps, in rank order, the results that fit in budget tokens

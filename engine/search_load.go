@@ -111,23 +111,32 @@ func (e *Engine) loadAdmitted(ctx context.Context, f graph.Filter, ids []string)
 }
 
 // neighbourSet is what fetchNeighbours found for a set of seeds: the
-// store's neighbours and, by id, their hits with edits applied and versions
-// loaded.
+// store's neighbours, the seeds' relations (engine/relations.go) and, by
+// id, their hits with edits applied and versions loaded.
 type neighbourSet struct {
 	ns   []graph.Neighbour
+	rels []graph.Relation
 	byID map[string]*hit
 }
 
-// fetchNeighbours asks the store for the neighbours of seeds (the results
-// to be) and loads them, so that it can run while the results resolve.
+// fetchNeighbours asks the store for the neighbours and the relations of
+// seeds (the results to be) and loads them, so that it can run while the
+// results resolve.
 func (e *Engine) fetchNeighbours(ctx context.Context, q searchPlan, seeds []string) (neighbourSet, error) {
 	lim := q.rt.Neighbours
-	if len(seeds) == 0 || lim.NotesLimit+lim.DocsLimit == 0 {
+	if len(seeds) == 0 {
 		return neighbourSet{}, nil
 	}
-	ns, err := e.store.Neighbours(ctx, q.f, seeds, lim.NotesLimit+lim.DocsLimit+len(seeds))
+	var ns []graph.Neighbour
+	if lim.NotesLimit+lim.DocsLimit > 0 {
+		var err error
+		if ns, err = e.store.Neighbours(ctx, q.f, seeds, lim.NotesLimit+lim.DocsLimit+len(seeds)); err != nil {
+			return neighbourSet{}, fmt.Errorf("neighbours: %w", err)
+		}
+	}
+	rels, err := e.relatedOf(ctx, q, seeds)
 	if err != nil {
-		return neighbourSet{}, fmt.Errorf("neighbours: %w", err)
+		return neighbourSet{}, err
 	}
 	isSeed := make(map[string]bool, len(seeds))
 	for _, id := range seeds {
@@ -142,6 +151,9 @@ func (e *Engine) fetchNeighbours(ctx context.Context, q searchPlan, seeds []stri
 			hs = append(hs, h)
 		}
 	}
+	if hs, err = e.loadRelated(ctx, q, rels, isSeed, byID, hs); err != nil {
+		return neighbourSet{}, err
+	}
 	if len(hs) == 0 {
 		return neighbourSet{}, nil
 	}
@@ -151,5 +163,5 @@ func (e *Engine) fetchNeighbours(ctx context.Context, q searchPlan, seeds []stri
 	if err := e.loadVersions(ctx, q.f, hs); err != nil {
 		return neighbourSet{}, err
 	}
-	return neighbourSet{ns: ns, byID: byID}, nil
+	return neighbourSet{ns: ns, rels: rels, byID: byID}, nil
 }

@@ -46,8 +46,12 @@ type Walked struct {
 // linked to the seed memories and the first hop's join the first hop, and
 // those linked to the first hop join the second. A seed entity mentioned by
 // more than WalkMaxDF admitted memories is too common to carry a signal
-// and is not expanded (it still seeds when the query names it). The walk
-// holds every MENTIONS edge between the memories and entities loaded.
+// and is not expanded (it still seeds when the query names it). Last, the
+// admitted memories related to any memory loaded by an explicit relation
+// the filter sees (Relations) join while there is room, in id order,
+// bringing no edge but their relations. The walk holds every MENTIONS edge
+// between the memories and entities loaded, and every relation between
+// them.
 const (
 	DefaultDamping = 0.5
 	WalkFanout     = 32

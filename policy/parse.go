@@ -562,6 +562,9 @@ func (v *validator) retrieval(r *Retrieval) {
 	if r.Neighbours.DocsLimit < 0 {
 		v.add(at.with("neighbours", "docs_limit"), "must be >= 0, got %d", r.Neighbours.DocsLimit)
 	}
+	if r.Neighbours.RelationsLimit < 0 {
+		v.add(at.with("neighbours", "relations_limit"), "must be >= 0, got %d", r.Neighbours.RelationsLimit)
+	}
 	if r.TokenBudget < 0 {
 		v.add(at.with("token_budget"), "must be >= 0, got %d", r.TokenBudget)
 	}

@@ -466,6 +466,11 @@ type Neighbours struct {
 	NotesLimit int `yaml:"notes_limit"`
 	// DocsLimit caps neighbours shown as summary + id; 0 shows none.
 	DocsLimit int `yaml:"docs_limit"`
+	// RelationsLimit caps the memories appended per result because an
+	// explicit relation links them to it (docs/curation.md, "Relations"),
+	// shown by their type's display.neighbour rule, first and beside the
+	// notes and docs limits; 0 shows none.
+	RelationsLimit int `yaml:"relations_limit"`
 }
 
 // fusionSignals are the signals FusionWeights may weigh.

@@ -33,16 +33,7 @@ func TestEditsHTTP(t *testing.T) {
 	mem := c.Memory.ID
 	edits := "/v1/memories/" + mem + "/edits"
 	var amendID, retractID string
-	steps := []struct {
-		name   string
-		role   string
-		method string
-		path   func() string
-		body   string
-		status int
-		code   string // error code, or error field for 400
-		check  func(t *testing.T, body map[string]any)
-	}{
+	a.runSteps(t, []httpStep{
 		{"reader may not amend", "reader", "POST", fixed(edits), `{"kind":"amend","content":"x","reason":"r"}`, 403, "forbidden", nil},
 		{"reason is required", "writer", "POST", fixed(edits), `{"kind":"amend","content":"x"}`, 400, "reason", nil},
 		{"unknown field", "writer", "POST", fixed(edits), `{"kind":"amend","content":"x","reason":"r","why":"?"}`, 400, "why", nil},
@@ -108,7 +99,26 @@ func TestEditsHTTP(t *testing.T) {
 		{"audit with to before from", "librarian", "GET", fixed("/v1/audit?from=2026-01-02&to=2026-01-01"), "", 400, "to", nil},
 		{"audit with a bad limit", "librarian", "GET", fixed("/v1/audit?limit=0"), "", 400, "limit", nil},
 		{"audit with an empty limit", "librarian", "GET", fixed("/v1/audit?limit="), "", 400, "limit", nil},
-	}
+	})
+}
+
+// httpStep is one request of a scripted HTTP test: who sends what, the
+// status wanted, the error code (or error field for 400) of a failure, and
+// a check of the answer.
+type httpStep struct {
+	name   string
+	role   string
+	method string
+	path   func() string
+	body   string
+	status int
+	code   string
+	check  func(t *testing.T, body map[string]any)
+}
+
+// runSteps sends steps one after another, each a subtest.
+func (a *ingAPI) runSteps(t *testing.T, steps []httpStep) {
+	t.Helper()
 	for _, s := range steps {
 		t.Run(s.name, func(t *testing.T) {
 			status, body := a.call(t, s.role, s.method, s.path(), s.body)

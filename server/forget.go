@@ -29,16 +29,23 @@ func (s *Server) reason(c *gin.Context) (string, bool) {
 	return req.Reason, true
 }
 
+// idAndReason reads the {id} of a DELETE and its optional body; on bad
+// input it answers the error and reports false.
+func (s *Server) idAndReason(c *gin.Context) (string, string, bool) {
+	id := c.Param("id")
+	if err := graph.CheckID("id", id); err != nil {
+		s.fail(c, err)
+		return "", "", false
+	}
+	reason, ok := s.reason(c)
+	return id, reason, ok
+}
+
 // archiveMemory serves DELETE /v1/memories/{id}: the memory is archived
 // (hidden from reads that do not ask for archived memories, restorable with
 // {id}:restore). It answers the memory as it is now.
 func (s *Server) archiveMemory(c *gin.Context) {
-	id := c.Param("id")
-	if err := graph.CheckID("id", id); err != nil {
-		s.fail(c, err)
-		return
-	}
-	reason, ok := s.reason(c)
+	id, reason, ok := s.idAndReason(c)
 	if !ok {
 		return
 	}

@@ -121,6 +121,9 @@ func New(o Options) (*Server, error) {
 	v1.POST("/memories/:id/edits", s.proposeEdit)
 	v1.GET("/memories/:id/edits", s.listEdits)
 	v1.POST("/edits/:id", s.decideEdit) // {id}:approve, {id}:reject
+	v1.POST("/relations", s.createRelation)
+	v1.DELETE("/relations/:id", s.deleteRelation)
+	v1.GET("/memories/:id/relations", s.listRelations)
 	v1.GET("/audit", s.listAudit)
 	v1.DELETE("/memories/:id", s.archiveMemory) // archive (forget.go)
 	v1.POST("/memories/:id", s.memoryAction)    // {id}:restore, {id}:erase

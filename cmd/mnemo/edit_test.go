@@ -14,13 +14,7 @@ import (
 // librarian (approved at once), retracted by a writer (pending) and that
 // retract rejected; `mnemo edit list` and `mnemo audit` show each step.
 func TestEditCLI(t *testing.T) {
-	data := t.TempDir()
-	mnemo := func(t *testing.T, args ...string) (string, int) {
-		t.Helper()
-		var out, errs bytes.Buffer
-		code := run(t.Context(), append(args, "--data-dir", data, "--vector", "off", "--log-level", "error"), &out, &errs)
-		return out.String() + errs.String(), code
-	}
+	mnemo := cliOn(t.TempDir())
 	out, code := mnemo(t, "ingest", "--roles", "librarian", "Jenkins runs on host ci-1.")
 	require.Zero(t, code, out)
 	fields := strings.Fields(out)
@@ -68,4 +62,15 @@ func TestEditCLI(t *testing.T) {
 	out, code = mnemo(t, "edit", "propose", mem, "--kind", "attenuate", "--delta", "x", "--reason", "r")
 	assert.NotZero(t, code, out)
 	assert.Contains(t, out, "--delta")
+}
+
+// cliOn runs mnemo commands on the data directory data, vectors off, and
+// returns their output (stdout then stderr) and exit code.
+func cliOn(data string) func(t *testing.T, args ...string) (string, int) {
+	return func(t *testing.T, args ...string) (string, int) {
+		t.Helper()
+		var out, errs bytes.Buffer
+		code := run(t.Context(), append(args, "--data-dir", data, "--vector", "off", "--log-level", "error"), &out, &errs)
+		return out.String() + errs.String(), code
+	}
 }

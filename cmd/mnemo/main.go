@@ -34,6 +34,7 @@ func commands() map[string]command {
 		"librarian": {"librarian list|show|approve|reject: review queued writes", runLibrarian},
 		"forget":    {"forget ID (archive) | --restore ID | --erase ID... | --user U: archive or erase memories", runForget},
 		"edit":      {"edit propose|list|approve|reject: memory surgery (retract, amend, quarantine, attenuate, block)", runEdit},
+		"relate":    {"relate create FROM TYPE TO | delete ID | list MEMORY_ID: typed relations between memories", runRelate},
 		"audit":     {"audit [--memory ID] [--actor A] [--from T] [--to T]: read the audit trail", runAudit},
 		"outbox":    {"outbox status|drain|retry: pending and dead vector-index writes", runOutbox},
 		"reindex":   {"rebuild the vector index of a scope from the graph", runReindex},

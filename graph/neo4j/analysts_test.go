@@ -37,9 +37,16 @@ func TestAnalystQueries(t *testing.T) {
 			Version: graph.VersionInput{Content: content, Entities: ents},
 		}
 	}
-	first, err := s.CreateMemory(ctx, memory("Caroline meets Bob", "Caroline met Bob at the support group.", 0, caroline, bob))
+	create := func(in graph.MemoryInput) (graph.Created, error) {
+		out, err := s.CreateMemories(ctx, []graph.MemoryInput{in})
+		if err != nil {
+			return graph.Created{}, err
+		}
+		return out[0], nil
+	}
+	first, err := create( memory("Caroline meets Bob", "Caroline met Bob at the support group.", 0, caroline, bob))
 	must(t, err)
-	_, err = s.CreateMemory(ctx, memory("Caroline paints", "Caroline painted a sunrise.", 1, caroline))
+	_, err = create(memory("Caroline paints", "Caroline painted a sunrise.", 1, caroline))
 	must(t, err)
 	_, err = s.AddVersion(ctx, sc, first.Memory.ID, graph.VersionInput{Content: "Caroline met Bob at the LGBTQ support group.", Entities: []graph.EntityRef{caroline, bob}})
 	must(t, err)
@@ -53,7 +60,7 @@ func TestAnalystQueries(t *testing.T) {
 	must(t, err)
 	newer := memory("Caroline meets Bob (corrected)", "Caroline met Bob at the support group in May.", 2, caroline, bob)
 	newer.Supersedes = first.Memory.ID
-	_, err = s.CreateMemory(ctx, newer)
+	_, err = create(newer)
 	must(t, err)
 	_, err = s.CreateGateRequest(ctx, graph.GateRequest{Scope: sc, Title: "A policy memory", Rule: "policy-needs-review",
 		Payload: []byte(`{}`), RequestedBy: "agent-7", CreatedAt: at},

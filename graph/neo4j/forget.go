@@ -250,6 +250,9 @@ func eraseTenant(ctx context.Context, tx neo4jdrv.ManagedTransaction, tenant str
 	if err := eraseEdges(ctx, tx, tenant, ids); err != nil {
 		return err
 	}
+	if _, err := collect(ctx, tx, eraseRelationsCypher, params); err != nil {
+		return err
+	}
 	count := func(query string) (int, error) {
 		recs, err := collect(ctx, tx, query, params)
 		if err != nil || len(recs) == 0 {

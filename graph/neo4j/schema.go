@@ -51,6 +51,12 @@ func schema() []string {
 		"CREATE INDEX audit_subject IF NOT EXISTS FOR (n:AuditEvent) ON (n.subject_id)",
 		"CREATE INDEX gate_memory IF NOT EXISTS FOR (n:GateRequest) ON (n.memory_id)",
 		"CREATE INDEX outbox_memory IF NOT EXISTS FOR (n:OutboxItem) ON (n.memory_id)",
+		// relation_id_*: a relation (relations.go) by id, one index per
+		// relationship type.
+		"CREATE INDEX relation_id_relates_to IF NOT EXISTS FOR ()-[n:RELATES_TO]-() ON (n.id)",
+		"CREATE INDEX relation_id_depends_on IF NOT EXISTS FOR ()-[n:DEPENDS_ON]-() ON (n.id)",
+		"CREATE INDEX relation_id_contradicts IF NOT EXISTS FOR ()-[n:CONTRADICTS]-() ON (n.id)",
+		"CREATE INDEX relation_id_derived_from IF NOT EXISTS FOR ()-[n:DERIVED_FROM]-() ON (n.id)",
 		// edit_tenant: ListEdits and the edit lookups within a tenant.
 		"CREATE INDEX edit_tenant IF NOT EXISTS FOR (n:Edit) ON (n.tenant_id)",
 		// edit_target: the edits of given memories, which every search

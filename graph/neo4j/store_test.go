@@ -37,6 +37,13 @@ func TestStore(t *testing.T) {
 	})
 }
 
+// TestRelations runs the graph.Relations conformance cases.
+func TestRelations(t *testing.T) {
+	cfg := neo4jtest.Config(t)
+	storetest.RunRelations(t, func(t *testing.T) graph.Store { return neo4jtest.Open(t, cfg) },
+		storetest.Config{TimePrecision: time.Nanosecond})
+}
+
 func require(t *testing.T, err error) {
 	t.Helper()
 	if err != nil {

@@ -150,6 +150,9 @@ func (s *Store) Walk(ctx context.Context, f graph.Filter, r graph.WalkRequest) (
 		if err := l.hop2(ctx, tx, f); err != nil {
 			return nil, err
 		}
+		if err := l.related(ctx, tx, f); err != nil {
+			return nil, err
+		}
 		res := l.rank()
 		if len(res) == 0 {
 			return nil, nil
@@ -190,6 +193,8 @@ type hood struct {
 	links map[[2]string]string // (a, b), a < b -> type
 	seen  map[string]bool      // memories whose detail was read
 	req   graph.WalkRequest
+	rels  map[[2]string]bool // relations among loaded memories (walk_relations.go)
+	byRel map[string]bool    // memories only a relation loaded
 }
 
 func newHood(r graph.WalkRequest) *hood {
@@ -386,13 +391,18 @@ func (h *hood) rank() []walk.Result {
 	}
 	links := make([][2]string, 0, len(h.links))
 	for l := range h.links {
-		if h.mems[l[0]] && h.mems[l[1]] {
+		if h.mems[l[0]] && h.mems[l[1]] && !h.byRel[l[0]] && !h.byRel[l[1]] {
 			links = append(links, l)
 		}
 	}
 	slices.SortFunc(links, func(a, b [2]string) int { return cmp.Or(cmp.Compare(a[0], b[0]), cmp.Compare(a[1], b[1])) })
 	for _, l := range links {
 		g.Link(l[0], l[1], walk.LinkWeight(h.links[l]))
+	}
+	for _, l := range slices.SortedFunc(maps.Keys(h.rels), func(a, b [2]string) int {
+		return cmp.Or(cmp.Compare(a[0], b[0]), cmp.Compare(a[1], b[1]))
+	}) {
+		g.Link(l[0], l[1], walk.RelationWeight)
 	}
 	return g.Rank(h.req)
 }

@@ -296,6 +296,26 @@ CREATE INDEX co_occurs_b ON co_occurs(b_rid);
 CREATE INDEX outbox_memory ON outbox(tenant_id, memory_id);
 CREATE INDEX gate_memory ON gate_requests(tenant_id, memory_id) WHERE memory_id <> '';
 `,
+	// 11: explicit relations between memories (relations.go): one row per
+	// (from, to, type) in a scope; the unique key serves the lookups from
+	// a memory, relations_to those to it (the walk, RelationsOf, Erase).
+	`
+CREATE TABLE relations (
+	rid        INTEGER PRIMARY KEY,
+	id         TEXT NOT NULL UNIQUE,
+	tenant_id  TEXT NOT NULL,
+	org_id     TEXT NOT NULL,
+	repo_id    TEXT NOT NULL,
+	from_rid   INTEGER NOT NULL REFERENCES memories(rid),
+	to_rid     INTEGER NOT NULL REFERENCES memories(rid),
+	type       TEXT NOT NULL,
+	reason     TEXT NOT NULL,
+	created_by TEXT NOT NULL,
+	created_at INTEGER NOT NULL,             -- unix nanoseconds UTC
+	UNIQUE (from_rid, to_rid, type, org_id, repo_id)
+);
+CREATE INDEX relations_to ON relations(to_rid);
+`,
 }
 
 const createMigrationsTable = `CREATE TABLE IF NOT EXISTS schema_migrations (

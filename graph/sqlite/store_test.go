@@ -45,3 +45,7 @@ func TestConformance(t *testing.T) {
 		},
 	})
 }
+
+func TestRelations(t *testing.T) {
+	storetest.RunRelations(t, func(t *testing.T) graph.Store { return open(t, t.TempDir()) }, storetest.Config{})
+}

@@ -91,14 +91,15 @@ const (
 	wsLinks              // walkLinks
 	wsLinked             // walkLinked
 	wsByRID              // memoriesByRID
+	wsRelated            // walkRelatedText: explicit relations (walk_relations.go)
 )
 
 // walkStatements renders the statements of a walk under filter w (and w0,
 // the same without ValidAt), in the order of the ws constants.
-func walkStatements(w, w0 *where) []string {
+func walkStatements(f graph.Filter, w, w0 *where) []string {
 	return []string{walkResolve, fmt.Sprintf(walkSeeds, w.sql()), fmt.Sprintf(walkPostings, w.sql()),
 		fmt.Sprintf(walkPostings, w0.sql()), walkMentions, walkPairs, walkLinks, fmt.Sprintf(walkLinked, w.sql()),
-		memoriesByRID}
+		memoriesByRID, walkRelatedText(f, w)}
 }
 
 // Walk implements graph.Store: it loads the neighbourhood on one snapshot
@@ -130,7 +131,7 @@ func (s *Store) Walk(ctx context.Context, f graph.Filter, r graph.WalkRequest) (
 	if err != nil {
 		return nil, fmt.Errorf("walk: %w", err)
 	}
-	texts := walkStatements(w, w0)
+	texts := walkStatements(f, w, w0)
 	stmts := make([]*sql.Stmt, len(texts)) // before the transaction: see stmtCache
 	for i, q := range texts {
 		if stmts[i], err = s.stmts.get(ctx, q); err != nil {
@@ -328,6 +329,13 @@ func (l *walkLoad) load(ctx context.Context) error {
 			l.pairs[p] = true
 		}
 	}
+	// Explicit relations: the related memories join (walk_relations.go),
+	// bringing no other edge.
+	loaded := l.order
+	rels, err := l.related(l.run, wsRelated, l.f, l.w)
+	if err != nil {
+		return err
+	}
 	// Nodes and edges in a fixed order, so that equal neighbourhoods score
 	// alike to the last bit on every store (walk.Rank sums in adjacency
 	// order).
@@ -352,7 +360,7 @@ func (l *walkLoad) load(ctx context.Context) error {
 	}
 	// Links among the memories loaded: one per pair, NEXT before
 	// SUPERSEDES (as on every store).
-	all, _ := json.Marshal(l.order)
+	all, _ := json.Marshal(loaded)
 	rows, err = l.run(wsLinks, string(all), string(all), string(all), string(all))
 	if err != nil {
 		return err
@@ -372,6 +380,9 @@ func (l *walkLoad) load(ctx context.Context) error {
 	})
 	for _, x := range links {
 		l.g.Link(x.a, x.b, walk.LinkWeight(x.kind))
+	}
+	for _, p := range rels {
+		l.g.Link(p[0], p[1], walk.RelationWeight)
 	}
 	return ctx.Err()
 }

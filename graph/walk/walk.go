@@ -34,6 +34,14 @@ const (
 	SupersedesWeight = 0.5
 )
 
+// RelationWeight is the weight of an explicit relation between two
+// memories (graph.Relation, of any type): someone said these two belong
+// together, which says more than a NEXT or SUPERSEDES link and about as
+// much as an entity three admitted memories share (0.91), less than one
+// only two share (1.44). A pair already linked by NEXT or SUPERSEDES keeps
+// that link alone (one link per pair).
+const RelationWeight = 1.0
+
 // LinkWeight is the weight of a link of kind NEXT or SUPERSEDES (the
 // relationship types; 0, no link, for any other).
 func LinkWeight(kind string) float64 {

@@ -144,7 +144,7 @@ func TestToolsAndSchemas(t *testing.T) {
 		"verify_citations": true, "librarian_list": true, "librarian_get": true,
 		"librarian_approve": false, "librarian_reject": false,
 		"edit_propose": false, "edit_list": true, "edit_approve": false, "edit_reject": false, "audit": true,
-		"forget": false, "restore": false,
+		"forget": false, "restore": false, "relate": false, "unrelate": false, "relations": true,
 	}, readOnly)
 }
 
@@ -257,6 +257,23 @@ func TestEveryTool(t *testing.T) {
 			call(t, w, "get", map[string]any{"id": m.ID}, nil), "an erased memory reads as HTTP says")
 		assert.Contains(t, call(t, w, "forget", map[string]any{"id": m.ID, "mode": "shred"}, nil), "mode must be archive or erase")
 	})
+	t.Run("relate, relations and unrelate", func(t *testing.T) {
+		var a, b engine.IngestResult
+		require.Empty(t, call(t, w, "remember", map[string]any{"type": "note", "content": "The billing cron runs at midnight.", "visibility": "project"}, &a))
+		require.Empty(t, call(t, w, "remember", map[string]any{"type": "note", "content": "The invoice mailer waits for the nightly job.", "visibility": "project"}, &b))
+		var rel engine.RelationResult
+		require.Empty(t, call(t, w, "relate", map[string]any{"from": b.ID, "to": a.ID, "type": "DEPENDS_ON", "reason": "waits"}, &rel))
+		assert.True(t, rel.Created)
+		var list mcp.RelationsOutput
+		require.Empty(t, call(t, lib, "relations", map[string]any{"memory_id": a.ID}, &list))
+		require.Len(t, list.Relations, 1)
+		assert.Equal(t, graph.DependsOn, list.Relations[0].Type)
+		var gone mcp.UnrelateOutput
+		require.Empty(t, call(t, w, "unrelate", map[string]any{"id": rel.Relation.ID, "reason": "wrong"}, &gone))
+		assert.Equal(t, rel.Relation.ID, gone.Relation.ID)
+		require.Empty(t, call(t, lib, "relations", map[string]any{"memory_id": a.ID}, &list))
+		assert.Empty(t, list.Relations)
+	})
 	t.Run("librarian", func(t *testing.T) {
 		var queued, other engine.IngestResult
 		require.Empty(t, call(t, w, "remember", map[string]any{"type": "decision", "content": "We decided to move billing to Postgres 17."}, &queued))
@@ -318,6 +335,11 @@ func TestErrorsReadAsHTTP(t *testing.T) {
 		{"forget an unknown memory", "forget", map[string]any{"id": "m-missing"}, "DELETE", "/v1/memories/m-missing", ""},
 		{"erase an unknown memory", "forget", map[string]any{"id": "m-missing", "mode": "erase"}, "POST", "/v1/memories/m-missing:erase", ""},
 		{"restore an unknown memory", "restore", map[string]any{"id": "m-missing"}, "POST", "/v1/memories/m-missing:restore", ""},
+		{"relate to an unknown memory", "relate", map[string]any{"from": "m-missing", "to": "m-other", "type": "RELATES_TO"},
+			"POST", "/v1/relations", `{"from":"m-missing","to":"m-other","type":"RELATES_TO"}`},
+		{"relate with a bad type", "relate", map[string]any{"from": "m-a", "to": "m-b", "type": "LIKES"},
+			"POST", "/v1/relations", `{"from":"m-a","to":"m-b","type":"LIKES"}`},
+		{"unrelate an unknown relation", "unrelate", map[string]any{"id": "r-missing"}, "DELETE", "/v1/relations/r-missing", ""},
 	}
 	for _, tc := range cases {
 		t.Run(tc.name, func(t *testing.T) {

@@ -61,6 +61,16 @@ func (s *Server) addTools() error {
 			"Approve a pending edit (the policy's approvers only).", writes, s.editApprove, nil),
 		add(s, "edit_reject", "Reject an edit",
 			"Reject a pending edit with a reason.", writes, s.editReject, nil),
+		add(s, "relate", "Relate two memories",
+			"Relate memory from to memory to with a typed, directed relation: RELATES_TO, DEPENDS_ON, CONTRADICTS "+
+				"or DERIVED_FROM. Both must be memories you read and may write. Relating the same pair with the same "+
+				"type again returns the first relation (created false). Related memories are appended to each "+
+				"other's search results and carry the graph signal.",
+			writes, s.relate, nil),
+		add(s, "unrelate", "Delete a relation",
+			"Delete a relation by id, with an optional reason for the audit trail.", forgets, s.unrelate, nil),
+		add(s, "relations", "List a memory's relations",
+			"List the relations of one memory that you can see, newest first.", reads, s.relations, nil),
 		add(s, "forget", "Forget a memory",
 			"Archive a memory (hidden from reads that do not ask for archived memories; restore brings it back) "+
 				"or, with mode erase, remove its content for good (the erase permission, or the memory is your own).",

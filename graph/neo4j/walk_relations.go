@@ -1,0 +1,56 @@
+package neo4j
+
+import (
+	"cmp"
+	"context"
+	"maps"
+	"slices"
+
+	neo4jdrv "github.com/neo4j/neo4j-go-driver/v5/neo4j"
+
+	"github.com/mnemo-dev/mnemo/graph"
+)
+
+// walkRelatedCypher lists the admitted memories related to the memories
+// $ids, either way, by relations the filter sees. Uses memory_id.
+var walkRelatedCypher = `
+UNWIND $ids AS id
+MATCH (:Memory {id: id})-[n:` + relationTypes() + `]-(m:Memory)
+WHERE ` + inScope + ` AND ` + memoryVisible + `
+RETURN id AS from, m.id AS other`
+
+// related is the walk's relation step, after the second hop, as on every
+// store: the admitted memories related to any memory loaded join the
+// neighbourhood while there is room (by id), bringing no other edge; the
+// relations among the memories loaded become links of weight
+// walk.RelationWeight (h.rels).
+func (h *hood) related(ctx context.Context, tx neo4jdrv.ManagedTransaction, f graph.Filter) error {
+	if len(h.mems) == 0 {
+		return nil
+	}
+	recs, err := collect(ctx, tx, walkRelatedCypher, filterParams(f, map[string]any{"ids": slices.Sorted(maps.Keys(h.mems))}))
+	if err != nil {
+		return err
+	}
+	got := make([][2]string, 0, len(recs))
+	for _, rec := range recs {
+		p := rec.AsMap()
+		got = append(got, [2]string{str(p, "other"), str(p, "from")})
+	}
+	slices.SortFunc(got, func(a, b [2]string) int { return cmp.Or(cmp.Compare(a[0], b[0]), cmp.Compare(a[1], b[1])) })
+	h.rels, h.byRel = map[[2]string]bool{}, map[string]bool{}
+	for _, x := range got {
+		other, from := x[0], x[1]
+		if other == from {
+			continue
+		}
+		if !h.mems[other] {
+			if !h.add(other) {
+				continue
+			}
+			h.byRel[other] = true
+		}
+		h.rels[[2]string{min(from, other), max(from, other)}] = true
+	}
+	return nil
+}
