@@ -151,6 +151,9 @@ func (s *Store) Walk(ctx context.Context, f graph.Filter, r graph.WalkRequest) (
 		return nil, fmt.Errorf("walk: %w", err)
 	}
 	ms, err := scanMemories(rows)
+	if err == nil {
+		err = asKnown(ctx, t, f, ms)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("walk: %w", err)
 	}

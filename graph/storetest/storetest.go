@@ -66,6 +66,7 @@ func Run(t *testing.T, open func(t *testing.T) graph.Store, cfg Config) {
 		{"KeywordStatistics", testKeywordStatistics},
 		{"ListFilters", testListFilters},
 		{"ValidAt", testValidAt},
+		{"KnownAt", testKnownAt},
 		{"Edits", testEdits},
 		{"Pagination", testPagination},
 		{"PaginationConcurrentInserts", testPaginationConcurrent},
