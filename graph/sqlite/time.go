@@ -123,7 +123,7 @@ func (s *Store) keywordAsKnown(ctx context.Context, f graph.Filter, w *where, te
 		defer rows.Close()
 		for rows.Next() {
 			var (
-				rid                     int64
+				rid                   int64
 				title, index, content string
 			)
 			if err := rows.Scan(&rid, &title, &index, &content); err != nil {
