@@ -67,7 +67,7 @@ func (s *Store) GetMemories(ctx context.Context, f graph.Filter, ids []string) (
 const getVersionsCypher = `
 UNWIND range(0, size($ids) - 1) AS i
 MATCH (m:Memory)-[:HAS_VERSION]->(v:Version {id: $ids[i]})
-WHERE ` + memoryVisible + `
+WHERE ` + memoryVisible + versionKnown + `
 RETURN i, ` + versionProjection + ` AS v
 ORDER BY i`
 
@@ -114,6 +114,7 @@ const listVersionsCypher = `
 MATCH (m:Memory {id: $id})
 WHERE ` + memoryVisible + `
 OPTIONAL MATCH (m)-[:HAS_VERSION]->(v:Version)
+WHERE true` + versionKnown + `
 WITH v ORDER BY v.number
 RETURN ` + versionProjection + ` AS v`
 
@@ -146,7 +147,7 @@ func (s *Store) ListVersions(ctx context.Context, f graph.Filter, memoryID strin
 // means the version exists but has none. Uses version_id.
 const getChunksCypher = `
 MATCH (m:Memory)-[:HAS_VERSION]->(v:Version {id: $id})
-WHERE ` + memoryVisible + `
+WHERE ` + memoryVisible + versionKnown + `
 OPTIONAL MATCH (v)-[:HAS_CHUNK]->(ch:Chunk)
 WITH ch, [(ch)-[:MENTIONS]->(e:Entity) | e.norm_name] AS entities
 ORDER BY ch.start, ch.end, ch.chunk_key
