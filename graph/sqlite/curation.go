@@ -182,6 +182,9 @@ func (s *Store) LatestBaseline(ctx context.Context, f graph.Filter) (graph.Basel
 	}
 	w := &where{}
 	w.readScope("b", f)
+	if !f.KnownAt.IsZero() {
+		w.add("b.created_at <= ?", nanos(f.KnownAt)) // the newest published by then
+	}
 	var b graph.Baseline
 	_, err := scanBaseline(s.r.QueryRowContext(ctx, fmt.Sprintf(latestBaseline, w.sql()), w.args...), &b)
 	if errors.Is(err, sql.ErrNoRows) {

@@ -16,7 +16,7 @@ import (
 //	k0  nothing written yet
 //	    price (v1 "widget costs ten"), shelf, rumour, secret written
 //	k1
-//	    price gets v2 "widget costs twelve" (a late correction)
+//	    price gets v2 "widget costs twelve" (a late correction); a baseline published
 //	k2
 //	    update supersedes price ("widget costs fifteen")
 //	k3
@@ -44,6 +44,9 @@ func testKnownAt(t *testing.T, x *suite) {
 	v2, err := x.s.AddVersion(ctx(t), s, price.Memory.ID, graph.VersionInput{Content: "widget costs twelve",
 		Entities: []graph.EntityRef{{Name: "widget"}}})
 	require.NoError(t, err)
+	bl, err := x.s.CreateBaseline(ctx(t), graph.Baseline{ID: graph.NewID(), Scope: s, Name: "b1",
+		VersionIDs: []string{v2.ID}, PublishedBy: "lib-1", CreatedAt: time.Now().UTC()})
+	require.NoError(t, err)
 	k2 := mark()
 	upd := memIn(s, "update", "widget costs fifteen", "widget")
 	upd.Supersedes = price.Memory.ID
@@ -67,6 +70,14 @@ func testKnownAt(t *testing.T, x *suite) {
 			out = append(out, name[id])
 		}
 		return out
+	}
+	name2id := func(n string) string {
+		for id, nm := range name {
+			if nm == n {
+				return id
+			}
+		}
+		return ""
 	}
 	all := []graph.Status{graph.StatusActive, graph.StatusSuperseded, graph.StatusArchived}
 	for _, c := range []struct {
@@ -150,6 +161,32 @@ func testKnownAt(t *testing.T, x *suite) {
 			cs, err := x.s.Candidates(ctx(t), f, []string{"widget"}, 10)
 			require.NoError(t, err)
 			assert.ElementsMatch(t, c.active, names(candIDs(cs)), "Candidates")
+			ws, err := x.s.Walk(ctx(t), f, graph.WalkRequest{Entities: map[string]float64{"widget": 1}, Limit: 10})
+			require.NoError(t, err)
+			var walked []string
+			for _, w := range ws {
+				walked = append(walked, w.Memory.ID)
+				assert.Equal(t, graph.StatusActive, w.Memory.Status, "Walk: the status as known then")
+			}
+			assert.ElementsMatch(t, c.active, names(walked), "Walk")
+			if len(c.active) > 1 {
+				ns, err := x.s.Neighbours(ctx(t), f, []string{name2id(c.active[0])}, 10)
+				require.NoError(t, err)
+				var near []string
+				for _, n := range ns {
+					near = append(near, n.Memory.ID)
+					assert.Equal(t, graph.StatusActive, n.Memory.Status, "Neighbours: the status as known then")
+				}
+				assert.ElementsMatch(t, c.active[1:], names(near), "Neighbours")
+			}
+			b, err := x.s.LatestBaseline(ctx(t), f)
+			if c.at.IsZero() || !c.at.Before(k2) {
+				if assert.NoError(t, err, "LatestBaseline") {
+					assert.Equal(t, bl.ID, b.ID, "LatestBaseline")
+				}
+			} else {
+				assert.ErrorIs(t, err, graph.ErrNotFound, "a baseline published later does not exist")
+			}
 			eds, err := x.s.ListEdits(ctx(t), f, graph.EditQuery{MemoryIDs: []string{rumour.Memory.ID}})
 			require.NoError(t, err)
 			if c.editStatus == "" {
