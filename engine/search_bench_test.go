@@ -124,7 +124,7 @@ func searchBenchEmbedder(b *testing.B) *embed.ONNX {
 // BenchmarkSearch measures engine.Search latency (query embedding included)
 // at 10k and 100k memories (MNEMO_BENCH_SIZES, comma-separated, overrides)
 // on the store graphtest selects, and reports p50, p95 and p99 in
-// milliseconds. Each size loads its corpus once per run; the modes share it.
+// milliseconds; mode=hybrid/known_at is a search as known at a past time. Each size loads its corpus once per run; the modes share it.
 func BenchmarkSearch(b *testing.B) {
 	sizes := []int{10_000, 100_000}
 	if v := os.Getenv("MNEMO_BENCH_SIZES"); v != "" {
@@ -138,13 +138,18 @@ func BenchmarkSearch(b *testing.B) {
 	for _, n := range sizes {
 		b.Run(fmt.Sprintf("store=%s/n=%d", graphtest.Backend(), n), func(b *testing.B) {
 			c := loadBenchCorpus(b, n)
+			// known_at: a search as known at a time after the load (the
+			// same memories), which scans for keyword text (docs/time.md).
+			known := engine.TimeTravel{KnownAt: time.Now().UTC()}
 			for _, v := range []struct {
 				name, mode string
 				eng        *engine.Engine
+				tt         engine.TimeTravel
 			}{
-				{"mode=graph", "graph", c.eng},
-				{"mode=hybrid", "hybrid", c.eng},
-				{"mode=hybrid/graph_weight=0", "hybrid", c.noGraph},
+				{"mode=graph", "graph", c.eng, engine.TimeTravel{}},
+				{"mode=hybrid", "hybrid", c.eng, engine.TimeTravel{}},
+				{"mode=hybrid/graph_weight=0", "hybrid", c.noGraph, engine.TimeTravel{}},
+				{"mode=hybrid/known_at", "hybrid", c.eng, known},
 			} {
 				b.Run(v.name, func(b *testing.B) {
 					ctx := context.Background()
@@ -152,7 +157,7 @@ func BenchmarkSearch(b *testing.B) {
 					found := 0
 					for i := 0; b.Loop(); i++ {
 						start := time.Now()
-						resp, err := v.eng.Search(ctx, c.p, engine.SearchRequest{Query: c.queries[i%len(c.queries)], Mode: v.mode})
+						resp, err := v.eng.Search(ctx, c.p, engine.SearchRequest{Query: c.queries[i%len(c.queries)], Mode: v.mode, TimeTravel: v.tt})
 						lat = append(lat, time.Since(start))
 						if err != nil {
 							b.Fatal(err)
