@@ -12,7 +12,9 @@
 package bm25
 
 import (
+	"cmp"
 	"math"
+	"slices"
 	"strings"
 	"sync"
 	"unicode"
@@ -250,4 +252,23 @@ func Score(docs []Doc, terms []string) []float64 {
 		}
 	}
 	return out
+}
+
+// Best returns the positions of the limit best scores above 0, highest
+// first; tie orders equal scores (a total order, so that equal inputs rank
+// equally on every store).
+func Best(scores []float64, limit int, tie func(a, b int) int) []int {
+	order := make([]int, 0, len(scores))
+	for i, sc := range scores {
+		if sc > 0 {
+			order = append(order, i)
+		}
+	}
+	slices.SortFunc(order, func(a, b int) int {
+		if c := cmp.Compare(scores[b], scores[a]); c != 0 {
+			return c
+		}
+		return tie(a, b)
+	})
+	return order[:min(len(order), max(limit, 0))]
 }

@@ -1,9 +1,7 @@
 package neo4j
 
 import (
-	"cmp"
 	"context"
-	"slices"
 	"strings"
 
 	neo4jdrv "github.com/neo4j/neo4j-go-driver/v5/neo4j"
@@ -117,19 +115,7 @@ func (s *Store) keywordAsKnown(ctx context.Context, f graph.Filter, terms []stri
 			docs[i] = bm25.IndexWith(str(p, "title"), graph.SearchText(str(p, "index_text"), str(p, "content")), stems.Stem)
 		}
 		scores := bm25.Score(docs, terms)
-		order := make([]int, 0, len(ids))
-		for i, sc := range scores {
-			if sc > 0 {
-				order = append(order, i)
-			}
-		}
-		slices.SortFunc(order, func(a, b int) int {
-			if c := cmp.Compare(scores[b], scores[a]); c != 0 {
-				return c
-			}
-			return strings.Compare(ids[a], ids[b])
-		})
-		order = order[:min(len(order), limit)]
+		order := bm25.Best(scores, limit, func(a, b int) int { return strings.Compare(ids[a], ids[b]) })
 		top := make([]string, len(order))
 		for i, k := range order {
 			top[i] = ids[k]

@@ -6,7 +6,6 @@ import (
 	"database/sql"
 	"encoding/json"
 	"fmt"
-	"slices"
 
 	"github.com/mnemo-dev/mnemo/graph"
 	"github.com/mnemo-dev/mnemo/graph/bm25"
@@ -138,19 +137,7 @@ func (s *Store) keywordAsKnown(ctx context.Context, f graph.Filter, w *where, te
 		return nil, err
 	}
 	scores := bm25.Score(docs, terms)
-	order := make([]int, 0, len(rids))
-	for i, sc := range scores {
-		if sc > 0 {
-			order = append(order, i)
-		}
-	}
-	slices.SortFunc(order, func(a, b int) int {
-		if c := cmp.Compare(scores[b], scores[a]); c != 0 {
-			return c
-		}
-		return cmp.Compare(rids[a], rids[b])
-	})
-	order = order[:min(len(order), limit)]
+	order := bm25.Best(scores, limit, func(a, b int) int { return cmp.Compare(rids[a], rids[b]) })
 	top := make([]int64, len(order))
 	for i, k := range order {
 		top[i] = rids[k]
