@@ -59,9 +59,7 @@ func runGet(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		return err
 	}
 	if *asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(view)
+		return printJSON(stdout, view)
 	}
 	m := view.Memory
 	fmt.Fprintf(stdout, "%s  %s  %s  version %d of %d  %s\n", m.ID, m.Type, m.Status, view.Version.Number, m.VersionCount, m.Title)
@@ -70,4 +68,12 @@ func runGet(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	}
 	fmt.Fprintln(stdout, view.Content)
 	return nil
+}
+
+// printJSON writes v to w as indented JSON (the --json output of the read
+// commands).
+func printJSON(w io.Writer, v any) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(v)
 }
