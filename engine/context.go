@@ -56,6 +56,10 @@ type ContextRequest struct {
 	// only with IncludeQuarantined (permission read_quarantined).
 	Channel            string
 	IncludeQuarantined bool
+	// TimeTravel reads as of a past valid time and as known at a past
+	// transaction time, as in SearchRequest; a baseline selector then
+	// picks among the baselines published by KnownAt.
+	TimeTravel
 }
 
 // ContextItem is one piece of returned context with the citations that pin
@@ -85,6 +89,9 @@ type ContextResponse struct {
 	BaselineSelectorUsed ContextSelector `json:"baseline_selector_used"`
 	Items                []ContextItem   `json:"items"`
 	ContextID            string          `json:"context_id"`
+	// Warnings says what the read could not do as asked (as in
+	// SearchResponse).
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // ReadContext returns version-pinned context for a query or one element,
@@ -121,8 +128,13 @@ func (e *Engine) ReadContext(ctx context.Context, p graph.Principal, r ContextRe
 		return ContextResponse{}, &graph.FieldError{Field: "selector.baseline_id", Message: "not allowed with the published selector"}
 	}
 	pol := e.policy.Current()
-	f, err := readFilter(pol, p, r.Scope, graph.Filter{ValidAt: e.now().UTC(),
-		Channel: r.Channel, IncludeQuarantined: r.IncludeQuarantined})
+	now := e.now().UTC()
+	if err := r.check(now); err != nil {
+		return ContextResponse{}, err
+	}
+	want := graph.Filter{Channel: r.Channel, IncludeQuarantined: r.IncludeQuarantined}
+	r.apply(&want, now, true)
+	f, err := readFilter(pol, p, r.Scope, want)
 	if err != nil {
 		return ContextResponse{}, err
 	}
@@ -130,11 +142,14 @@ func (e *Engine) ReadContext(ctx context.Context, p graph.Principal, r ContextRe
 	if err != nil {
 		return ContextResponse{}, err
 	}
-	var hits []*hit
+	var (
+		hits     []*hit
+		warnings []string
+	)
 	if r.ElementID != "" {
 		hits, err = e.fetchElement(ctx, f, r.ElementID, pinned)
 	} else {
-		hits, err = e.contextSearch(ctx, pol, p, r, pinned)
+		hits, warnings, err = e.contextSearch(ctx, pol, p, r, pinned)
 	}
 	if err != nil {
 		return ContextResponse{}, err
@@ -143,7 +158,7 @@ func (e *Engine) ReadContext(ctx context.Context, p graph.Principal, r ContextRe
 	if err != nil {
 		return ContextResponse{}, err
 	}
-	resp := ContextResponse{Scope: f.Scope, BaselineSelectorUsed: used, Items: items}
+	resp := ContextResponse{Scope: f.Scope, BaselineSelectorUsed: used, Items: items, Warnings: warnings}
 	receipt := graph.ContextReceipt{ID: graph.NewID(), Scope: f.Scope, PrincipalID: p.ID, Query: r.Query,
 		Citations: []graph.Citation{}, CreatedAt: e.now().UTC()}
 	if r.ElementID != "" {
@@ -232,23 +247,23 @@ func (e *Engine) fetchElement(ctx context.Context, f graph.Filter, id string, pi
 
 // contextSearch ranks memories for the query with the policy's search,
 // keeping those the baseline pins (when one is selected).
-func (e *Engine) contextSearch(ctx context.Context, pol *policy.Policy, p graph.Principal, r ContextRequest, pinned map[string]graph.Version) ([]*hit, error) {
+func (e *Engine) contextSearch(ctx context.Context, pol *policy.Policy, p graph.Principal, r ContextRequest, pinned map[string]graph.Version) ([]*hit, []string, error) {
 	sr := SearchRequest{Scope: r.Scope, Query: r.Query, Limit: r.Limits.MaxItems,
-		Channel: r.Channel, IncludeQuarantined: r.IncludeQuarantined}
+		Channel: r.Channel, IncludeQuarantined: r.IncludeQuarantined, TimeTravel: r.TimeTravel}
 	if pinned != nil {
 		// A baseline may pin versions of memories superseded since.
 		sr.IncludeSuperseded, sr.IncludeArchived, sr.Limit = true, true, MaxSearchLimit
 	}
 	q, err := e.planSearch(pol, p, sr)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	ranked, _, err := e.rank(ctx, q)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if abstains(q, ranked[:min(len(ranked), q.limit)]) {
-		return nil, nil
+		return nil, q.warnings, nil
 	}
 	out := make([]*hit, 0, r.Limits.MaxItems)
 	for _, h := range ranked {
@@ -262,7 +277,7 @@ func (e *Engine) contextSearch(ctx context.Context, pol *policy.Policy, p graph.
 		}
 		out = append(out, h)
 	}
-	return out, nil
+	return out, q.warnings, nil
 }
 
 // contextItems pins each hit to its version (the baseline's, or the current

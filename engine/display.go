@@ -56,7 +56,7 @@ func searchResults(q searchPlan, hs []*hit) []SearchResult {
 		if !h.hasVersion {
 			continue // its version is not visible under the filter
 		}
-		conf, flags := confidence(h, q.now)
+		conf, flags := confidence(h, q.validAt)
 		if slices.Contains(h.edits, string(graph.EditQuarantine)) {
 			flags = append(flags, FlagQuarantined)
 		}

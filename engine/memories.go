@@ -27,9 +27,14 @@ type MemoryView struct {
 // GetOptions apply edits to a direct fetch as to a search: a memory
 // blocked on Channel is not found; a quarantined one is found only with
 // IncludeQuarantined (permission read_quarantined).
+//
+// TimeTravel reads the memory as known at KnownAt (its status, version,
+// successor and edits then; not found when written later or erased) and,
+// with AsOf, only if it is valid at AsOf.
 type GetOptions struct {
 	Channel            string
 	IncludeQuarantined bool
+	TimeTravel
 }
 
 // Get fetches one memory in p's scope with its current version and
@@ -41,7 +46,13 @@ func (e *Engine) Get(ctx context.Context, p graph.Principal, id string) (MemoryV
 // GetWith is Get with options: the effective view of the memory (approved
 // edits applied) for a reader on o.Channel.
 func (e *Engine) GetWith(ctx context.Context, p graph.Principal, id string, o GetOptions) (MemoryView, error) {
-	f, err := readFilter(e.policy.Current(), p, nil, graph.Filter{Channel: o.Channel, IncludeQuarantined: o.IncludeQuarantined})
+	now := e.now().UTC()
+	if err := o.check(now); err != nil {
+		return MemoryView{}, err
+	}
+	want := graph.Filter{Channel: o.Channel, IncludeQuarantined: o.IncludeQuarantined}
+	o.apply(&want, now, false)
+	f, err := readFilter(e.policy.Current(), p, nil, want)
 	if err != nil {
 		return MemoryView{}, err
 	}
@@ -61,7 +72,6 @@ func (e *Engine) GetWith(ctx context.Context, p graph.Principal, id string, o Ge
 	if err != nil {
 		return MemoryView{}, fmt.Errorf("get memory %s current version: %w", id, err)
 	}
-	now := e.now().UTC()
 	if err := e.store.Touch(ctx, m.Scope, []string{m.ID}, now); err != nil {
 		e.log.Warn("reinforce on read failed", "memory", m.ID, "err", err)
 	} else {

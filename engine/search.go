@@ -64,6 +64,10 @@ type SearchRequest struct {
 	Center string
 	// TokenBudget overrides the policy's token budget when positive.
 	TokenBudget int
+	// TimeTravel reads as of a past valid time (as_of) and as known at a
+	// past transaction time (known_at). IncludeExpired with AsOf is
+	// refused (as_of names the instant validity is judged at).
+	TimeTravel
 }
 
 // SearchResponse is what Search returns.
@@ -83,6 +87,9 @@ type SearchResponse struct {
 	Abstained bool   `json:"abstained"`
 	Message   string `json:"message,omitempty"`
 	Budget    Budget `json:"budget"`
+	// Warnings says what the search could not do as asked (e.g.
+	// WarnKnownAtVectors).
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // SignalRank is what one retrieval signal said of a result: its 1-based
@@ -136,7 +143,7 @@ func (e *Engine) Search(ctx context.Context, p graph.Principal, r SearchRequest)
 		return SearchResponse{}, err
 	}
 	resp = SearchResponse{Query: q.text, Mode: q.mode, Reranker: q.reranker, Fallback: fallback,
-		Results: []SearchResult{}, Contradictions: []Contradiction{}}
+		Results: []SearchResult{}, Contradictions: []Contradiction{}, Warnings: q.warnings}
 	if abstains(q, ranked[:min(len(ranked), q.limit)]) {
 		resp.Abstained = true
 		resp.Message = fmt.Sprintf("no memory matched well enough: no result's relevance reached the abstention threshold %.2f", q.rt.AbstentionThreshold)
@@ -185,6 +192,9 @@ type searchPlan struct {
 	pol         *policy.Policy
 	now         time.Time
 	withVectors bool
+	// validAt is the instant expiry is judged at (as_of, else now).
+	validAt  time.Time
+	warnings []string
 }
 
 // planSearch validates r and builds the filter from the principal, under
@@ -209,6 +219,21 @@ func (e *Engine) planSearch(pol *policy.Policy, p graph.Principal, r SearchReque
 	}
 	if q.mode == policy.ModeVector && !q.withVectors {
 		return q, &graph.FieldError{Field: "mode", Message: "vector mode needs a vector index and an embedder, and this server has none"}
+	}
+	if err := r.check(q.now); err != nil {
+		return q, err
+	}
+	if !r.AsOf.IsZero() && r.IncludeExpired {
+		return q, &graph.FieldError{Field: "as_of", Message: "cannot be combined with include_expired"}
+	}
+	q.validAt = r.validAt(q.now)
+	if !r.KnownAt.IsZero() && q.withVectors {
+		// The vector index holds current versions only (docs/time.md).
+		if q.mode == policy.ModeVector {
+			return q, &graph.FieldError{Field: "known_at", Message: "vector mode cannot read as known at a past time: the vector index holds current versions only"}
+		}
+		q.withVectors = false
+		q.warnings = append(q.warnings, WarnKnownAtVectors)
 	}
 	if q.reranker == "" {
 		q.reranker = rt.Reranker.Kind
@@ -249,9 +274,7 @@ func (e *Engine) planSearch(pol *policy.Policy, p graph.Principal, r SearchReque
 	if r.IncludeSuperseded {
 		f.Statuses = append(f.Statuses, graph.StatusSuperseded)
 	}
-	if !r.IncludeExpired {
-		f.ValidAt = q.now
-	}
+	r.apply(&f, q.now, !r.IncludeExpired)
 	f, err := readFilter(pol, p, r.Scope, f)
 	if err != nil {
 		return q, err

@@ -125,7 +125,7 @@ func searchBenchEmbedder(b *testing.B) *embed.ONNX {
 // BenchmarkSearch measures engine.Search latency (query embedding included)
 // at 10k and 100k memories (MNEMO_BENCH_SIZES, comma-separated, overrides)
 // on the store graphtest selects, and reports p50, p95 and p99 in
-// milliseconds. Each size loads its corpus once per run; the modes share it.
+// milliseconds; mode=hybrid/known_at is a search as known at a past time. Each size loads its corpus once per run; the modes share it.
 func BenchmarkSearch(b *testing.B) {
 	sizes := []int{10_000, 100_000}
 	if v := os.Getenv("MNEMO_BENCH_SIZES"); v != "" {
@@ -143,17 +143,22 @@ func BenchmarkSearch(b *testing.B) {
 			// no variant finds the store's caches warmed by the one before on
 			// the same queries (the SQLite walk cache lasts until a write).
 			// The cold variants write before every search, untimed: every
-			// walk reads its whole neighbourhood.
+			// walk reads its whole neighbourhood. known_at: a search as known
+			// at a time after the load (the same memories), which scans for
+			// keyword text (docs/time.md).
+			known := engine.TimeTravel{KnownAt: time.Now().UTC()}
 			for _, v := range []struct {
 				name, mode string
 				eng        *engine.Engine
 				cold       bool
+				tt         engine.TimeTravel
 			}{
-				{"mode=graph", "graph", c.eng, false},
-				{"mode=hybrid", "hybrid", c.eng, false},
-				{"mode=hybrid/graph_weight=0", "hybrid", c.noGraph, false},
-				{"mode=graph/cold", "graph", c.eng, true},
-				{"mode=hybrid/cold", "hybrid", c.eng, true},
+				{"mode=graph", "graph", c.eng, false, engine.TimeTravel{}},
+				{"mode=hybrid", "hybrid", c.eng, false, engine.TimeTravel{}},
+				{"mode=hybrid/graph_weight=0", "hybrid", c.noGraph, false, engine.TimeTravel{}},
+				{"mode=graph/cold", "graph", c.eng, true, engine.TimeTravel{}},
+				{"mode=hybrid/cold", "hybrid", c.eng, true, engine.TimeTravel{}},
+				{"mode=hybrid/known_at", "hybrid", c.eng, false, known},
 			} {
 				b.Run(v.name, func(b *testing.B) {
 					ctx := context.Background()
@@ -167,7 +172,7 @@ func BenchmarkSearch(b *testing.B) {
 							b.StartTimer()
 						}
 						start := time.Now()
-						resp, err := v.eng.Search(ctx, c.p, engine.SearchRequest{Query: c.queries[i%len(c.queries)], Mode: v.mode})
+						resp, err := v.eng.Search(ctx, c.p, engine.SearchRequest{Query: c.queries[i%len(c.queries)], Mode: v.mode, TimeTravel: v.tt})
 						lat = append(lat, time.Since(start))
 						if err != nil {
 							b.Fatal(err)

@@ -39,6 +39,14 @@ type Filter struct {
 	// ValidAt, when set, keeps memories valid at that instant: ValidFrom is
 	// zero or <= ValidAt, and ValidTo is zero or > ValidAt (exclusive).
 	ValidAt time.Time
+	// KnownAt, when set, reads the graph as mnemo knew it at that instant
+	// (transaction time; docs/time.md): a memory created after it does not
+	// exist; a memory's status, current version and successor are those
+	// recorded by then (a supersession, archive or restore recorded later
+	// has not happened); versions written later do not exist; an edit
+	// decided later is still pending. Statuses filter the status as of
+	// KnownAt. Erasure is never undone: an erased memory stays erased.
+	KnownAt time.Time
 
 	// Statuses lists the statuses to include; empty means active only.
 	Statuses []Status

@@ -20,6 +20,9 @@ type contextRequest struct {
 	// Channel and IncludeQuarantined apply edits as search does.
 	Channel            string `json:"channel"`
 	IncludeQuarantined bool   `json:"include_quarantined"`
+	// AsOf and KnownAt read the past, as search does.
+	AsOf    string `json:"as_of"`
+	KnownAt string `json:"known_at"`
 }
 
 // parseSelector reads read_context's baseline selector: absent, the string
@@ -57,10 +60,15 @@ func (s *Server) readContext(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
+	tt, err := timeTravel(req.AsOf, req.KnownAt)
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
 	resp, err := s.engine.ReadContext(c.Request.Context(), principal(c), engine.ContextRequest{
 		Scope: req.Scope, Selector: sel, Query: req.Query,
 		ElementID: req.ElementID, Limits: req.Limits,
-		Channel: req.Channel, IncludeQuarantined: req.IncludeQuarantined,
+		Channel: req.Channel, IncludeQuarantined: req.IncludeQuarantined, TimeTravel: tt,
 	})
 	if err != nil {
 		s.fail(c, err)

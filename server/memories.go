@@ -14,8 +14,10 @@ import (
 	"github.com/mnemo-dev/mnemo/graph"
 )
 
-// getMemory serves GET /v1/memories/{id}?channel=&include_quarantined=: the
-// memory's effective view (approved edits applied).
+// getMemory serves GET /v1/memories/{id}?channel=&include_quarantined=
+// &as_of=&known_at=: the memory's effective view (approved edits applied),
+// as of a valid time and as known at a transaction time when asked
+// (docs/time.md).
 func (s *Server) getMemory(c *gin.Context) {
 	id := c.Param("id")
 	if err := graph.CheckID("id", id); err != nil {
@@ -31,6 +33,11 @@ func (s *Server) getMemory(c *gin.Context) {
 			return
 		}
 		o.IncludeQuarantined = b
+	}
+	var err error
+	if o.TimeTravel, err = timeTravel(q.Get("as_of"), q.Get("known_at")); err != nil {
+		s.fail(c, err)
+		return
 	}
 	view, err := s.engine.GetWith(c.Request.Context(), principal(c), id, o)
 	if err != nil {

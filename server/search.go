@@ -36,6 +36,10 @@ type searchRequest struct {
 	Reranker           string             `json:"reranker"`
 	Center             string             `json:"center"`
 	TokenBudget        int                `json:"token_budget"`
+	// AsOf (valid time) and KnownAt (transaction time) read the past
+	// (docs/time.md).
+	AsOf    string `json:"as_of"`
+	KnownAt string `json:"known_at"`
 }
 
 // search serves POST /v1/search: the full search response (results with
@@ -56,6 +60,11 @@ func (s *Server) search(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
+	tt, err := timeTravel(req.AsOf, req.KnownAt)
+	if err != nil {
+		s.fail(c, err)
+		return
+	}
 	resp, err := s.engine.Search(c.Request.Context(), principal(c), engine.SearchRequest{
 		Scope: req.Scope, Query: req.Query, Mode: req.Mode, Limit: req.Limit,
 		UserID: req.UserID, Visibility: req.Visibility, SubjectType: req.SubjectType, SubjectID: req.SubjectID,
@@ -63,7 +72,7 @@ func (s *Server) search(c *gin.Context) {
 		EntityTypes: req.EntityTypes, DaysBack: req.DaysBack, CreatedAfter: after, CreatedBefore: before,
 		Channel: req.Channel, IncludeArchived: req.IncludeArchived, IncludeSuperseded: req.IncludeSuperseded,
 		IncludeExpired: req.IncludeExpired, IncludeQuarantined: req.IncludeQuarantined,
-		Reranker: req.Reranker, Center: req.Center, TokenBudget: req.TokenBudget,
+		Reranker: req.Reranker, Center: req.Center, TokenBudget: req.TokenBudget, TimeTravel: tt,
 	})
 	if err != nil {
 		s.fail(c, err)

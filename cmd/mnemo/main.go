@@ -27,7 +27,8 @@ func commands() map[string]command {
 	return map[string]command{
 		"serve":     {"serve the HTTP API (and MCP at /mcp)", runServe},
 		"mcp":       {"serve MCP on stdio as the key in MNEMO_API_KEY", runMCP},
-		"search":    {"search QUERY: run the read path and print ranked results", runSearch},
+		"search":    {"search QUERY: run the read path and print ranked results (--as-of, --known-at: the past)", runSearch},
+		"get":       {"get ID: one memory's effective view (--as-of, --known-at: the past)", runGet},
 		"bench":     {"bench recall: retrieval quality on LoCoMo (recall@k per mode and BM25)", runBench},
 		"policy":    {"policy check FILE: validate a policy file", runPolicy},
 		"ingest":    {"ingest [TEXT|-]: write one note; ingest backlog DIR: mirror **/*.md", runIngest},

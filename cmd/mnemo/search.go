@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
@@ -25,6 +24,7 @@ func runSearch(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	tags := fs.String("tags", "", "only memories carrying all these tags, comma-separated")
 	daysBack := fs.Int("days-back", 0, "only memories created in the last N days")
 	asJSON := fs.Bool("json", false, "print the full search response as JSON")
+	tt := registerTimeTravel(fs)
 	a, pos, err := openWith(ctx, "mnemo search", fs, args, stderr)
 	if err != nil {
 		return err
@@ -34,20 +34,25 @@ func runSearch(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if strings.TrimSpace(query) == "" {
 		return errors.New("usage: mnemo search [flags] QUERY")
 	}
+	t, err := tt.parse()
+	if err != nil {
+		return err
+	}
 	resp, err := a.engine.Search(ctx, id.principal(), engine.SearchRequest{
 		Query: query, Mode: *mode, Limit: *limit, UserID: *user,
-		Types: commaList(*types), Tags: commaList(*tags), DaysBack: *daysBack,
+		Types: commaList(*types), Tags: commaList(*tags), DaysBack: *daysBack, TimeTravel: t,
 	})
 	if err != nil {
 		return err
 	}
 	if *asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(resp)
+		return printJSON(stdout, resp)
 	}
 	if resp.Message != "" {
 		fmt.Fprintln(stdout, resp.Message)
+	}
+	for _, w := range resp.Warnings {
+		fmt.Fprintln(stdout, "warning:", w)
 	}
 	for i, r := range resp.Results {
 		fmt.Fprintf(stdout, "%2d. %s  %-8s score %.4f  confidence %.2f  %s\n    %s\n",

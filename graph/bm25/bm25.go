@@ -12,7 +12,9 @@
 package bm25
 
 import (
+	"cmp"
 	"math"
+	"slices"
 	"strings"
 	"sync"
 	"unicode"
@@ -215,4 +217,58 @@ func Terms(text string) []string {
 	var out []string
 	Tokens(text, func(t string) { out = append(out, t) })
 	return out
+}
+
+// Score scores every doc of docs against the query terms, with the
+// statistics of docs themselves (N, avgdl and each term's document
+// frequency): BM25 over a corpus held whole, for the reads no index serves
+// (a search as known at a past time, docs/time.md). A doc matching no term
+// scores 0.
+func Score(docs []Doc, terms []string) []float64 {
+	out := make([]float64, len(docs))
+	if len(docs) == 0 || len(terms) == 0 {
+		return out
+	}
+	want := make(map[string]int, len(terms))
+	for i, t := range terms {
+		want[t] = i
+	}
+	df := make([]float64, len(terms))
+	var total float64
+	for _, d := range docs {
+		total += float64(d.Len)
+		for _, t := range d.Terms {
+			if i, ok := want[t]; ok {
+				df[i]++
+			}
+		}
+	}
+	n, avgdl := float64(len(docs)), max(total/float64(len(docs)), 1)
+	for j, d := range docs {
+		for k, t := range d.Terms {
+			if i, ok := want[t]; ok {
+				out[j] += IDF(n, df[i]) * Saturate(float64(d.Freqs[k]), float64(d.Len), avgdl)
+			}
+		}
+	}
+	return out
+}
+
+// Best returns the positions of the limit best scores above 0, highest
+// first; tie orders equal scores (a total order, so that equal inputs rank
+// equally on every store).
+func Best(scores []float64, limit int, tie func(a, b int) int) []int {
+	order := make([]int, 0, len(scores))
+	for i, sc := range scores {
+		if sc > 0 {
+			order = append(order, i)
+		}
+	}
+	slices.SortFunc(order, func(a, b int) int {
+		if c := cmp.Compare(scores[b], scores[a]); c != 0 {
+			return c
+		}
+		return tie(a, b)
+	})
+	return order[:min(len(order), max(limit, 0))]
 }

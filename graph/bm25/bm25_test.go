@@ -1,6 +1,7 @@
 package bm25
 
 import (
+	"fmt"
 	"math"
 	"testing"
 
@@ -58,4 +59,41 @@ func TestStems(t *testing.T) {
 	}
 	assert.Equal(t, Index("Painted walls", "researching paintings"),
 		IndexWith("Painted walls", "researching paintings", s.Stem), "cached stems index the same")
+}
+
+// TestScoreAndBest: Score is Σ IDF · Saturate with the statistics of the
+// docs given, and Best keeps the positive scores, highest first, ties by
+// the order given.
+func TestScoreAndBest(t *testing.T) {
+	docs := []Doc{Index("", "ferry harbour"), Index("", "ferry"), Index("", "crane crane crane")}
+	scores := Score(docs, QueryTerms("ferry harbour"))
+	avgdl := float64(2+1+3) / 3
+	want := []float64{
+		IDF(3, 2)*Saturate(1, 2, avgdl) + IDF(3, 1)*Saturate(1, 2, avgdl),
+		IDF(3, 2) * Saturate(1, 1, avgdl),
+		0,
+	}
+	for i := range want {
+		if math.Abs(scores[i]-want[i]) > 1e-12 {
+			t.Errorf("score %d: got %v, want %v", i, scores[i], want[i])
+		}
+	}
+	for _, c := range []struct {
+		name   string
+		scores []float64
+		limit  int
+		want   []int
+	}{
+		{"HighestFirst", scores, 10, []int{0, 1}},
+		{"Limit", scores, 1, []int{0}},
+		{"TiesInOrder", []float64{1, 2, 1, 0}, 10, []int{1, 0, 2}},
+		{"NoLimit", scores, 0, []int{}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			got := Best(c.scores, c.limit, func(a, b int) int { return a - b })
+			if fmt.Sprint(got) != fmt.Sprint(c.want) {
+				t.Errorf("got %v, want %v", got, c.want)
+			}
+		})
+	}
 }

@@ -44,7 +44,7 @@ func TestAnalystQueries(t *testing.T) {
 		}
 		return out[0], nil
 	}
-	first, err := create( memory("Caroline meets Bob", "Caroline met Bob at the support group.", 0, caroline, bob))
+	first, err := create(memory("Caroline meets Bob", "Caroline met Bob at the support group.", 0, caroline, bob))
 	must(t, err)
 	_, err = create(memory("Caroline paints", "Caroline painted a sunrise.", 1, caroline))
 	must(t, err)

@@ -245,10 +245,11 @@ const getBaselineCypher = `
 MATCH (n:Baseline {id: $id}) WHERE ` + inScope + `
 RETURN ` + baselineProjection + ` AS n`
 
-// latestBaselineCypher reads the newest baseline in scope. Uses
-// baseline_tenant_created.
+// latestBaselineCypher reads the newest baseline in scope (published by
+// $known_at when set). Uses baseline_tenant_created.
 const latestBaselineCypher = `
 MATCH (n:Baseline) WHERE ` + inScope + `
+  AND ($known_at IS NULL OR n.created_at <= $known_at)
 RETURN ` + baselineProjection + ` AS n
 ORDER BY n.created_at DESC, n.id DESC
 LIMIT 1`
@@ -279,7 +280,7 @@ func (s *Store) readBaseline(ctx context.Context, f graph.Filter, query, id stri
 		return graph.Baseline{}, err
 	}
 	return read(ctx, s, func(tx neo4jdrv.ManagedTransaction) (graph.Baseline, error) {
-		recs, err := collect(ctx, tx, query, readScopeParams(f, map[string]any{"id": id}))
+		recs, err := collect(ctx, tx, query, readScopeParams(f, map[string]any{"id": id, "known_at": timeParam(f.KnownAt)}))
 		if err != nil {
 			return graph.Baseline{}, err
 		}

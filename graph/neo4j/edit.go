@@ -96,10 +96,15 @@ RETURN was, n {.*} AS n`
 // every read that does not admit retracted); quarantine and block set the
 // quarantined flag and the blocked_channels list that memoryVisible checks
 // (a property check per row, instead of walking every memory's edges).
-// Amend and attenuate act in the engine's effective view. Uses edit_id.
+// A retraction is logged with the edit's decision time (status_at,
+// status_log: see logStatus). Amend and attenuate act in the engine's
+// effective view. Uses edit_id.
 const applyEditCypher = `
 MATCH (e:Edit {id: $id})-[:EDITS]->(m:Memory)
 WHERE e.status = 'approved'
+FOREACH (x IN CASE WHEN e.kind = 'retract' AND m.status <> 'retracted' THEN [m] ELSE [] END |
+  SET x.status_at = coalesce(x.status_at, [x.created_at]) + e.decided_at,
+      x.status_log = coalesce(x.status_log, [x.status]) + 'retracted')
 SET m.status = CASE WHEN e.kind = 'retract' THEN 'retracted' ELSE m.status END,
     m.quarantined = CASE WHEN e.kind = 'quarantine' THEN true ELSE m.quarantined END,
     m.blocked_channels = CASE
@@ -161,12 +166,20 @@ func (s *Store) DecideEdit(ctx context.Context, sc graph.Scope, id string, statu
 	return e, nil
 }
 
+// editKnown is the status filter of the edit listings ($statuses; an
+// empty list means any), on the edits known at $known_at when it is set:
+// written by then, and still pending when decided later
+// (graph.Edit.AsKnownAt).
+const editKnown = `($known_at IS NULL OR n.created_at <= $known_at)
+  AND (size($statuses) = 0 OR (CASE WHEN $known_at IS NOT NULL AND n.status <> 'pending' AND n.decided_at > $known_at
+       THEN 'pending' ELSE n.status END) IN $statuses)`
+
 // listEditsCypher lists edits in scope with the given statuses (an empty
 // list means any), oldest first. Uses edit_tenant.
 const listEditsCypher = `
 MATCH (n:Edit)
 WHERE ` + inScope + `
-  AND (size($statuses) = 0 OR n.status IN $statuses)
+  AND ` + editKnown + `
 RETURN n {.*} AS n
 ORDER BY n.created_at, n.id`
 
@@ -176,7 +189,7 @@ const listEditsOfCypher = `
 MATCH (n:Edit)
 WHERE n.target_memory_id IN $memory_ids
   AND ` + inScope + `
-  AND (size($statuses) = 0 OR n.status IN $statuses)
+  AND ` + editKnown + `
 RETURN n {.*} AS n
 ORDER BY n.created_at, n.id`
 
@@ -195,14 +208,14 @@ func (s *Store) ListEdits(ctx context.Context, f graph.Filter, q graph.EditQuery
 			query = listEditsOfCypher
 		}
 		recs, err := collect(ctx, tx, query, readScopeParams(f, map[string]any{
-			"memory_ids": nonNil(q.MemoryIDs), "statuses": statuses,
+			"memory_ids": nonNil(q.MemoryIDs), "statuses": statuses, "known_at": timeParam(f.KnownAt),
 		}))
 		if err != nil {
 			return nil, err
 		}
 		out := make([]graph.Edit, 0, len(recs))
 		for _, r := range recs {
-			out = append(out, toEdit(nodeOf(r, "n")))
+			out = append(out, toEdit(nodeOf(r, "n")).AsKnownAt(f.KnownAt))
 		}
 		return out, nil
 	})

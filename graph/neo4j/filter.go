@@ -82,6 +82,7 @@ func filterParams(f graph.Filter, extra map[string]any) map[string]any {
 	p["f_after"] = timeParam(f.CreatedAfter)
 	p["f_before"] = timeParam(f.CreatedBefore)
 	p["f_valid_at"] = timeParam(f.ValidAt)
+	p["f_known_at"] = timeParam(f.KnownAt)
 	p["f_entity_types"] = nonNil(f.EntityTypes)
 	p["f_channel"] = f.Channel
 	p["f_quarantined"] = f.IncludeQuarantined

@@ -26,7 +26,7 @@ WHERE n.canonical_key <> '' AND o.tenant_id = n.tenant_id AND o.canonical_key = 
   AND o.user_id = n.user_id AND o.type = n.type AND o.id <> n.id
 RETURN n.status AS was, head(collect(o.id)) AS holder`
 
-const restoreCypher = `MATCH (n:Memory {id: $id}) SET n.status = 'active'`
+const restoreCypher = `MATCH (n:Memory {id: $id}) SET ` + logStatusN + `'active' SET n.status = 'active'`
 
 // Restore makes an archived memory active again.
 func (s *Store) Restore(ctx context.Context, sc graph.Scope, id string) error {
@@ -51,7 +51,7 @@ func (s *Store) Restore(ctx context.Context, sc graph.Scope, id string) error {
 		if h := str(p, "holder"); h != "" {
 			return struct{}{}, fmt.Errorf("its canonical key is held by active memory %q: %w", h, graph.ErrConflict)
 		}
-		_, err = collect(ctx, tx, restoreCypher, map[string]any{"id": id})
+		_, err = collect(ctx, tx, restoreCypher, map[string]any{"id": id, "at": s.now().UTC()})
 		return struct{}{}, err
 	})
 	if err != nil {

@@ -184,6 +184,13 @@ func (s *Store) KeywordSearch(ctx context.Context, f graph.Filter, query string,
 	if len(terms) == 0 || limit <= 0 {
 		return nil, nil
 	}
+	if !f.KnownAt.IsZero() {
+		out, err := s.keywordAsKnown(ctx, f, terms, limit)
+		if err != nil {
+			return nil, fmt.Errorf("neo4j: keyword search: %w", err)
+		}
+		return out, nil
+	}
 	key := kwTenantKey(f.Scope.TenantID)
 	keyed := make([]string, len(terms))
 	for i, t := range terms {

@@ -27,12 +27,13 @@ RETURN old {.tenant_id, .org_id, .repo_id, .status} AS old,
 // supersedeCypher marks old superseded and links new to it. Uses memory_id.
 const supersedeCypher = `
 MATCH (old:Memory {id: $old}), (new:Memory {id: $new})
+SET ` + logStatusOld + `'superseded'
 SET old.status = 'superseded'
 REMOVE old.active_key
 CREATE (new)-[:SUPERSEDES]->(old)`
 
 // supersede records inside tx that newID SUPERSEDES oldID.
-func supersede(ctx context.Context, tx neo4jdrv.ManagedTransaction, s graph.Scope, oldID, newID string) error {
+func supersede(ctx context.Context, tx neo4jdrv.ManagedTransaction, s graph.Scope, oldID, newID string, at time.Time) error {
 	if oldID == newID {
 		return fmt.Errorf("memory %q cannot supersede itself: %w", oldID, graph.ErrConflict)
 	}
@@ -58,7 +59,7 @@ func supersede(ctx context.Context, tx neo4jdrv.ManagedTransaction, s graph.Scop
 	if st := str(old, "status"); st != string(graph.StatusActive) {
 		return fmt.Errorf("memory %q is %s, not active: %w", oldID, st, graph.ErrConflict)
 	}
-	_, err = collect(ctx, tx, supersedeCypher, map[string]any{"old": oldID, "new": newID})
+	_, err = collect(ctx, tx, supersedeCypher, map[string]any{"old": oldID, "new": newID, "at": at.UTC()})
 	return err
 }
 
@@ -104,7 +105,8 @@ func (s *Store) FindActiveByKey(ctx context.Context, ns graph.Namespace, key str
 // successor is visible under the filter, to the newest memory of the chain
 // the reader may read (a chain whose head is another user's private memory,
 // or lies beneath the reader's scope, resolves to the last one it may read,
-// as on SQLite). Every memory has at most one successor (only an active
+// as on SQLite). Under KnownAt, only supersessions recorded by then are
+// followed. Every memory has at most one successor (only an active
 // memory can be superseded), so the paths upward from start are one chain.
 // Uses memory_id.
 const resolveCypher = `
@@ -112,6 +114,7 @@ MATCH (start:Memory {id: $id})
 WITH start
 OPTIONAL MATCH p = (top:Memory)-[:SUPERSEDES*1..]->(start)
 WHERE all(m IN nodes(p) WHERE ` + memoryVisible + `)
+  AND ($f_known_at IS NULL OR all(m IN tail(nodes(p)) WHERE ` + knownStatus + ` = 'superseded'))
 WITH start, top, length(p) AS hops ORDER BY hops DESC LIMIT 1
 WITH coalesce(top, start) AS m
 WHERE ` + memoryVisible + `
@@ -147,7 +150,8 @@ const archiveCypher = `
 MATCH (n:Memory {id: $id})
 WHERE ` + inScope + `
 WITH n, n.status AS was
-FOREACH (x IN CASE WHEN was = 'active' THEN [n] ELSE [] END | SET x.status = 'archived' REMOVE x.active_key)
+FOREACH (x IN CASE WHEN was = 'active' THEN [n] ELSE [] END |
+  SET ` + logStatusX + `'archived' SET x.status = 'archived' REMOVE x.active_key)
 RETURN was`
 
 // Archive marks an active memory archived.
@@ -159,7 +163,7 @@ func (s *Store) Archive(ctx context.Context, sc graph.Scope, id string) error {
 		return fmt.Errorf("neo4j: archive: %w", err)
 	}
 	_, err := write(ctx, s, func(tx neo4jdrv.ManagedTransaction) (struct{}, error) {
-		recs, err := collect(ctx, tx, archiveCypher, writeScopeParams(sc, map[string]any{"id": id}))
+		recs, err := collect(ctx, tx, archiveCypher, writeScopeParams(sc, map[string]any{"id": id, "at": s.now().UTC()}))
 		if err != nil {
 			return struct{}{}, err
 		}

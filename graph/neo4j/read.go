@@ -67,7 +67,7 @@ func (s *Store) GetMemories(ctx context.Context, f graph.Filter, ids []string) (
 const getVersionsCypher = `
 UNWIND range(0, size($ids) - 1) AS i
 MATCH (m:Memory)-[:HAS_VERSION]->(v:Version {id: $ids[i]})
-WHERE ` + memoryVisible + `
+WHERE ` + memoryVisible + versionKnown + `
 RETURN i, ` + versionProjection + ` AS v
 ORDER BY i`
 
@@ -113,7 +113,7 @@ func (s *Store) GetVersions(ctx context.Context, f graph.Filter, ids []string) (
 // means the version exists but has none. Uses version_id.
 const getChunksCypher = `
 MATCH (m:Memory)-[:HAS_VERSION]->(v:Version {id: $id})
-WHERE ` + memoryVisible + `
+WHERE ` + memoryVisible + versionKnown + `
 OPTIONAL MATCH (v)-[:HAS_CHUNK]->(ch:Chunk)
 WITH ch, [(ch)-[:MENTIONS]->(e:Entity) | e.norm_name] AS entities
 ORDER BY ch.start, ch.end, ch.chunk_key

@@ -139,7 +139,8 @@ WITH i, seed, m, collect([e.norm_name, mentions]) AS shared
 RETURN i, seed.id AS seed_id, m.id AS id, m.created_at AS created_at, shared
 ORDER BY i`
 
-// memoriesByIDCypher projects memories by id (already filtered).
+// memoriesByIDCypher projects memories by id (already filtered); bind
+// f_known_at for a filter with KnownAt (asKnown).
 const memoriesByIDCypher = `
 MATCH (m:Memory) WHERE m.id IN $ids AND m.tenant_id = $tenant
 RETURN ` + memoryProjection + ` AS m`
@@ -195,7 +196,7 @@ func (s *Store) Neighbours(ctx context.Context, f graph.Filter, seedIDs []string
 		for i, n := range out {
 			ids[i] = n.Memory.ID
 		}
-		recs, err = collect(ctx, tx, memoriesByIDCypher, map[string]any{"ids": dedupe(ids), "tenant": f.Scope.TenantID})
+		recs, err = collect(ctx, tx, memoriesByIDCypher, map[string]any{"ids": dedupe(ids), "tenant": f.Scope.TenantID, "f_known_at": timeParam(f.KnownAt)})
 		if err != nil {
 			return nil, err
 		}

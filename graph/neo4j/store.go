@@ -120,7 +120,7 @@ func write[T any](ctx context.Context, s *Store, work func(tx neo4jdrv.ManagedTr
 
 // collect runs one query and returns all its records.
 func collect(ctx context.Context, tx neo4jdrv.ManagedTransaction, query string, params map[string]any) ([]*neo4jdrv.Record, error) {
-	res, err := tx.Run(ctx, query, params)
+	res, err := tx.Run(ctx, asKnown(query, params), params)
 	if err != nil {
 		return nil, err
 	}

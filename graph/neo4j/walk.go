@@ -161,7 +161,7 @@ func (s *Store) Walk(ctx context.Context, f graph.Filter, r graph.WalkRequest) (
 		for i, x := range res {
 			keep[i] = x.ID
 		}
-		recs, err := collect(ctx, tx, memoriesByIDCypher, map[string]any{"ids": keep, "tenant": f.Scope.TenantID})
+		recs, err := collect(ctx, tx, memoriesByIDCypher, map[string]any{"ids": keep, "tenant": f.Scope.TenantID, "f_known_at": timeParam(f.KnownAt)})
 		if err != nil {
 			return nil, err
 		}

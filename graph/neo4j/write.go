@@ -257,7 +257,7 @@ func (s *Store) CreateMemories(ctx context.Context, ins []graph.MemoryInput) ([]
 			if in.Supersedes == "" {
 				continue
 			}
-			if err := supersede(ctx, tx, in.Memory.Scope, in.Supersedes, in.Memory.ID); err != nil {
+			if err := supersede(ctx, tx, in.Memory.Scope, in.Supersedes, in.Memory.ID, now); err != nil {
 				return struct{}{}, err
 			}
 		}

@@ -182,6 +182,9 @@ func (s *Store) LatestBaseline(ctx context.Context, f graph.Filter) (graph.Basel
 	}
 	w := &where{}
 	w.readScope("b", f)
+	if !f.KnownAt.IsZero() {
+		w.add("b.created_at <= ?", nanos(f.KnownAt)) // the newest published by then
+	}
 	var b graph.Baseline
 	_, err := scanBaseline(s.r.QueryRowContext(ctx, fmt.Sprintf(latestBaseline, w.sql()), w.args...), &b)
 	if errors.Is(err, sql.ErrNoRows) {
@@ -378,8 +381,18 @@ func (s *Store) ListEdits(ctx context.Context, f graph.Filter, q graph.EditQuery
 	}
 	w := &where{}
 	w.readScope("ed", f)
+	statuses := anys(q.Statuses)
+	status := "ed.status"
+	if !f.KnownAt.IsZero() {
+		// As known at KnownAt: written by then, and still pending when
+		// decided later (graph.Edit.AsKnownAt).
+		at := nanos(f.KnownAt)
+		w.add("ed.created_at <= ?", at)
+		status = "(CASE WHEN ed.status <> 'pending' AND ed.decided_at > ? THEN 'pending' ELSE ed.status END)"
+		statuses = append([]any{at}, statuses...)
+	}
 	if len(q.Statuses) > 0 {
-		w.in("ed.status", anys(q.Statuses))
+		w.add(status+" IN ("+placeholders(len(q.Statuses))+")", statuses...)
 	}
 	var (
 		rows *sql.Rows
@@ -406,6 +419,9 @@ func (s *Store) ListEdits(ctx context.Context, f graph.Filter, q graph.EditQuery
 	edits, err := collect(rows, scanEdit)
 	if err != nil {
 		return nil, fmt.Errorf("list edits: %w", err)
+	}
+	for i := range edits {
+		edits[i] = edits[i].AsKnownAt(f.KnownAt)
 	}
 	return edits, nil
 }

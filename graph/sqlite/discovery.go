@@ -85,6 +85,9 @@ func (s *Store) ListMemories(ctx context.Context, f graph.Filter, p graph.Page) 
 		return graph.Listing{}, fmt.Errorf("list memories: %w", err)
 	}
 	ms, err := scanMemories(rows)
+	if err == nil {
+		err = asKnown(ctx, s.r, f, ms)
+	}
 	if err != nil {
 		return graph.Listing{}, fmt.Errorf("list memories: %w", err)
 	}
@@ -173,7 +176,21 @@ func (s *Store) Candidates(ctx context.Context, f graph.Filter, names []string, 
 	if err != nil {
 		return nil, fmt.Errorf("candidates: %w", err)
 	}
-	return candidatesOf(ctx, conn, hits, ents)
+	cs, err := candidatesOf(ctx, conn, hits, ents)
+	if err != nil || f.KnownAt.IsZero() {
+		return cs, err
+	}
+	ms := make([]graph.Memory, len(cs))
+	for i, c := range cs {
+		ms[i] = c.Memory
+	}
+	if err := asKnown(ctx, conn, f, ms); err != nil {
+		return nil, fmt.Errorf("candidates: %w", err)
+	}
+	for i := range cs {
+		cs[i].Memory = ms[i]
+	}
+	return cs, nil
 }
 
 // hit is one ranked memory.
@@ -470,6 +487,9 @@ func (s *Store) Neighbours(ctx context.Context, f graph.Filter, seedIDs []string
 		return nil, fmt.Errorf("neighbours: %w", err)
 	}
 	ms, err := scanMemories(rows)
+	if err == nil {
+		err = asKnown(ctx, conn, f, ms)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("neighbours: %w", err)
 	}
@@ -534,6 +554,13 @@ func (s *Store) KeywordSearch(ctx context.Context, f graph.Filter, query string,
 	terms := bm25.QueryTerms(query)
 	if len(terms) == 0 || limit <= 0 {
 		return nil, nil
+	}
+	if !f.KnownAt.IsZero() {
+		out, err := s.keywordAsKnown(ctx, f, w, terms, limit)
+		if err != nil {
+			return nil, fmt.Errorf("keyword search: %w", err)
+		}
+		return out, nil
 	}
 	filter := fmt.Sprintf(keywordFilter, w.sql())
 	filterStmt, err := s.stmts.get(ctx, filter) // before the transaction: see stmtCache

@@ -97,7 +97,7 @@ func anys[T ~string](vals []T) []any {
 // block on the filter's channel. Relies on index edits_approved.
 const hiddenByEdit = `NOT EXISTS (
 	SELECT 1 FROM edits ed
-	WHERE ed.memory_rid = m.rid AND ed.status = 'approved'
+	WHERE ed.memory_rid = m.rid AND ed.status = 'approved'%s
 	  AND (%s%s%s))`
 
 // Mentions an entity of one of the types. Relies on mentions_memory.
@@ -119,13 +119,22 @@ func memoryFilter(f graph.Filter, direct bool) (*where, error) {
 	w := &where{}
 	w.readScope("m", f)
 	w.readUser(f)
+	status, travel := "m.status", !f.KnownAt.IsZero()
+	if travel {
+		// As known at KnownAt: created by then, with the status recorded by
+		// then (docs/time.md).
+		at := nanos(f.KnownAt)
+		w.add("m.created_at <= ?", at)
+		status = statusAsOf
+		w.args = append(w.args, at)
+	}
 	switch {
 	case len(f.Statuses) > 0:
-		w.in("m.status", anys(f.Statuses))
+		w.add(status+" IN ("+placeholders(len(f.Statuses))+")", anys(f.Statuses)...)
 	case direct:
-		w.add("m.status NOT IN ('retracted', 'erased')")
+		w.add(status + " NOT IN ('retracted', 'erased')")
 	default:
-		w.add("m.status = 'active'")
+		w.add(status + " = 'active'")
 	}
 	if f.UserID != "" {
 		w.add("m.user_id = ?", f.UserID)
@@ -173,9 +182,22 @@ func memoryFilter(f graph.Filter, direct bool) (*where, error) {
 		block = " OR (ed.kind = 'block' AND ed.channel = ?)"
 		args = append(args, f.Channel)
 	}
-	w.add(fmt.Sprintf(hiddenByEdit, retract, quarantine, block), args...)
+	decided := ""
+	if travel {
+		decided = " AND ed.decided_at <= ?"
+		args = append([]any{nanos(f.KnownAt)}, args...)
+	}
+	w.add(fmt.Sprintf(hiddenByEdit, decided, retract, quarantine, block), args...)
 	return w, nil
 }
+
+// statusAsOf is a memory m's status as known at a time (its one parameter,
+// unix nanoseconds): the newest status memory_status recorded at or before
+// it; erased whatever the time, as an erasure is never undone. Relies on
+// memory_status_at.
+const statusAsOf = `(CASE WHEN m.status = 'erased' THEN 'erased' ELSE COALESCE((
+	SELECT sl.status FROM memory_status sl WHERE sl.memory_rid = m.rid AND sl.at <= ?
+	ORDER BY sl.at DESC, sl.rid DESC LIMIT 1), m.status) END)`
 
 func placeholders(n int) string {
 	return strings.TrimSuffix(strings.Repeat("?, ", n), ", ")

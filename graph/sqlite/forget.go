@@ -58,8 +58,10 @@ func (s *Store) Restore(ctx context.Context, sc graph.Scope, id string) error {
 				return err
 			}
 		}
-		_, err = t.exec(restoreMemory, rid)
-		return err
+		if _, err := t.exec(restoreMemory, rid); err != nil {
+			return err
+		}
+		return t.logStatus(rid, graph.StatusActive, nanos(t.now))
 	})
 	if err != nil {
 		return fmt.Errorf("restore %s: %w", id, err)

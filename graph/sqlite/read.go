@@ -48,6 +48,9 @@ func (s *Store) GetMemories(ctx context.Context, f graph.Filter, ids []string) (
 		return nil, fmt.Errorf("get memories: %w", err)
 	}
 	ms, err := scanMemories(rows)
+	if err == nil {
+		err = asKnown(ctx, s.r, f, ms)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("get memories: %w", err)
 	}
@@ -100,6 +103,7 @@ func (s *Store) GetVersions(ctx context.Context, f graph.Filter, ids []string) (
 	if err != nil {
 		return nil, fmt.Errorf("get versions: %w", err)
 	}
+	w.versionsKnown(f)
 	if len(ids) == 0 {
 		return nil, nil
 	}
@@ -133,6 +137,7 @@ func (s *Store) GetChunks(ctx context.Context, f graph.Filter, versionID string)
 	if err != nil {
 		return nil, fmt.Errorf("get chunks: %w", err)
 	}
+	w.versionsKnown(f)
 	rows, err := s.r.QueryContext(ctx, fmt.Sprintf(selectChunks, w.sql()), append([]any{versionID}, w.args...)...)
 	if err != nil {
 		return nil, fmt.Errorf("get chunks: %w", err)
@@ -239,7 +244,19 @@ func (t *tx) supersede(old, new memRef) error {
 	if _, err := t.exec(insertSupersedes, new.rid, old.rid); err != nil {
 		return err
 	}
-	_, err := t.exec(markSuperseded, new.id, old.rid)
+	if _, err := t.exec(markSuperseded, new.id, old.rid); err != nil {
+		return err
+	}
+	return t.logStatus(old.rid, graph.StatusSuperseded, nanos(t.now))
+}
+
+// insertStatus records a status a memory took and when (memory_status).
+const insertStatus = `INSERT INTO memory_status (memory_rid, status, at) VALUES (?, ?, ?)`
+
+// logStatus records that memory rid took status at (unix nanoseconds), for
+// reads as known at a time (graph.Filter.KnownAt).
+func (t *tx) logStatus(rid int64, status graph.Status, at int64) error {
+	_, err := t.exec(insertStatus, rid, string(status), at)
 	return err
 }
 
@@ -289,8 +306,10 @@ func (s *Store) Archive(ctx context.Context, sc graph.Scope, id string) error {
 		if m.status != graph.StatusActive {
 			return fmt.Errorf("memory is %s: %w", m.status, graph.ErrConflict)
 		}
-		_, err = t.exec(archiveMemory, m.rid)
-		return err
+		if _, err := t.exec(archiveMemory, m.rid); err != nil {
+			return err
+		}
+		return t.logStatus(m.rid, graph.StatusArchived, nanos(t.now))
 	})
 	if err != nil {
 		return fmt.Errorf("archive %s: %w", id, err)

@@ -316,6 +316,27 @@ CREATE TABLE relations (
 );
 CREATE INDEX relations_to ON relations(to_rid);
 `,
+	// 12: time travel (docs/time.md): every status a memory takes, with the
+	// transaction time it took it, so a read "as known at" T finds the
+	// status recorded by then (the newest row at or before T; statusAsOf
+	// relies on memory_status_at). Memories written before this migration
+	// get their history as far as it can be told: active since creation,
+	// superseded since their successor was written, and any other status
+	// (archived) since creation, as nothing recorded when it changed.
+	`
+CREATE TABLE memory_status (
+	rid        INTEGER PRIMARY KEY,
+	memory_rid INTEGER NOT NULL REFERENCES memories(rid),
+	status     TEXT NOT NULL,
+	at         INTEGER NOT NULL
+);
+CREATE INDEX memory_status_at ON memory_status(memory_rid, at);
+INSERT INTO memory_status (memory_rid, status, at) SELECT rid, 'active', created_at FROM memories;
+INSERT INTO memory_status (memory_rid, status, at)
+	SELECT m.rid, m.status, COALESCE((SELECT max(n.created_at) FROM supersedes s JOIN memories n ON n.rid = s.new_rid
+	                                  WHERE s.old_rid = m.rid), m.created_at)
+	FROM memories m WHERE m.status NOT IN ('active', 'erased');
+`,
 }
 
 const createMigrationsTable = `CREATE TABLE IF NOT EXISTS schema_migrations (

@@ -183,6 +183,9 @@ func (s *Store) walk(ctx context.Context, l *walkLoad, texts []string, stmts []*
 		return nil, err
 	}
 	ms, err := scanMemories(rows)
+	if err == nil {
+		err = asKnown(ctx, t, l.f, ms)
+	}
 	if err != nil {
 		return nil, err
 	}

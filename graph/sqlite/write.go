@@ -115,6 +115,9 @@ func (t *tx) createMemory(in graph.MemoryInput) (graph.Created, error) {
 			return graph.Created{}, err
 		}
 	}
+	if err := t.logStatus(rid, m.Status, nanos(m.CreatedAt)); err != nil {
+		return graph.Created{}, err
+	}
 	if err := t.linkSession(m, rid); err != nil {
 		return graph.Created{}, err
 	}

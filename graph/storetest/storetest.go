@@ -69,6 +69,7 @@ func Run(t *testing.T, open func(t *testing.T) graph.Store, cfg Config) {
 		{"KeywordStatistics", testKeywordStatistics},
 		{"ListFilters", testListFilters},
 		{"ValidAt", testValidAt},
+		{"KnownAt", testKnownAt},
 		{"Pagination", testPagination},
 		{"PaginationConcurrentInserts", testPaginationConcurrent},
 		{"TenantIsolation", testTenantIsolation},

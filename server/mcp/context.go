@@ -15,10 +15,16 @@ type ReadContextInput struct {
 	Scope     *graph.Scope            `json:"scope,omitempty"`
 	Selector  *engine.ContextSelector `json:"selector,omitempty" jsonschema:"which versions: kind published (default) or baseline with baseline_id"`
 	Limits    *engine.ContextLimits   `json:"limits,omitempty" jsonschema:"max_items and token_budget"`
+	AsOf      string                  `json:"as_of,omitempty" jsonschema:"valid time: read memories valid at this instant, RFC 3339 or YYYY-MM-DD (default now)"`
+	KnownAt   string                  `json:"known_at,omitempty" jsonschema:"transaction time: read what mnemo knew at this instant, RFC 3339 or YYYY-MM-DD (default now)"`
 }
 
 func (s *Server) readContext(ctx context.Context, p graph.Principal, in ReadContextInput) (engine.ContextResponse, error) {
-	r := engine.ContextRequest{Scope: in.Scope, Query: in.Query, ElementID: in.ElementID}
+	tt, err := timeTravel(in.AsOf, in.KnownAt)
+	if err != nil {
+		return engine.ContextResponse{}, err
+	}
+	r := engine.ContextRequest{Scope: in.Scope, Query: in.Query, ElementID: in.ElementID, TimeTravel: tt}
 	if in.Selector != nil {
 		r.Selector = *in.Selector
 	}

@@ -93,6 +93,8 @@ type RecallInput struct {
 	Reranker           string       `json:"reranker,omitempty" jsonschema:"rrf, mmr or node_distance"`
 	Center             string       `json:"center,omitempty" jsonschema:"node_distance's center: a memory id or an entity name"`
 	TokenBudget        int          `json:"token_budget,omitempty"`
+	AsOf               string       `json:"as_of,omitempty" jsonschema:"valid time: read memories valid at this instant, RFC 3339 or YYYY-MM-DD (default now)"`
+	KnownAt            string       `json:"known_at,omitempty" jsonschema:"transaction time: read what mnemo knew at this instant, RFC 3339 or YYYY-MM-DD (default now)"`
 }
 
 func (s *Server) recall(ctx context.Context, p graph.Principal, in RecallInput) (engine.SearchResponse, error) {
@@ -101,6 +103,10 @@ func (s *Server) recall(ctx context.Context, p graph.Principal, in RecallInput) 
 		return engine.SearchResponse{}, err
 	}
 	before, err := parseTime(in.CreatedBefore, "created_before")
+	if err != nil {
+		return engine.SearchResponse{}, err
+	}
+	tt, err := timeTravel(in.AsOf, in.KnownAt)
 	if err != nil {
 		return engine.SearchResponse{}, err
 	}
@@ -115,7 +121,7 @@ func (s *Server) recall(ctx context.Context, p graph.Principal, in RecallInput) 
 		EntityTypes: in.EntityTypes, DaysBack: in.DaysBack, CreatedAfter: after, CreatedBefore: before,
 		Channel: in.Channel, IncludeArchived: in.IncludeArchived, IncludeSuperseded: in.IncludeSuperseded,
 		IncludeExpired: in.IncludeExpired, IncludeQuarantined: in.IncludeQuarantined,
-		Reranker: in.Reranker, Center: in.Center, TokenBudget: in.TokenBudget,
+		Reranker: in.Reranker, Center: in.Center, TokenBudget: in.TokenBudget, TimeTravel: tt,
 	})
 }
 
@@ -124,11 +130,35 @@ type IDInput struct {
 	ID string `json:"id" jsonschema:"the record's id (required)"`
 }
 
-func (s *Server) get(ctx context.Context, p graph.Principal, in IDInput) (engine.MemoryView, error) {
+// GetInput is the get tool's input, as GET /v1/memories/{id} takes it.
+type GetInput struct {
+	ID      string `json:"id" jsonschema:"the memory's id (required)"`
+	AsOf    string `json:"as_of,omitempty" jsonschema:"valid time: read memories valid at this instant, RFC 3339 or YYYY-MM-DD (default now)"`
+	KnownAt string `json:"known_at,omitempty" jsonschema:"transaction time: read what mnemo knew at this instant, RFC 3339 or YYYY-MM-DD (default now)"`
+}
+
+func (s *Server) get(ctx context.Context, p graph.Principal, in GetInput) (engine.MemoryView, error) {
 	if err := graph.CheckID("id", in.ID); err != nil {
 		return engine.MemoryView{}, err
 	}
-	return s.engine.Get(ctx, p, in.ID)
+	tt, err := timeTravel(in.AsOf, in.KnownAt)
+	if err != nil {
+		return engine.MemoryView{}, err
+	}
+	return s.engine.GetWith(ctx, p, in.ID, engine.GetOptions{TimeTravel: tt})
+}
+
+// timeTravel reads the as_of and known_at fields.
+func timeTravel(asOf, knownAt string) (engine.TimeTravel, error) {
+	var (
+		t   engine.TimeTravel
+		err error
+	)
+	if t.AsOf, err = parseTime(asOf, "as_of"); err != nil {
+		return t, err
+	}
+	t.KnownAt, err = parseTime(knownAt, "known_at")
+	return t, err
 }
 
 // ListInput is the list tool's input, as GET /v1/memories takes it.

@@ -29,7 +29,7 @@ func (s *Server) addTools() error {
 				"(edits, validity, supersession), contradictions flagged, neighbours appended and citations.",
 			reads, s.recall, nil),
 		add(s, "get", "Get a memory",
-			"Fetch one memory by id with its current version.", reads, s.get, nil),
+			"Fetch one memory by id with its current version; as_of and known_at read it as of a past time.", reads, s.get, nil),
 		add(s, "list", "List memories",
 			"List memories by type, tag, status, user and creation time, newest first, a page at a time.",
 			reads, s.list, nil),
