@@ -133,9 +133,6 @@ type Store interface {
 	GetEdit(ctx context.Context, f Filter, id string) (Edit, error)
 	DecideEdit(ctx context.Context, s Scope, id string, status EditStatus, by string, at time.Time, audit ...AuditEvent) (Edit, error)
 	ListEdits(ctx context.Context, f Filter, q EditQuery) ([]Edit, error)
-	// CreateCapsule and GetCapsule store and read capsules.
-	CreateCapsule(ctx context.Context, c Capsule) (Capsule, error)
-	GetCapsule(ctx context.Context, f Filter, id string) (Capsule, error)
 	// CreateGateRequest, GetGateRequest, ListGateRequests and
 	// DecideGateRequest store, read and settle queued writes. Deciding a
 	// request that is not pending is ErrConflict. The audit event is

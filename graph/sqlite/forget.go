@@ -84,6 +84,9 @@ WHERE memory_rid = ?`
 	eraseMemory = `UPDATE memories SET status = 'erased', title = '', canonical_key = '', tags = '[]', subject_type = '',
 	subject_id = '', layer = '', sublayer = '', session_id = '', exclusive_key = 0 WHERE rid = ?`
 	eraseEdits = `UPDATE edits SET content = '', reason = '' WHERE memory_rid = ?`
+	// The memory and its versions leave every capsule. Relies on
+	// capsule_items_memory.
+	eraseCapsuleItems = `DELETE FROM capsule_items WHERE memory_rid = ?`
 	// By tenant and memory id.
 	eraseGateRequests = `UPDATE gate_requests SET title = '', reason = '', payload = 'null'
 WHERE tenant_id = ? AND memory_id = ? RETURNING id`
@@ -221,7 +224,7 @@ func (t *tx) erase(m memRef, index bool, entities map[int64]bool, out *graph.Era
 	}
 	n, _ = res.RowsAffected()
 	out.Versions += int(n)
-	for _, q := range []string{eraseTags, eraseMemory, eraseEdits, insertErasure} {
+	for _, q := range []string{eraseTags, eraseMemory, eraseEdits, eraseCapsuleItems, insertErasure} {
 		if _, err := t.exec(q, m.rid); err != nil {
 			return err
 		}

@@ -132,7 +132,9 @@ func testInvalidInput(t *testing.T, x *suite) {
 			return err
 		}},
 		{"CapsuleInvalidUTF8", func() error {
-			_, err := x.s.CreateCapsule(ctx(t), graph.Capsule{Scope: s, Name: "\xff", CreatedBy: "a"})
+			c := minCapsule(s, "m")
+			c.Subject = "\xff"
+			_, err := x.caps(t).CreateCapsule(ctx(t), c)
 			return err
 		}},
 	} {

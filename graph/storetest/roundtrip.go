@@ -320,18 +320,6 @@ func (x *suite) roundTripCuration(t *testing.T, s graph.Scope, memID, verID stri
 	require.NoError(t, err)
 	require.Len(t, approved, 1)
 	assert.Equal(t, e.ID, approved[0].ID)
-
-	c := graph.Capsule{ID: "c-" + graph.NewID(), Scope: s, Name: "handover", MemoryIDs: []string{memID},
-		VersionIDs: []string{verID}, CreatedBy: "agent-1", CreatedAt: base, ExpiresAt: base.Add(24 * time.Hour)}
-	_, err = x.s.CreateCapsule(ctx(t), c)
-	require.NoError(t, err)
-	rc, err := x.s.GetCapsule(ctx(t), f, c.ID)
-	require.NoError(t, err)
-	assert.ElementsMatch(t, c.MemoryIDs, rc.MemoryIDs, "CONTAINS memory")
-	assert.ElementsMatch(t, c.VersionIDs, rc.VersionIDs, "CONTAINS version")
-	assert.Equal(t, c.Name, rc.Name)
-	assert.Equal(t, c.CreatedBy, rc.CreatedBy)
-	x.sameTime(t, c.ExpiresAt, rc.ExpiresAt, "expires_at")
 }
 
 // activeCopy creates a fresh active memory in s and returns its id.

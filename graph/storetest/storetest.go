@@ -67,6 +67,7 @@ func Run(t *testing.T, open func(t *testing.T) graph.Store, cfg Config) {
 		{"ListFilters", testListFilters},
 		{"ValidAt", testValidAt},
 		{"Edits", testEdits},
+		{"Capsules", testCapsules},
 		{"Pagination", testPagination},
 		{"PaginationConcurrentInserts", testPaginationConcurrent},
 		{"TenantIsolation", testTenantIsolation},

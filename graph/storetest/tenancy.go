@@ -40,7 +40,7 @@ func (x *suite) buildWorld(t *testing.T, s graph.Scope) world {
 	b, err := x.s.CreateBaseline(ctx(t), graph.Baseline{Scope: s, Name: "b", VersionIDs: []string{w.verID}, PublishedBy: "l"})
 	require.NoError(t, err)
 	w.baseline = b.ID
-	cp, err := x.s.CreateCapsule(ctx(t), graph.Capsule{Scope: s, Name: "c", MemoryIDs: []string{m1}, CreatedBy: "a"})
+	cp, err := x.caps(t).CreateCapsule(ctx(t), minCapsule(s, m1))
 	require.NoError(t, err)
 	w.capsule = cp.ID
 	e, err := x.s.CreateEdit(ctx(t), graph.Edit{Scope: s, Kind: graph.EditRetract, TargetMemoryID: m1, CreatedBy: "l"})
@@ -193,7 +193,7 @@ func (x *suite) checkIsolation(t *testing.T, own graph.Scope, mine, its world) {
 		es, err = x.s.ListEdits(ctx(t), f, graph.EditQuery{MemoryIDs: []string{theirM1}})
 		require.NoError(t, err)
 		assert.Empty(t, es)
-		_, err = x.s.GetCapsule(ctx(t), f, its.capsule)
+		_, err = x.caps(t).GetCapsule(ctx(t), f, capsuleReader, its.capsule)
 		notFound(t, err)
 		_, err = x.s.GetGateRequest(ctx(t), f, its.gate)
 		notFound(t, err)
@@ -318,7 +318,7 @@ func (x *suite) buildRecords(t *testing.T, s graph.Scope, c graph.Created, at ti
 	b, err := x.s.CreateBaseline(ctx(t), graph.Baseline{Scope: s, Name: "b", VersionIDs: []string{c.Version.ID}, PublishedBy: "l", CreatedAt: at})
 	require.NoError(t, err)
 	r.baseline = b.ID
-	cp, err := x.s.CreateCapsule(ctx(t), graph.Capsule{Scope: s, Name: "c", MemoryIDs: []string{c.Memory.ID}, CreatedBy: "a"})
+	cp, err := x.caps(t).CreateCapsule(ctx(t), minCapsule(s, c.Memory.ID))
 	require.NoError(t, err)
 	r.capsule = cp.ID
 	e, err := x.s.CreateEdit(ctx(t), graph.Edit{Scope: s, Kind: graph.EditRetract, TargetMemoryID: c.Memory.ID, CreatedBy: "l"})
@@ -352,7 +352,7 @@ func (x *suite) checkRecords(t *testing.T, f graph.Filter, order []string, recs 
 			{"proposal", err1(x.s.GetProposal(ctx(t), f, r.proposal))},
 			{"decision", err1(x.s.GetDecision(ctx(t), f, r.decision))},
 			{"baseline", err1(x.s.GetBaseline(ctx(t), f, r.baseline))},
-			{"capsule", err1(x.s.GetCapsule(ctx(t), f, r.capsule))},
+			{"capsule", err1(x.caps(t).GetCapsule(ctx(t), f, capsuleReader, r.capsule))},
 			{"edit", err1(x.s.GetEdit(ctx(t), f, r.edit))},
 			{"gate request", err1(x.s.GetGateRequest(ctx(t), f, r.gate))},
 			{"context receipt", err1(x.s.GetContextReceipt(ctx(t), f, r.receipt))},

@@ -25,7 +25,7 @@ type readCall struct {
 // the cases that use this list).
 func (x *suite) readCalls(id string) []readCall {
 	s := x.s
-	return []readCall{
+	calls := []readCall{
 		{"GetMemory", func(c context.Context, f graph.Filter) error { _, err := s.GetMemory(c, f, id); return err }},
 		{"GetMemories", func(c context.Context, f graph.Filter) error { _, err := s.GetMemories(c, f, []string{id}); return err }},
 		{"GetVersion", func(c context.Context, f graph.Filter) error { _, err := s.GetVersion(c, f, id); return err }},
@@ -63,7 +63,6 @@ func (x *suite) readCalls(id string) []readCall {
 			_, err := s.ListEdits(c, f, graph.EditQuery{})
 			return err
 		}},
-		{"GetCapsule", func(c context.Context, f graph.Filter) error { _, err := s.GetCapsule(c, f, id); return err }},
 		{"GetGateRequest", func(c context.Context, f graph.Filter) error { _, err := s.GetGateRequest(c, f, id); return err }},
 		{"ListGateRequests", func(c context.Context, f graph.Filter) error {
 			_, _, err := s.ListGateRequests(c, f, "", graph.Page{})
@@ -71,6 +70,18 @@ func (x *suite) readCalls(id string) []readCall {
 		}},
 		{"GetContextReceipt", func(c context.Context, f graph.Filter) error { _, err := s.GetContextReceipt(c, f, id); return err }},
 	}
+	if caps, ok := s.(graph.Capsules); ok {
+		calls = append(calls,
+			readCall{"GetCapsule", func(c context.Context, f graph.Filter) error {
+				_, err := caps.GetCapsule(c, f, capsuleReader, id)
+				return err
+			}},
+			readCall{"ListCapsules", func(c context.Context, f graph.Filter) error {
+				_, _, err := caps.ListCapsules(c, f, capsuleReader, graph.Page{})
+				return err
+			}})
+	}
+	return calls
 }
 
 // aclMemory is one memory of the users case, as written.
