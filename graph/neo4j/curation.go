@@ -293,4 +293,3 @@ func (s *Store) readBaseline(ctx context.Context, f graph.Filter, query, id stri
 		}, nil
 	})
 }
-
