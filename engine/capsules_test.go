@@ -251,3 +251,73 @@ func TestCapsuleItemsFollowTheGraph(t *testing.T) {
 	assert.Equal(t, []string{fx.pool, fx.mine}, raw.MemoryIDs, "erasure took the memory out of the stored capsule")
 	assert.Empty(t, raw.VersionIDs, "with its versions")
 }
+
+func TestContextBundle(t *testing.T) {
+	fx := newCapsuleFixture(t)
+	ctx := context.Background()
+	// Written oldest first; within a visibility the newest comes first.
+	sessDec := fx.add("u2", engine.TypeDecision, graph.VisibilitySession, "s1", "session decision")
+	otherSessDec := fx.add("u2", engine.TypeDecision, graph.VisibilitySession, "s2", "another session's decision")
+	userDec := fx.add("u2", engine.TypeDecision, graph.VisibilityUser, "", "user decision")
+	projDec := fx.add("u1", engine.TypeDecision, graph.VisibilityProject, "", "project decision")
+	polOld := fx.add("u1", engine.TypeDecision, graph.VisibilityPolicy, "", "old policy decision")
+	polNew := fx.add("u1", engine.TypeDecision, graph.VisibilityPolicy, "", "new policy decision")
+	privDec := fx.add("u1", engine.TypeDecision, graph.VisibilityUser, "", "u1's own decision")
+	task := fx.add("u2", engine.TypeTask, graph.VisibilityUser, "", "open task")
+	doneTask := fx.add("u2", engine.TypeTask, graph.VisibilityUser, "", "archived task")
+	turn1 := fx.add("u2", "note", graph.VisibilitySession, "s1", "first turn")
+	turn2 := fx.add("u2", "note", graph.VisibilitySession, "s1", "second turn")
+	otherTurn := fx.add("u2", "note", graph.VisibilitySession, "s2", "other session turn")
+	_, err := fx.eng.Archive(ctx, fx.adm, doneTask, "done")
+	require.NoError(t, err)
+	_, err = fx.eng.ProposeEdit(ctx, fx.adm, task, engine.EditRequest{Kind: graph.EditAmend, Content: "open task, amended", Reason: "r"})
+	require.NoError(t, err)
+	_, err = fx.eng.ProposeEdit(ctx, fx.adm, projDec, engine.EditRequest{Kind: graph.EditBlock, Channel: "public", Reason: "r"})
+	require.NoError(t, err)
+	c := fx.create(engine.CapsuleRequest{MemoryIDs: []string{fx.mine}})
+	fx.create(engine.CapsuleRequest{MemoryIDs: []string{fx.pool}, Audience: []string{"someone-else"}})
+
+	b, err := fx.eng.ContextBundle(ctx, fx.bot, engine.BundleRequest{SessionID: "s1", TokenBudget: 10000})
+	require.NoError(t, err)
+	assert.Equal(t, []string{polNew, polOld, projDec, userDec, sessDec}, itemIDs(b.Decisions),
+		"policy > project > user > session, newest first within each; never another user's private one, nor another session's")
+	assert.NotContains(t, itemIDs(b.Decisions), otherSessDec)
+	assert.NotContains(t, itemIDs(b.Decisions), privDec)
+	assert.Equal(t, []string{task}, itemIDs(b.Tasks), "active tasks only")
+	assert.Equal(t, "open task, amended", b.Tasks[0].Content, "edits applied")
+	assert.Equal(t, []string{turn2, turn1}, itemIDs(b.Session),
+		"the session's memories, newest first; its decision is shown once, among the decisions")
+	assert.NotContains(t, itemIDs(b.Session), otherTurn)
+	require.Len(t, b.Capsules, 1, "capsules addressed to bot only")
+	assert.Equal(t, c.ID, b.Capsules[0].ID)
+	assert.Equal(t, []string{fx.mine}, itemIDs(b.Capsules[0].Items))
+	assert.Nil(t, b.Budget.Omitted)
+	assert.Positive(t, b.Budget.Used)
+
+	pub, err := fx.eng.ContextBundle(ctx, fx.bot, engine.BundleRequest{SessionID: "s1", Channel: "public", TokenBudget: 10000})
+	require.NoError(t, err)
+	assert.NotContains(t, itemIDs(pub.Decisions), projDec, "a block on the channel hides it")
+
+	// A budget that holds the decisions and little else: the rest is counted.
+	var decisionTokens int
+	for _, it := range b.Decisions {
+		decisionTokens += tokensOf(it)
+	}
+	small, err := fx.eng.ContextBundle(ctx, fx.bot, engine.BundleRequest{SessionID: "s1", TokenBudget: decisionTokens})
+	require.NoError(t, err)
+	assert.Equal(t, itemIDs(b.Decisions), itemIDs(small.Decisions), "decisions are spent on first")
+	assert.Empty(t, small.Tasks)
+	assert.Empty(t, small.Session)
+	assert.Equal(t, map[string]int{engine.SectionCapsules: 1, engine.SectionTasks: 1, engine.SectionSession: 2}, small.Budget.Omitted)
+	assert.Equal(t, decisionTokens, small.Budget.Used)
+
+	_, err = fx.eng.ContextBundle(ctx, fx.bot, engine.BundleRequest{TokenBudget: -1})
+	assert.ErrorIs(t, err, graph.ErrInvalid)
+}
+
+// tokensOf is what an item costs a bundle's budget (4 characters a token,
+// rounded up, for the title and the content).
+func tokensOf(it engine.ItemView) int {
+	n := func(s string) int { return (len([]rune(s)) + 3) / 4 }
+	return n(it.Title) + n(it.Content)
+}
