@@ -146,10 +146,7 @@ func (e *Engine) creatorReads(ctx context.Context, f graph.Filter, c graph.Capsu
 		if err != nil {
 			return fmt.Errorf("capsule items: %w", err)
 		}
-		hs := make([]*hit, len(ms))
-		for i, m := range ms {
-			hs[i] = &hit{mem: m}
-		}
+		hs := liveHits(ms)
 		if err := e.applyEdits(ctx, f, hs); err != nil {
 			return err
 		}
@@ -338,11 +335,8 @@ func (e *Engine) capsuleItems(ctx context.Context, g graph.Filter, c graph.Capsu
 		if err != nil {
 			return nil, err
 		}
-		hs := make([]*hit, len(ms))
-		for i, m := range ms {
-			hs[i] = &hit{mem: m}
-		}
-		if hs, err = e.effectiveHits(ctx, g, hs); err != nil {
+		hs, err := e.effectiveHits(ctx, g, liveHits(ms))
+		if err != nil {
 			return nil, err
 		}
 		for _, h := range hs {
@@ -362,10 +356,7 @@ func (e *Engine) capsuleItems(ctx context.Context, g graph.Filter, c graph.Capsu
 		if err != nil {
 			return nil, err
 		}
-		hs := make([]*hit, len(ms))
-		for i, m := range ms {
-			hs[i] = &hit{mem: m}
-		}
+		hs := liveHits(ms)
 		if err := e.applyEdits(ctx, g, hs); err != nil {
 			return nil, err
 		}
@@ -415,6 +406,19 @@ func (e *Engine) effectiveHits(ctx context.Context, f graph.Filter, hs []*hit) (
 		return nil, err
 	}
 	return slices.DeleteFunc(hs, func(h *hit) bool { return !h.hasVersion }), nil
+}
+
+// liveHits are hits of ms, the memories of a fetch by id, that a capsule
+// shows: active or superseded. A fetch by id returns archived memories too
+// (graph.Store.GetMemory); a capsule leaves them out until restored.
+func liveHits(ms []graph.Memory) []*hit {
+	hs := make([]*hit, 0, len(ms))
+	for _, m := range ms {
+		if m.Status == graph.StatusActive || m.Status == graph.StatusSuperseded {
+			hs = append(hs, &hit{mem: m})
+		}
+	}
+	return hs
 }
 
 // memoryItem is hit h as an item: its effective text, cited by version.
