@@ -301,7 +301,11 @@ CREATE INDEX gate_memory ON gate_requests(tenant_id, memory_id) WHERE memory_id 
 	// capsule_audience for the listing of an agent's capsules); revocation;
 	// items as rows that carry their memory (capsule_items_memory: an
 	// erase drops the items of the memories it erases), moved out of the
-	// JSON columns.
+	// JSON columns. The context bundle lists memories of a type (decisions,
+	// tasks) and of a session newest first: memories_type_created and
+	// memories_session_created serve those listings without walking the
+	// tenant (memories_session is partial, so a session id bound as a
+	// parameter cannot use it).
 	`
 ALTER TABLE capsules RENAME COLUMN name TO subject;
 ALTER TABLE capsules ADD COLUMN audience TEXT NOT NULL DEFAULT '[]';
@@ -331,6 +335,8 @@ SELECT c.rid, 'version', j.value, COALESCE((SELECT v.memory_rid FROM versions v 
 FROM capsules c, json_each(c.version_ids) j;
 ALTER TABLE capsules DROP COLUMN memory_ids;
 ALTER TABLE capsules DROP COLUMN version_ids;
+CREATE INDEX memories_type_created ON memories(tenant_id, type, created_at DESC, id DESC);
+CREATE INDEX memories_session_created ON memories(tenant_id, session_id, created_at DESC, id DESC);
 `,
 }
 
