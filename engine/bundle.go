@@ -19,7 +19,7 @@ const (
 const (
 	// MaxBundleSection caps the memories of one section (and of each
 	// visibility of the decisions) a bundle reads.
-	MaxBundleSection = 50
+	MaxBundleSection = 20
 	// MaxBundleCapsules caps the capsules a bundle reads.
 	MaxBundleCapsules = 20
 )

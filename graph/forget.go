@@ -21,6 +21,8 @@ import (
 //     in its session's NEXT chain: the chain is re-linked around it
 //     (Relink), as if it had never been written, and the tombstone leaves
 //     the session (its session id is cleared);
+//   - the memory and its versions from every capsule that CONTAINS them
+//     (a capsule keeps its other items);
 //   - the memory's pending outbox items (an upsert would embed the text
 //     again); with EraseInput.Index a vector-index delete is queued instead;
 //   - the content of edits that target the memory and of the gate requests
