@@ -99,14 +99,11 @@ func (s *Server) revokeCapsule(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
-	var req decisionRequest
-	if c.Request.ContentLength != 0 {
-		if err := decode(c, s.maxBody, &req); err != nil {
-			s.fail(c, err)
-			return
-		}
+	reason, ok := s.reason(c)
+	if !ok {
+		return
 	}
-	cp, err := s.engine.RevokeCapsule(c.Request.Context(), principal(c), id, req.Reason)
+	cp, err := s.engine.RevokeCapsule(c.Request.Context(), principal(c), id, reason)
 	if err != nil {
 		s.fail(c, err)
 		return

@@ -26,16 +26,7 @@ func TestCapsulesHTTP(t *testing.T) {
 	create := fmt.Sprintf(`{"subject":"handover","audience":["reader"],"memory_ids":[%q]}`, mem)
 	var id string
 	capsule := func(verb string) func() string { return func() string { return "/v1/capsules/" + id + verb } }
-	steps := []struct {
-		name   string
-		role   string
-		method string
-		path   func() string
-		body   string
-		status int
-		code   string // error code, or error field for 400
-		check  func(t *testing.T, body map[string]any)
-	}{
+	steps := []httpStep{
 		{"reader may not create", "reader", "POST", fixed("/v1/capsules"), create, 403, "forbidden", nil},
 		{"ttl past the maximum", "writer", "POST", fixed("/v1/capsules"),
 			fmt.Sprintf(`{"subject":"s","audience":["reader"],"memory_ids":[%q],"ttl_seconds":99999999}`, mem), 400, "ttl_seconds", nil},
@@ -93,16 +84,5 @@ func TestCapsulesHTTP(t *testing.T) {
 			assert.Equal(t, id, evs[0].(map[string]any)["subject_id"])
 		}},
 	}
-	for _, s := range steps {
-		t.Run(s.name, func(t *testing.T) {
-			status, body := a.call(t, s.role, s.method, s.path(), s.body)
-			require.Equal(t, s.status, status, "body: %v", body)
-			if s.code != "" {
-				assert.Contains(t, []string{errCode(body), errField(body)}, s.code, fmt.Sprint(body))
-			}
-			if s.check != nil {
-				s.check(t, body)
-			}
-		})
-	}
+	a.walk(t, steps)
 }

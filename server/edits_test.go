@@ -32,16 +32,7 @@ func TestEditsHTTP(t *testing.T) {
 	mem := c.Memory.ID
 	edits := "/v1/memories/" + mem + "/edits"
 	var amendID, retractID string
-	steps := []struct {
-		name   string
-		role   string
-		method string
-		path   func() string
-		body   string
-		status int
-		code   string // error code, or error field for 400
-		check  func(t *testing.T, body map[string]any)
-	}{
+	steps := []httpStep{
 		{"reader may not amend", "reader", "POST", fixed(edits), `{"kind":"amend","content":"x","reason":"r"}`, 403, "forbidden", nil},
 		{"reason is required", "writer", "POST", fixed(edits), `{"kind":"amend","content":"x"}`, 400, "reason", nil},
 		{"unknown field", "writer", "POST", fixed(edits), `{"kind":"amend","content":"x","reason":"r","why":"?"}`, 400, "why", nil},
@@ -106,6 +97,26 @@ func TestEditsHTTP(t *testing.T) {
 		{"audit with to before from", "librarian", "GET", fixed("/v1/audit?from=2026-01-02&to=2026-01-01"), "", 400, "to", nil},
 		{"audit with a bad limit", "librarian", "GET", fixed("/v1/audit?limit=0"), "", 400, "limit", nil},
 	}
+	a.walk(t, steps)
+}
+
+// httpStep is one request of a walk through the API: who sends what, the
+// status it gets, and the error code (or error field for a 400) or a check
+// of the body.
+type httpStep struct {
+	name   string
+	role   string
+	method string
+	path   func() string
+	body   string
+	status int
+	code   string // error code, or error field for 400
+	check  func(t *testing.T, body map[string]any)
+}
+
+// walk sends steps in order, each a subtest.
+func (a *ingAPI) walk(t *testing.T, steps []httpStep) {
+	t.Helper()
 	for _, s := range steps {
 		t.Run(s.name, func(t *testing.T) {
 			status, body := a.call(t, s.role, s.method, s.path(), s.body)

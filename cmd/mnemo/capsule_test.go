@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -15,12 +14,7 @@ import (
 // revokes it and bot no longer sees it.
 func TestCapsuleCLI(t *testing.T) {
 	data := t.TempDir()
-	mnemo := func(t *testing.T, args ...string) (string, int) {
-		t.Helper()
-		var out, errs bytes.Buffer
-		code := run(t.Context(), append(args, "--data-dir", data, "--vector", "off", "--log-level", "error"), &out, &errs)
-		return out.String() + errs.String(), code
-	}
+	mnemo := cliIn(data)
 	out, code := mnemo(t, "ingest", "--roles", "librarian", "Jenkins runs on host ci-1.")
 	require.Zero(t, code, out)
 	fields := strings.Fields(out)

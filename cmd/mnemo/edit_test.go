@@ -15,12 +15,7 @@ import (
 // retract rejected; `mnemo edit list` and `mnemo audit` show each step.
 func TestEditCLI(t *testing.T) {
 	data := t.TempDir()
-	mnemo := func(t *testing.T, args ...string) (string, int) {
-		t.Helper()
-		var out, errs bytes.Buffer
-		code := run(t.Context(), append(args, "--data-dir", data, "--vector", "off", "--log-level", "error"), &out, &errs)
-		return out.String() + errs.String(), code
-	}
+	mnemo := cliIn(data)
 	out, code := mnemo(t, "ingest", "--roles", "librarian", "Jenkins runs on host ci-1.")
 	require.Zero(t, code, out)
 	fields := strings.Fields(out)
@@ -68,4 +63,15 @@ func TestEditCLI(t *testing.T) {
 	out, code = mnemo(t, "edit", "propose", mem, "--kind", "attenuate", "--delta", "x", "--reason", "r")
 	assert.NotZero(t, code, out)
 	assert.Contains(t, out, "--delta")
+}
+
+// cliIn runs mnemo commands on the data directory data, without vectors:
+// the command's stdout and stderr together, and its exit code.
+func cliIn(data string) func(t *testing.T, args ...string) (string, int) {
+	return func(t *testing.T, args ...string) (string, int) {
+		t.Helper()
+		var out, errs bytes.Buffer
+		code := run(t.Context(), append(args, "--data-dir", data, "--vector", "off", "--log-level", "error"), &out, &errs)
+		return out.String() + errs.String(), code
+	}
 }
