@@ -141,26 +141,36 @@ func (e *Engine) CreateCapsule(ctx context.Context, p graph.Principal, r Capsule
 // creator's filter: missing, hidden or unreadable is ErrNotFound naming the
 // item.
 func (e *Engine) creatorReads(ctx context.Context, f graph.Filter, c graph.Capsule) error {
-	if len(c.MemoryIDs) > 0 {
-		ms, err := e.store.GetMemories(ctx, f, c.MemoryIDs)
-		if err != nil {
-			return fmt.Errorf("capsule items: %w", err)
-		}
-		hs := liveHits(ms)
-		if err := e.applyEdits(ctx, f, hs); err != nil {
-			return err
-		}
-		if err := missing("memory", c.MemoryIDs, hs, func(h *hit) string { return h.mem.ID }); err != nil {
-			return err
-		}
+	vs, err := e.store.GetVersions(ctx, f, c.VersionIDs)
+	if err != nil {
+		return fmt.Errorf("capsule items: %w", err)
 	}
-	if len(c.VersionIDs) > 0 {
-		vs, err := e.store.GetVersions(ctx, f, c.VersionIDs)
-		if err != nil {
-			return fmt.Errorf("capsule items: %w", err)
-		}
-		if err := missing("version", c.VersionIDs, vs, func(v graph.Version) string { return v.ID }); err != nil {
-			return err
+	// A version is readable when its memory is: the versions' memories
+	// are checked with the capsule's own.
+	owners := make(map[string]string, len(vs))
+	ids := slices.Clone(c.MemoryIDs)
+	for _, v := range vs {
+		owners[v.ID] = v.MemoryID
+		ids = append(ids, v.MemoryID)
+	}
+	ms, err := e.store.GetMemories(ctx, f, unique(ids))
+	if err != nil {
+		return fmt.Errorf("capsule items: %w", err)
+	}
+	hs := liveHits(ms)
+	if err := e.applyEdits(ctx, f, hs); err != nil {
+		return err
+	}
+	if err := missing("memory", c.MemoryIDs, hs, func(h *hit) string { return h.mem.ID }); err != nil {
+		return err
+	}
+	readable := make(map[string]bool, len(hs))
+	for _, h := range hs {
+		readable[h.mem.ID] = h.mem.ID != ""
+	}
+	for _, id := range c.VersionIDs {
+		if !readable[owners[id]] {
+			return fmt.Errorf("capsule item version %s: %w", id, graph.ErrNotFound)
 		}
 	}
 	for _, id := range c.DecisionIDs {

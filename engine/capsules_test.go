@@ -33,6 +33,7 @@ type capsuleFixture struct {
 	scope                    graph.Scope
 	clock                    time.Time
 	pool, mine, theirs       string
+	theirsV                  string
 	extra, extraV1, extraV2  string
 	lead, bot, stranger, adm graph.Principal
 }
@@ -50,6 +51,9 @@ func newCapsuleFixture(t *testing.T) *capsuleFixture {
 	fx.pool = fx.add("u1", "note", graph.VisibilityProject, "", "postgres pool size is 10")
 	fx.mine = fx.add("u1", "note", graph.VisibilityUser, "", "my private runbook step")
 	fx.theirs = fx.add("u2", "note", graph.VisibilityUser, "", "u2 keeps this to itself")
+	theirs, err := st.GetMemory(context.Background(), graph.Filter{Scope: fx.scope, Reader: graph.System}, fx.theirs)
+	require.NoError(t, err)
+	fx.theirsV = theirs.CurrentVersionID
 	c, err := st.CreateMemory(context.Background(), graph.MemoryInput{
 		Memory:  graph.Memory{Scope: fx.scope, UserID: "u1", Type: "note", Title: "extra", Visibility: graph.VisibilityProject, CreatedAt: now.Add(-time.Hour)},
 		Version: graph.VersionInput{Content: "extra first"}})
@@ -142,6 +146,7 @@ func TestCapsuleAudience(t *testing.T) {
 func TestCapsuleCreateRefuses(t *testing.T) {
 	fx := newCapsuleFixture(t)
 	ctx := context.Background()
+	require.NoError(t, fx.store.Archive(ctx, fx.scope, fx.extra))
 	for _, tt := range []struct {
 		name  string
 		p     graph.Principal
@@ -151,6 +156,9 @@ func TestCapsuleCreateRefuses(t *testing.T) {
 	}{
 		{"an item its creator cannot read", fx.lead, engine.CapsuleRequest{MemoryIDs: []string{fx.pool, fx.theirs}}, graph.ErrNotFound, ""},
 		{"a missing version", fx.lead, engine.CapsuleRequest{VersionIDs: []string{"nope"}}, graph.ErrNotFound, ""},
+		{"an archived memory", fx.lead, engine.CapsuleRequest{MemoryIDs: []string{fx.extra}}, graph.ErrNotFound, ""},
+		{"a version of an archived memory", fx.lead, engine.CapsuleRequest{VersionIDs: []string{fx.extraV2}}, graph.ErrNotFound, ""},
+		{"a version of a memory its creator cannot read", fx.lead, engine.CapsuleRequest{VersionIDs: []string{fx.theirsV}}, graph.ErrNotFound, ""},
 		{"a missing decision", fx.lead, engine.CapsuleRequest{DecisionIDs: []string{"nope"}}, graph.ErrNotFound, ""},
 		{"a reader", fx.bot, engine.CapsuleRequest{MemoryIDs: []string{fx.theirs}}, graph.ErrForbidden, ""},
 		{"a TTL past the maximum", fx.lead, engine.CapsuleRequest{MemoryIDs: []string{fx.pool},
