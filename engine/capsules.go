@@ -79,14 +79,6 @@ type CapsuleView struct {
 	Items []ItemView `json:"items"`
 }
 
-// capsules is the store's capsule capability, or an error when it has none.
-func (e *Engine) capsules() (graph.Capsules, error) {
-	if e.caps == nil {
-		return nil, errors.New("the graph store keeps no capsules")
-	}
-	return e.caps, nil
-}
-
 // CreateCapsule writes a capsule from p to r.Audience. p needs the write
 // permission, and must be able to read every item now (scope, user rule,
 // edits): an item it cannot read is ErrNotFound, as for a read, so a
@@ -173,8 +165,15 @@ func (e *Engine) creatorReads(ctx context.Context, f graph.Filter, c graph.Capsu
 			return fmt.Errorf("capsule item version %s: %w", id, graph.ErrNotFound)
 		}
 	}
+	if len(c.DecisionIDs) == 0 {
+		return nil
+	}
+	pr, err := e.proposals() // decisions are the Proposals capability's
+	if err != nil {
+		return err
+	}
 	for _, id := range c.DecisionIDs {
-		if _, err := e.store.GetDecision(ctx, f, id); err != nil {
+		if _, err := pr.GetDecision(ctx, f, id); err != nil {
 			return fmt.Errorf("capsule item decision %s: %w", id, err)
 		}
 	}
@@ -417,8 +416,12 @@ func (e *Engine) capsuleItems(ctx context.Context, g graph.Filter, c graph.Capsu
 			items = append(items, it)
 		}
 	}
+	pr := e.caps.proposals // a store without decisions has no decision items to show
 	for _, id := range c.DecisionIDs {
-		d, err := e.store.GetDecision(ctx, g, id)
+		if pr == nil {
+			break
+		}
+		d, err := pr.GetDecision(ctx, g, id)
 		if errors.Is(err, graph.ErrNotFound) {
 			continue
 		}

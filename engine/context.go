@@ -175,12 +175,19 @@ func (e *Engine) selectBaseline(ctx context.Context, f graph.Filter, sel Context
 		err error
 	)
 	if sel.Kind == SelectorBaseline {
-		b, err = e.store.GetBaseline(ctx, f, sel.BaselineID)
+		ps, err := e.proposals()
+		if err != nil {
+			return nil, sel, err
+		}
+		b, err = ps.GetBaseline(ctx, f, sel.BaselineID)
 		if err != nil {
 			return nil, sel, fmt.Errorf("baseline %s: %w", sel.BaselineID, err)
 		}
 	} else {
-		b, err = e.store.LatestBaseline(ctx, f)
+		if e.caps.proposals == nil { // no Proposals: nothing was ever published
+			return nil, ContextSelector{Kind: SelectorPublished}, nil
+		}
+		b, err = e.caps.proposals.LatestBaseline(ctx, f)
 		if errors.Is(err, graph.ErrNotFound) {
 			return nil, ContextSelector{Kind: SelectorPublished}, nil
 		}

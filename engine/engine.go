@@ -59,9 +59,9 @@ type Options struct {
 // stores, so several replicas can serve one graph.
 type Engine struct {
 	store    graph.Store
-	caps     graph.Capsules // the store's, nil when it keeps none
-	index    vector.Index   // nil when vectors are off
-	embedder Embedder       // nil when vectors are off
+	caps     capabilities // the store's optional interfaces, see capabilities.go
+	index    vector.Index // nil when vectors are off
+	embedder Embedder     // nil when vectors are off
 	policy   *policy.Holder
 	log      *slog.Logger
 	now      func() time.Time
@@ -98,9 +98,8 @@ func New(o Options) (*Engine, error) {
 	if o.Observer != nil && o.Embedder != nil {
 		o.Embedder = observedEmbedder{Embedder: o.Embedder, obs: o.Observer}
 	}
-	caps, _ := o.Store.(graph.Capsules)
 	return &Engine{
-		store: o.Store, caps: caps, index: o.Index, embedder: o.Embedder, policy: o.Policy,
+		store: o.Store, caps: capabilitiesOf(o.Store), index: o.Index, embedder: o.Embedder, policy: o.Policy,
 		log: o.Logger, now: o.Now, enqueue: !o.VectorsOff, outbox: o.Outbox.withDefaults(), obs: o.Observer,
 	}, nil
 }

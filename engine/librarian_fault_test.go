@@ -65,13 +65,6 @@ func (f *faultStore) Touch(ctx context.Context, s graph.Scope, ids []string, at 
 	return f.Store.Touch(ctx, s, ids, at)
 }
 
-func (f *faultStore) LatestBaseline(ctx context.Context, flt graph.Filter) (graph.Baseline, error) {
-	if err := f.before("LatestBaseline"); err != nil {
-		return graph.Baseline{}, err
-	}
-	return f.Store.LatestBaseline(ctx, flt)
-}
-
 func (f *faultStore) DecideGateRequest(ctx context.Context, s graph.Scope, id string, d graph.GateDecision, a graph.AuditEvent) (graph.GateRequest, error) {
 	if err := f.before("DecideGateRequest"); err != nil {
 		return graph.GateRequest{}, err

@@ -8,8 +8,9 @@ import (
 
 // Capsules is the capability of storing capsules: bundles of memories,
 // versions and decisions one agent hands to others (docs/curation.md). It
-// is optional beside Store; both backends implement it and pass
-// storetest's capsule cases.
+// is optional (graph/doc.go says how the engine finds it); both shipped
+// stores implement it, and graph/storetest.RunCapsules is its conformance
+// suite.
 //
 // Every read takes a CapsuleQuery beside the Filter and pushes both into
 // the store query: the scope rule of f (capsules have no owner), the

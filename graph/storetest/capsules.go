@@ -14,14 +14,6 @@ import (
 // audience) at base, before any capsule of minCapsule expires.
 var capsuleReader = graph.CapsuleQuery{Agent: "a", At: base}
 
-// caps is the store's capsule capability; a backend without it fails.
-func (x *suite) caps(t *testing.T) graph.Capsules {
-	t.Helper()
-	c, ok := x.s.(graph.Capsules)
-	require.True(t, ok, "the store implements graph.Capsules")
-	return c
-}
-
 // minCapsule is a valid capsule in s holding memories ids, created by and
 // addressed to agent "a", live from base for a year.
 func minCapsule(s graph.Scope, ids ...string) graph.Capsule {
@@ -39,12 +31,13 @@ func minCapsule(s graph.Scope, ids ...string) graph.Capsule {
 //	capsule "handover" in s, by "lead", for "a1" and "a2", expires base+24h:
 //	  CONTAINS m1 (memory), v2 (version of m2), d (decision)
 func testCapsules(t *testing.T, x *suite) {
-	cs := x.caps(t)
+	cs := x.cp
+	require.NotNil(t, x.pr, "decision items need graph.Proposals")
 	s := newScope(t)
 	m1 := x.create(t, memIn(s, "first", "one")).Memory.ID
 	c2 := x.create(t, memIn(s, "second", "two"))
 	m3 := x.create(t, memIn(s, "third", "three")).Memory.ID
-	d, err := x.s.CreateDecision(ctx(t), graph.Decision{Scope: s, Kind: "curation", Outcome: "accept", DecidedBy: "lib"})
+	d, err := x.pr.CreateDecision(ctx(t), graph.Decision{Scope: s, Kind: "curation", Outcome: "accept", DecidedBy: "lib"})
 	require.NoError(t, err)
 	f := graph.Filter{Scope: s, Reader: graph.Reader{UserID: "u"}}
 	c := graph.Capsule{ID: "c-" + graph.NewID(), Scope: s, Subject: "handover", Audience: []string{"a1", "a2"},
