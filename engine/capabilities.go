@@ -15,6 +15,7 @@ type capabilities struct {
 	proposals graph.Proposals
 	edits     graph.Edits
 	capsules  graph.Capsules
+	relations graph.Relations
 }
 
 func capabilitiesOf(s graph.Store) capabilities {
@@ -22,6 +23,7 @@ func capabilitiesOf(s graph.Store) capabilities {
 	c.proposals, _ = s.(graph.Proposals)
 	c.edits, _ = s.(graph.Edits)
 	c.capsules, _ = s.(graph.Capsules)
+	c.relations, _ = s.(graph.Relations)
 	return c
 }
 
@@ -35,4 +37,19 @@ func capability[C any](c C, name string) (C, error) {
 		return c, fmt.Errorf("the graph store has no %s: %w", name, graph.ErrUnsupported)
 	}
 	return c, nil
+}
+
+// proposals returns the store's graph.Proposals, or ErrUnsupported.
+func (e *Engine) proposals() (graph.Proposals, error) {
+	return capability(e.caps.proposals, "proposals")
+}
+
+// capsules returns the store's graph.Capsules, or ErrUnsupported.
+func (e *Engine) capsules() (graph.Capsules, error) {
+	return capability(e.caps.capsules, "capsules")
+}
+
+// relations returns the store's graph.Relations, or ErrUnsupported.
+func (e *Engine) relations() (graph.Relations, error) {
+	return capability(e.caps.relations, "relations")
 }

@@ -47,17 +47,6 @@ type RelationResult struct {
 	Created bool `json:"created"`
 }
 
-// relations returns the store's graph.Relations. Until the store split
-// (issue 13 item 8) lands its capabilities and graph.ErrUnsupported, a
-// store without it is a plain error.
-func (e *Engine) relations() (graph.Relations, error) {
-	r, ok := e.store.(graph.Relations)
-	if !ok {
-		return nil, errors.New("engine: the graph store keeps no relations")
-	}
-	return r, nil
-}
-
 // Relate creates relation r in p's scope. Both memories must be readable
 // by p (a direct fetch: any status but retracted and erased) and writable
 // by it (in its scope's reach, under its user or with act_as_user); a

@@ -101,18 +101,6 @@ type Edit struct {
 	DecidedAt time.Time `json:"decided_at,omitzero"`
 }
 
-// Capsule is a named, expiring bundle that CONTAINS memories and versions.
-type Capsule struct {
-	ID         string    `json:"id"`
-	Scope      Scope     `json:"scope"`
-	Name       string    `json:"name"`
-	MemoryIDs  []string  `json:"memory_ids,omitempty"`
-	VersionIDs []string  `json:"version_ids,omitempty"`
-	CreatedBy  string    `json:"created_by"`
-	CreatedAt  time.Time `json:"created_at"`
-	ExpiresAt  time.Time `json:"expires_at,omitzero"`
-}
-
 // AuditEvent is an append-only record of a decision or action; it DECIDED
 // its subject. No API deletes one.
 type AuditEvent struct {

@@ -23,6 +23,8 @@ import (
 //     the session (its session id is cleared);
 //   - every explicit relation from or to the memory (Relations), with
 //     its reason;
+//   - the memory and its versions from every capsule that CONTAINS them
+//     (a capsule keeps its other items);
 //   - the memory's pending outbox items (an upsert would embed the text
 //     again); with EraseInput.Index a vector-index delete is queued instead;
 //   - the content of edits that target the memory and of the gate requests

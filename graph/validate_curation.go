@@ -104,23 +104,6 @@ func (e Edit) Validate() error {
 	return checkText("reason", e.Reason, MaxTitleLen)
 }
 
-// Validate checks a capsule before it is stored.
-func (c Capsule) Validate() error {
-	if err := c.Scope.Validate(); err != nil {
-		return err
-	}
-	if err := checkIDs(map[string]idField{"id": {c.ID, true}, "created_by": {c.CreatedBy, false}}); err != nil {
-		return err
-	}
-	if err := checkText("name", c.Name, MaxTitleLen); err != nil {
-		return err
-	}
-	if err := checkIDList("memory_ids", c.MemoryIDs); err != nil {
-		return err
-	}
-	return checkIDList("version_ids", c.VersionIDs)
-}
-
 // Validate checks a gate request before it is stored.
 func (g GateRequest) Validate() error {
 	if err := g.Scope.Validate(); err != nil {

@@ -130,6 +130,11 @@ func New(o Options) (*Server, error) {
 	v1.POST("/users/:user", s.userAction)       // {user}:erase
 	v1.POST("/search", s.search)
 	v1.POST("/context", s.readContext)
+	v1.POST("/context/bundle", s.contextBundle)
+	v1.POST("/capsules", s.createCapsule)
+	v1.GET("/capsules", s.listCapsules)
+	v1.GET("/capsules/:id", s.getCapsule)
+	v1.POST("/capsules/:id", s.revokeCapsule) // {id}:revoke
 	v1.POST("/citations/verify", s.verifyCitations)
 	s.router = r
 	return s, nil

@@ -37,6 +37,7 @@ func commands() map[string]command {
 		"edit":      {"edit propose|list|approve|reject: memory surgery (retract, amend, quarantine, attenuate, block)", runEdit},
 		"relate":    {"relate create FROM TYPE TO | delete ID | list MEMORY_ID: typed relations between memories", runRelate},
 		"audit":     {"audit [--memory ID] [--actor A] [--from T] [--to T]: read the audit trail", runAudit},
+		"capsule":   {"capsule create|list|show|revoke: capsules of memories, versions and decisions between agents", runCapsule},
 		"outbox":    {"outbox status|drain|retry: pending and dead vector-index writes", runOutbox},
 		"reindex":   {"rebuild the vector index of a scope from the graph", runReindex},
 		"doctor":    {"compare the graph with the vector index of a scope", runDoctor},

@@ -118,6 +118,16 @@ REMOVE m.kw_tf, m.kw_len, m.kw_text, m.kw_group, m.active_key, m.search_text
 WITH m
 OPTIONAL MATCH (ed:Edit)-[:EDITS]->(m)
 SET ed.content = '', ed.reason = ''`
+	// eraseCapsulesCypher takes the memories and their versions out of
+	// every capsule that CONTAINS them.
+	eraseCapsulesCypher = `
+UNWIND $ids AS id
+MATCH (m:Memory {id: id})
+OPTIONAL MATCH (m)<-[r:CONTAINS]-(:Capsule)
+DELETE r
+WITH DISTINCT m
+OPTIONAL MATCH (m)-[:HAS_VERSION]->(:Version)<-[rv:CONTAINS]-(:Capsule)
+DELETE rv`
 	eraseGateCypher = `
 MATCH (g:GateRequest) WHERE g.tenant_id = $tenant AND g.memory_id IN $ids
 SET g.title = '', g.reason = '', g.payload = 'null'
@@ -272,8 +282,10 @@ func eraseTenant(ctx context.Context, tx neo4jdrv.ManagedTransaction, tenant str
 	}
 	out.Chunks += chunks
 	out.Versions += versions
-	if _, err := collect(ctx, tx, eraseMemoriesCypher, params); err != nil {
-		return err
+	for _, q := range []string{eraseMemoriesCypher, eraseCapsulesCypher} {
+		if _, err := collect(ctx, tx, q, params); err != nil {
+			return err
+		}
 	}
 	recs, err = collect(ctx, tx, eraseGateCypher, params)
 	if err != nil {

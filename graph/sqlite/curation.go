@@ -196,53 +196,6 @@ func (s *Store) LatestBaseline(ctx context.Context, f graph.Filter) (graph.Basel
 	return b, nil
 }
 
-const insertCapsule = `INSERT INTO capsules (id, tenant_id, org_id, repo_id, name, memory_ids, version_ids, created_by,
-	created_at, expires_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
-
-// CreateCapsule implements graph.Store.
-func (s *Store) CreateCapsule(ctx context.Context, c graph.Capsule) (graph.Capsule, error) {
-	if err := c.Validate(); err != nil {
-		return c, fmt.Errorf("create capsule: %w", err)
-	}
-	err := s.write(ctx, func(t *tx) error {
-		c.ID, c.CreatedAt = orNewID(c.ID), orNow(c.CreatedAt, t.now)
-		_, err := t.exec(insertCapsule, append(append([]any{c.ID}, scopeArgs(c.Scope)...), c.Name, jsonList(c.MemoryIDs),
-			jsonList(c.VersionIDs), c.CreatedBy, nanos(c.CreatedAt), nanos(c.ExpiresAt))...)
-		return err
-	})
-	if err != nil {
-		return c, fmt.Errorf("create capsule: %w", err)
-	}
-	return c, nil
-}
-
-const selectCapsule = `SELECT id, tenant_id, org_id, repo_id, name, memory_ids, version_ids, created_by, created_at,
-	expires_at FROM capsules WHERE id = ?`
-
-// GetCapsule implements graph.Store.
-func (s *Store) GetCapsule(ctx context.Context, f graph.Filter, id string) (graph.Capsule, error) {
-	var c graph.Capsule
-	err := s.getOne(ctx, f, "capsule", selectCapsule, id, func(sc scanner) (graph.Scope, error) {
-		var (
-			mids, vids       string
-			created, expires int64
-		)
-		if err := sc.Scan(&c.ID, &c.Scope.TenantID, &c.Scope.OrgID, &c.Scope.RepoID, &c.Name, &mids, &vids, &c.CreatedBy,
-			&created, &expires); err != nil {
-			return c.Scope, err
-		}
-		c.CreatedAt, c.ExpiresAt = fromNanos(created), fromNanos(expires)
-		return c.Scope, errors.Join(json.Unmarshal([]byte(mids), &c.MemoryIDs), json.Unmarshal([]byte(vids), &c.VersionIDs))
-	})
-	if len(c.MemoryIDs) == 0 {
-		c.MemoryIDs = nil
-	}
-	if len(c.VersionIDs) == 0 {
-		c.VersionIDs = nil
-	}
-	return c, err
-}
-
 const insertEdit = `INSERT INTO edits (id, tenant_id, org_id, repo_id, kind, status, memory_rid, target_memory_id,
 	target_version_id, content, importance, delta, channel, reason, created_by, decided_by, created_at, decided_at)
 VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`

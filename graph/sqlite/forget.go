@@ -89,6 +89,9 @@ WHERE memory_rid = ?`
 	// The memory's relations, either way. Relies on the relations unique
 	// key and relations_to.
 	eraseRelations = `DELETE FROM relations WHERE from_rid = ?1 OR to_rid = ?1`
+	// The memory and its versions leave every capsule. Relies on
+	// capsule_items_memory.
+	eraseCapsuleItems = `DELETE FROM capsule_items WHERE memory_rid = ?`
 	// By tenant and memory id.
 	eraseGateRequests = `UPDATE gate_requests SET title = '', reason = '', payload = 'null'
 WHERE tenant_id = ? AND memory_id = ? RETURNING id`
@@ -226,7 +229,7 @@ func (t *tx) erase(m memRef, index bool, entities map[int64]bool, out *graph.Era
 	}
 	n, _ = res.RowsAffected()
 	out.Versions += int(n)
-	for _, q := range []string{eraseTags, eraseMemory, eraseEdits, eraseRelations, insertErasure} {
+	for _, q := range []string{eraseTags, eraseMemory, eraseEdits, eraseRelations, eraseCapsuleItems, insertErasure} {
 		if _, err := t.exec(q, m.rid); err != nil {
 			return err
 		}

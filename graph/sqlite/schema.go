@@ -337,6 +337,48 @@ INSERT INTO memory_status (memory_rid, status, at)
 	                                  WHERE s.old_rid = m.rid), m.created_at)
 	FROM memories m WHERE m.status NOT IN ('active', 'erased');
 `,
+	// 13: capsules between agents (capsules.go): a subject instead of a
+	// name; an audience (JSON on the capsule for reading it back, and
+	// capsule_audience for the listing of an agent's capsules); revocation;
+	// items as rows that carry their memory (capsule_items_memory: an
+	// erase drops the items of the memories it erases), moved out of the
+	// JSON columns. The context bundle lists memories of a type (decisions,
+	// tasks) and of a session newest first: memories_type_created and
+	// memories_session_created serve those listings without walking the
+	// tenant (memories_session is partial, so a session id bound as a
+	// parameter cannot use it).
+	`
+ALTER TABLE capsules RENAME COLUMN name TO subject;
+ALTER TABLE capsules ADD COLUMN audience TEXT NOT NULL DEFAULT '[]';
+ALTER TABLE capsules ADD COLUMN revoked_at INTEGER NOT NULL DEFAULT 0;
+ALTER TABLE capsules ADD COLUMN revoked_by TEXT NOT NULL DEFAULT '';
+CREATE INDEX capsules_creator ON capsules(tenant_id, created_by, created_at);
+CREATE TABLE capsule_audience (
+	tenant_id   TEXT NOT NULL,
+	agent_id    TEXT NOT NULL,
+	capsule_rid INTEGER NOT NULL REFERENCES capsules(rid),
+	PRIMARY KEY (tenant_id, agent_id, capsule_rid)
+) WITHOUT ROWID;
+CREATE TABLE capsule_items (
+	rid         INTEGER PRIMARY KEY,
+	capsule_rid INTEGER NOT NULL REFERENCES capsules(rid),
+	kind        TEXT NOT NULL,             -- CONTAINS: memory | version | decision
+	item_id     TEXT NOT NULL,
+	memory_rid  INTEGER NOT NULL           -- the memory, or the version's; 0 for a decision
+);
+CREATE INDEX capsule_items_capsule ON capsule_items(capsule_rid, rid);
+CREATE INDEX capsule_items_memory ON capsule_items(memory_rid) WHERE memory_rid <> 0;
+INSERT INTO capsule_items (capsule_rid, kind, item_id, memory_rid)
+SELECT c.rid, 'memory', j.value, COALESCE((SELECT m.rid FROM memories m WHERE m.id = j.value), 0)
+FROM capsules c, json_each(c.memory_ids) j;
+INSERT INTO capsule_items (capsule_rid, kind, item_id, memory_rid)
+SELECT c.rid, 'version', j.value, COALESCE((SELECT v.memory_rid FROM versions v WHERE v.id = j.value), 0)
+FROM capsules c, json_each(c.version_ids) j;
+ALTER TABLE capsules DROP COLUMN memory_ids;
+ALTER TABLE capsules DROP COLUMN version_ids;
+CREATE INDEX memories_type_created ON memories(tenant_id, type, created_at DESC, id DESC);
+CREATE INDEX memories_session_created ON memories(tenant_id, session_id, created_at DESC, id DESC);
+`,
 }
 
 const createMigrationsTable = `CREATE TABLE IF NOT EXISTS schema_migrations (

@@ -137,7 +137,7 @@ func RunEdits(t *testing.T, open func(t *testing.T) graph.Store, cfg Config) {
 // it.
 func RunCapsules(t *testing.T, open func(t *testing.T) graph.Store, cfg Config) {
 	runCases(t, open, cfg, "graph.Capsules", []testCase{
-		{"RoundTrip", testCapsulesRoundTrip},
+		{"RoundTrip", testCapsules},
 		{"InvalidInput", testCapsulesInvalid},
 	})
 }

@@ -169,7 +169,7 @@ func (x *suite) checkIsolation(t *testing.T, own graph.Scope, mine, its world) {
 			assert.Empty(t, es)
 		}
 		if x.cp != nil {
-			_, err := x.cp.GetCapsule(ctx(t), f, its.capsule)
+			_, err := x.cp.GetCapsule(ctx(t), f, capsuleReader, its.capsule)
 			notFound(t, err)
 		}
 		_, err := x.s.GetGateRequest(ctx(t), f, its.gate)
@@ -318,7 +318,7 @@ func (x *suite) buildCuration(t *testing.T, s graph.Scope, verID, memID string, 
 		decision, proposal, baseline = d.ID, p.ID, b.ID
 	}
 	if x.cp != nil {
-		cp, err := x.cp.CreateCapsule(ctx(t), graph.Capsule{Scope: s, Name: "c", MemoryIDs: []string{memID}, CreatedBy: "a"})
+		cp, err := x.cp.CreateCapsule(ctx(t), minCapsule(s, memID))
 		require.NoError(t, err)
 		capsule = cp.ID
 	}
@@ -352,7 +352,7 @@ func (x *suite) checkRecords(t *testing.T, f graph.Filter, order []string, recs 
 				get{"baseline", err1(x.pr.GetBaseline(ctx(t), f, r.baseline))})
 		}
 		if x.cp != nil {
-			gets = append(gets, get{"capsule", err1(x.cp.GetCapsule(ctx(t), f, r.capsule))})
+			gets = append(gets, get{"capsule", err1(x.cp.GetCapsule(ctx(t), f, capsuleReader, r.capsule))})
 		}
 		if x.ed != nil {
 			gets = append(gets, get{"edit", err1(x.ed.GetEdit(ctx(t), f, r.edit))})

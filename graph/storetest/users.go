@@ -77,7 +77,14 @@ func (x *suite) readCalls(id string) []readCall {
 	}
 	if cp := x.cp; cp != nil {
 		calls = append(calls,
-			readCall{"GetCapsule", func(c context.Context, f graph.Filter) error { _, err := cp.GetCapsule(c, f, id); return err }})
+			readCall{"GetCapsule", func(c context.Context, f graph.Filter) error {
+				_, err := cp.GetCapsule(c, f, capsuleReader, id)
+				return err
+			}},
+			readCall{"ListCapsules", func(c context.Context, f graph.Filter) error {
+				_, _, err := cp.ListCapsules(c, f, capsuleReader, graph.Page{})
+				return err
+			}})
 	}
 	return calls
 }

@@ -145,6 +145,7 @@ func TestToolsAndSchemas(t *testing.T) {
 		"librarian_approve": false, "librarian_reject": false,
 		"edit_propose": false, "edit_list": true, "edit_approve": false, "edit_reject": false, "audit": true,
 		"forget": false, "restore": false, "relate": false, "unrelate": false, "relations": true,
+		"capsule_create": false, "capsule_list": true,
 	}, readOnly)
 }
 
@@ -230,6 +231,24 @@ func TestEveryTool(t *testing.T) {
 		require.Empty(t, call(t, lib, "audit", map[string]any{"memory_id": other.ID}, &trail))
 		assert.NotEmpty(t, trail.Events)
 		assert.Contains(t, call(t, w, "audit", map[string]any{}, nil), "audit_read", "a writer may not read the audit trail")
+	})
+	t.Run("capsules", func(t *testing.T) {
+		var c graph.Capsule
+		require.Empty(t, call(t, w, "capsule_create", map[string]any{"subject": "pool handover",
+			"audience": []string{"lib"}, "memory_ids": []string{note.ID}}, &c))
+		assert.Equal(t, "alice", c.CreatedBy)
+		var page mcp.CapsuleListOutput
+		require.Empty(t, call(t, lib, "capsule_list", map[string]any{}, &page))
+		require.Len(t, page.Capsules, 1, "addressed to lib")
+		require.Len(t, page.Capsules[0].Items, 1)
+		assert.Contains(t, page.Capsules[0].Items[0].Content, "pool size is 20")
+		require.Empty(t, call(t, w, "capsule_list", map[string]any{}, &page))
+		assert.Empty(t, page.Capsules, "none is addressed to alice")
+		require.Empty(t, call(t, w, "capsule_list", map[string]any{"sent": true}, &page))
+		assert.Len(t, page.Capsules, 1, "alice sent one")
+		assert.Equal(t, httpError(t, f.url, "POST", "/v1/capsules", `{"subject":"s","audience":["lib"],"memory_ids":["nope"]}`, keyWriter),
+			call(t, w, "capsule_create", map[string]any{"subject": "s", "audience": []string{"lib"}, "memory_ids": []string{"nope"}}, nil),
+			"an item alice cannot read reads as HTTP says")
 	})
 	t.Run("forget and restore", func(t *testing.T) {
 		var m engine.IngestResult

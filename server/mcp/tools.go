@@ -77,6 +77,14 @@ func (s *Server) addTools() error {
 			forgets, s.forget, nil),
 		add(s, "restore", "Restore a memory",
 			"Make an archived memory active again.", writes, s.restore, nil),
+		add(s, "capsule_create", "Hand memories to other agents",
+			"Create a capsule: memories, versions and decisions you can read, for the agents you name, for a while "+
+				"(7 days unless ttl_seconds says otherwise, at most 30). Only they and you read it; you may revoke it.",
+			writes, s.capsuleCreate, nil),
+		add(s, "capsule_list", "List capsules",
+			"List the live capsules addressed to you (or those you created, sent), newest first, with their items "+
+				"as they read now: edits applied; archived, retracted or erased items left out.",
+			reads, s.capsuleList, nil),
 		add(s, "audit", "Read the audit trail",
 			"Audit events, oldest first, by memory, actor, action and time; needs the audit_read permission.",
 			reads, s.audit, nil))
