@@ -67,7 +67,7 @@ func (s *Server) listCapsules(c *gin.Context) {
 	if cs == nil {
 		cs = []engine.CapsuleView{}
 	}
-	c.JSON(http.StatusOK, gin.H{"capsules": cs, "next_cursor": next})
+	c.JSON(http.StatusOK, capsuleList{Capsules: cs, NextCursor: next})
 }
 
 // getCapsule serves GET /v1/capsules/{id}: 404 unless the caller is in its
@@ -135,4 +135,11 @@ func (s *Server) contextBundle(c *gin.Context) {
 		return
 	}
 	c.JSON(http.StatusOK, b)
+}
+
+// capsuleList is GET /v1/capsules's answer: a page of capsules and the
+// cursor of the next ("" at the end).
+type capsuleList struct {
+	Capsules   []engine.CapsuleView `json:"capsules"`
+	NextCursor string               `json:"next_cursor"`
 }

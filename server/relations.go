@@ -52,7 +52,7 @@ func (s *Server) deleteRelation(c *gin.Context) {
 		s.fail(c, err)
 		return
 	}
-	c.JSON(http.StatusOK, gin.H{"relation": rel})
+	c.JSON(http.StatusOK, relationAnswer{Relation: rel})
 }
 
 // listRelations serves GET /v1/memories/{id}/relations?limit=: the
@@ -80,5 +80,16 @@ func (s *Server) listRelations(c *gin.Context) {
 	if rels == nil {
 		rels = []graph.Relation{}
 	}
-	c.JSON(http.StatusOK, gin.H{"relations": rels})
+	c.JSON(http.StatusOK, relationList{Relations: rels})
+}
+
+// relationAnswer is DELETE /v1/relations/{id}'s answer: the relation
+// removed.
+type relationAnswer struct {
+	Relation graph.Relation `json:"relation"`
+}
+
+// relationList is GET /v1/memories/{id}/relations's answer.
+type relationList struct {
+	Relations []graph.Relation `json:"relations"`
 }

@@ -47,8 +47,8 @@ func TestBenchFlags(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{}, "unknown or missing bench"},
-		{[]string{"nope"}, "unknown or missing bench"},
+		{[]string{}, "usage: mnemo bench"},
+		{[]string{"nope"}, "usage: mnemo bench"},
 		{[]string{"multihop", "-set", "wiki"}, "-set must be musique, hotpotqa or all"},
 		{[]string{"multihop", "-fusion-weights", "graph"}, "want signal=weight"},
 		{[]string{"multihop", "-graph-weight", "x"}, "weight of graph must be a number"},

@@ -20,10 +20,10 @@ const capsuleUsage = "usage: mnemo capsule create --subject TEXT --to AGENT[,AGE
 // between agents (docs/curation.md), in process, as `mnemo edit` does.
 // --as names the agent: the creator, or the one whose capsules are listed.
 func runCapsule(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	if len(args) == 0 {
-		return errors.New(capsuleUsage)
+	verb, err := verbOf(args, capsuleUsage, stderr, "create", "list", "show", "revoke")
+	if err != nil {
+		return err
 	}
-	verb := args[0]
 	fs := flag.NewFlagSet("mnemo capsule "+verb, flag.ContinueOnError)
 	var id identity
 	id.register(fs, "writer")

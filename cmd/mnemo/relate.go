@@ -19,10 +19,10 @@ const relateUsage = "usage: mnemo relate create FROM RELATES_TO|DEPENDS_ON|CONTR
 // relations between memories (docs/curation.md, "Relations"), in process,
 // as `mnemo edit` does.
 func runRelate(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	if len(args) == 0 {
-		return errors.New(relateUsage)
+	verb, err := verbOf(args, relateUsage, stderr, "create", "delete", "list")
+	if err != nil {
+		return err
 	}
-	verb := args[0]
 	fs := flag.NewFlagSet("mnemo relate "+verb, flag.ContinueOnError)
 	var id identity
 	id.register(fs, "writer")
