@@ -114,8 +114,11 @@ type Store interface {
 	// ListAudit lists audit events in scope, oldest first.
 	ListAudit(ctx context.Context, f Filter, q AuditQuery, p Page) ([]AuditEvent, string, error)
 
-	// CreateProposal and GetProposal store and read curation proposals.
-	CreateProposal(ctx context.Context, p Proposal) (Proposal, error)
+	// CreateProposal and GetProposal store and read curation proposals;
+	// the audit events given to CreateProposal are written in the same
+	// transaction. A proposal naming a memory must target one of its
+	// versions (else ErrInvalid).
+	CreateProposal(ctx context.Context, p Proposal, audit ...AuditEvent) (Proposal, error)
 	GetProposal(ctx context.Context, f Filter, id string) (Proposal, error)
 	// CreateDecision and GetDecision store and read decision artifacts.
 	CreateDecision(ctx context.Context, d Decision) (Decision, error)

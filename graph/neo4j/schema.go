@@ -46,6 +46,7 @@ func schema() []string {
 		"CREATE INDEX audit_tenant_created IF NOT EXISTS FOR (n:AuditEvent) ON (n.tenant_id, n.created_at)",
 		"CREATE INDEX gate_tenant_created IF NOT EXISTS FOR (n:GateRequest) ON (n.tenant_id, n.created_at)",
 		"CREATE INDEX baseline_tenant_created IF NOT EXISTS FOR (n:Baseline) ON (n.tenant_id, n.created_at)",
+		"CREATE INDEX proposal_tenant_created IF NOT EXISTS FOR (n:Proposal) ON (n.tenant_id, n.created_at)",
 		// audit_subject, gate_memory, outbox_memory: Erase finds the audit
 		// events, gate requests and outbox items of a memory (forget.go).
 		"CREATE INDEX audit_subject IF NOT EXISTS FOR (n:AuditEvent) ON (n.subject_id)",

@@ -40,3 +40,10 @@ func require(t *testing.T, err error) {
 		t.Fatal(err)
 	}
 }
+
+// TestProposals runs the graph.Proposals conformance cases against a real
+// Neo4j.
+func TestProposals(t *testing.T) {
+	cfg := neo4jtest.Config(t)
+	storetest.RunProposals(t, func(t *testing.T) graph.Store { return neo4jtest.Open(t, cfg) }, storetest.Config{})
+}

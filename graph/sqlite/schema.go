@@ -296,6 +296,17 @@ CREATE INDEX co_occurs_b ON co_occurs(b_rid);
 CREATE INDEX outbox_memory ON outbox(tenant_id, memory_id);
 CREATE INDEX gate_memory ON gate_requests(tenant_id, memory_id) WHERE memory_id <> '';
 `,
+	// 11: the curation loop (proposals.go): a proposal names the memory it
+	// changes and the proposal a rebase replaced it with (REBASED_TO);
+	// proposals are listed per tenant or per memory, newest first;
+	// published baselines are the newest per repository.
+	`
+ALTER TABLE proposals ADD COLUMN memory_id TEXT NOT NULL DEFAULT '';
+ALTER TABLE proposals ADD COLUMN rebased_to_id TEXT NOT NULL DEFAULT '';
+CREATE INDEX proposals_tenant ON proposals(tenant_id, created_at DESC);
+CREATE INDEX proposals_memory ON proposals(tenant_id, memory_id, created_at DESC);
+CREATE INDEX baselines_repo ON baselines(tenant_id, org_id, repo_id, created_at DESC);
+`,
 }
 
 const createMigrationsTable = `CREATE TABLE IF NOT EXISTS schema_migrations (

@@ -41,3 +41,7 @@ func TestConformance(t *testing.T) {
 		},
 	})
 }
+
+func TestProposalsConformance(t *testing.T) {
+	storetest.RunProposals(t, func(t *testing.T) graph.Store { return open(t, t.TempDir()) }, storetest.Config{})
+}
