@@ -21,6 +21,7 @@ func RunProposals(t *testing.T, open func(t *testing.T) graph.Store, cfg Config)
 		{"ProposalReach", testProposalReach},
 		{"ProposalList", testProposalList},
 		{"BaselinePromote", testBaselinePromote},
+		{"ProposalErase", testProposalErase},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
@@ -314,4 +315,25 @@ func testBaselinePromote(t *testing.T, x *suite, ps graph.Proposals) {
 		listIDs = append(listIDs, l.ID)
 	}
 	assert.Equal(t, []string{rollback.ID, first.ID}, listIDs, "r1's baselines, newest first")
+}
+
+// testProposalErase: erasing a memory empties the proposals on it and the
+// reasons of the decisions that rejected them.
+func testProposalErase(t *testing.T, x *suite, ps graph.Proposals) {
+	l := x.setUp(t, ps, "open")
+	rejected := x.propose(t, ps, l.s, l.mem, l.v1, "postgres pool size is 30")
+	_, d, err := ps.RejectProposal(ctx(t), l.s, rejected.ID, graph.Decision{Scope: l.s, Kind: "curation",
+		Outcome: "rejected", Reason: "30 is the postgres pool size of staging", DecidedBy: "curator"})
+	require.NoError(t, err)
+	_, err = x.s.Erase(ctx(t), l.s, graph.EraseInput{IDs: []string{l.mem}})
+	require.NoError(t, err)
+	for _, id := range []string{l.proposal.ID, rejected.ID} {
+		p, err := x.s.GetProposal(ctx(t), in(l.s), id)
+		require.NoError(t, err)
+		assert.Empty(t, p.Content, "proposal content")
+		assert.Empty(t, p.Title, "proposal title")
+	}
+	rd, err := x.s.GetDecision(ctx(t), in(l.s), d.ID)
+	require.NoError(t, err)
+	assert.Empty(t, rd.Reason, "the rejection's reason")
 }
