@@ -20,9 +20,9 @@ import (
 type faultStore struct {
 	graph.Store
 	graph.Proposals // the wrapped store's curation-loop capability
-	mu    sync.Mutex
-	hook  func(method string) error
-	calls map[string]int
+	mu              sync.Mutex
+	hook            func(method string) error
+	calls           map[string]int
 }
 
 func (f *faultStore) before(method string) error {
