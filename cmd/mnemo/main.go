@@ -32,6 +32,8 @@ func commands() map[string]command {
 		"forget":    {"forget ID (archive) | --restore ID | --erase ID... | --user U: archive or erase memories", runForget},
 		"edit":      {"edit propose|list|approve|reject: memory surgery (retract, amend, quarantine, attenuate, block)", runEdit},
 		"audit":     {"audit [--memory ID] [--actor A] [--from T] [--to T]: read the audit trail", runAudit},
+		"proposal":  {"proposal create|accept|reject|rebase|show|list: proposals on pinned versions (the curation loop)", runProposal},
+		"baseline":  {"baseline promote|list: a repository's published baselines (what read_context reads)", runBaseline},
 		"outbox":    {"outbox status|drain|retry: pending and dead vector-index writes", runOutbox},
 		"reindex":   {"rebuild the vector index of a scope from the graph", runReindex},
 		"doctor":    {"compare the graph with the vector index of a scope", runDoctor},
