@@ -45,7 +45,7 @@ func TestProposalCLI(t *testing.T) {
 			Status            string
 			AcceptedVersionID string `json:"accepted_version_id"`
 		}
-		Version  struct{ ID, Content string }
+		Version struct{ ID, Content string }
 	}
 	require.NoError(t, json.Unmarshal([]byte(out), &acc), out)
 	assert.Equal(t, "accepted", acc.Proposal.Status)
