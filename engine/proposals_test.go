@@ -15,10 +15,10 @@ import (
 // (fresh) and one pinned to v1 (stale).
 type loopFixture struct {
 	*ingFixture
-	repo                 graph.Scope
-	mem, v1, v2          string
-	fresh, stale         string
-	librarian, scopedAgt graph.Principal
+	repo         graph.Scope
+	mem, v1, v2  string
+	fresh, stale string
+	librarian    graph.Principal
 }
 
 func newLoopFixture(t *testing.T) *loopFixture {

@@ -113,20 +113,11 @@ func (s *Store) ListProposals(ctx context.Context, f graph.Filter, q graph.Propo
 	if !f.Reader.AllUsers {
 		w.add(proposalOfReadable, f.Reader.UserID)
 	}
-	rows, err := s.r.QueryContext(ctx, fmt.Sprintf(listProposals, w.sql()), append(w.args, q.Limit)...)
+	out, err := queryAll(ctx, s, scanProposal, fmt.Sprintf(listProposals, w.sql()), append(w.args, q.Limit)...)
 	if err != nil {
 		return nil, fmt.Errorf("list proposals: %w", err)
 	}
-	defer rows.Close()
-	var out []graph.Proposal
-	for rows.Next() {
-		var p graph.Proposal
-		if _, err := scanProposal(rows, &p); err != nil {
-			return nil, fmt.Errorf("list proposals: %w", err)
-		}
-		out = append(out, p)
-	}
-	return out, rows.Err()
+	return out, nil
 }
 
 // openProposal loads proposal id for a state change by writer scope sc: it
@@ -421,18 +412,27 @@ ORDER BY b.created_at DESC, b.rid DESC LIMIT ?`, append(w.args, limit)...)
 }
 
 func (s *Store) baselines(ctx context.Context, query string, args ...any) ([]graph.Baseline, error) {
-	rows, err := s.r.QueryContext(ctx, query, args...)
+	out, err := queryAll(ctx, s, scanBaseline, query, args...)
 	if err != nil {
 		return nil, fmt.Errorf("baselines: %w", err)
 	}
+	return out, nil
+}
+
+// queryAll runs a read query and scans every row with scan.
+func queryAll[T any](ctx context.Context, s *Store, scan func(scanner, *T) (graph.Scope, error), query string, args ...any) ([]T, error) {
+	rows, err := s.r.QueryContext(ctx, query, args...)
+	if err != nil {
+		return nil, err
+	}
 	defer rows.Close()
-	var out []graph.Baseline
+	var out []T
 	for rows.Next() {
-		var b graph.Baseline
-		if _, err := scanBaseline(rows, &b); err != nil {
-			return nil, fmt.Errorf("baselines: %w", err)
+		var v T
+		if _, err := scan(rows, &v); err != nil {
+			return nil, err
 		}
-		out = append(out, b)
+		out = append(out, v)
 	}
 	return out, rows.Err()
 }
