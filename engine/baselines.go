@@ -64,7 +64,7 @@ func (e *Engine) PromoteBaseline(ctx context.Context, p graph.Principal, r Promo
 		if err := graph.CheckID("baseline_id", r.BaselineID); err != nil {
 			return BaselineView{}, err
 		}
-		old, err := e.store.GetBaseline(ctx, graph.Filter{Scope: s, Reader: readerOf(pol, p)}, r.BaselineID)
+		old, err := ps.GetBaseline(ctx, graph.Filter{Scope: s, Reader: readerOf(pol, p)}, r.BaselineID)
 		if err != nil {
 			return BaselineView{}, fmt.Errorf("baseline %s: %w", r.BaselineID, err)
 		}

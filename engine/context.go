@@ -209,14 +209,18 @@ func (e *Engine) selectBaseline(ctx context.Context, f graph.Filter, sel Context
 	pn := &pinning{versions: map[string]graph.Version{}, curated: map[graph.Scope]bool{}}
 	used := ContextSelector{Kind: sel.Kind}
 	if sel.Kind == SelectorBaseline {
-		b, err := e.store.GetBaseline(ctx, f, sel.BaselineID)
+		ps, err := e.proposals()
+		if err != nil {
+			return nil, sel, err
+		}
+		b, err := ps.GetBaseline(ctx, f, sel.BaselineID)
 		if err != nil {
 			return nil, sel, fmt.Errorf("baseline %s: %w", sel.BaselineID, err)
 		}
 		bs, pn.all, used.BaselineID = []graph.Baseline{b}, true, b.ID
 	} else {
-		ps, ok := e.store.(graph.Proposals)
-		if !ok { // a store without the capability has no baselines
+		ps := e.caps.proposals
+		if ps == nil { // a store without the capability has no baselines
 			return nil, used, nil
 		}
 		var err error

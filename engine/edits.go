@@ -77,6 +77,10 @@ type EditResult struct {
 // The memory must be readable by p (a retracted one is not; a quarantined
 // one only with read_quarantined). Each step is audited.
 func (e *Engine) ProposeEdit(ctx context.Context, p graph.Principal, id string, r EditRequest) (EditResult, error) {
+	es, err := e.edits()
+	if err != nil {
+		return EditResult{}, err
+	}
 	pol := e.policy.Current()
 	if err := authorize(pol, p, PermRead); err != nil {
 		return EditResult{}, err
@@ -113,7 +117,7 @@ func (e *Engine) ProposeEdit(ctx context.Context, p graph.Principal, id string, 
 	if auto {
 		ed.Status, ed.DecidedBy, ed.DecidedAt = graph.EditApproved, p.ID, now
 	}
-	before, v, err := e.editBase(ctx, f, m)
+	before, v, err := e.editBase(ctx, es, f, m)
 	if err != nil {
 		return EditResult{}, err
 	}
@@ -122,7 +126,7 @@ func (e *Engine) ProposeEdit(ctx context.Context, p graph.Principal, id string, 
 		events = append(events, e.editEvent(ed, AuditEditApprove, p.ID, "approved", ed.Reason,
 			fmt.Sprintf("edits.%s.auto_approve", ed.Kind)))
 	}
-	if ed, err = e.store.CreateEdit(ctx, ed, events...); err != nil {
+	if ed, err = es.CreateEdit(ctx, ed, events...); err != nil {
 		return EditResult{}, fmt.Errorf("propose edit on %s: %w", m.ID, err)
 	}
 	return EditResult{Edit: ed, AutoApproved: auto, Preview: e.preview(m, v, before, ed)}, nil
@@ -134,11 +138,15 @@ func (e *Engine) ProposeEdit(ctx context.Context, p graph.Principal, id string, 
 // edit p cannot see, or whose memory p cannot read, is ErrNotFound; one no
 // longer pending is ErrConflict.
 func (e *Engine) DecideEdit(ctx context.Context, p graph.Principal, id string, approve bool, note string) (EditResult, error) {
+	es, err := e.edits()
+	if err != nil {
+		return EditResult{}, err
+	}
 	pol := e.policy.Current()
 	if err := authorize(pol, p, PermRead); err != nil {
 		return EditResult{}, err
 	}
-	ed, err := e.store.GetEdit(ctx, graph.Filter{Scope: p.Scope, Reader: readerOf(pol, p)}, id)
+	ed, err := es.GetEdit(ctx, graph.Filter{Scope: p.Scope, Reader: readerOf(pol, p)}, id)
 	if err != nil {
 		return EditResult{}, fmt.Errorf("edit %s: %w", id, err)
 	}
@@ -158,7 +166,7 @@ func (e *Engine) DecideEdit(ctx context.Context, p graph.Principal, id string, a
 	if ed.Status != graph.EditPending {
 		return EditResult{}, fmt.Errorf("%w: edit %s is already %s", graph.ErrConflict, id, ed.Status)
 	}
-	before, v, err := e.editBase(ctx, f, m)
+	before, v, err := e.editBase(ctx, es, f, m)
 	if err != nil {
 		return EditResult{}, err
 	}
@@ -170,7 +178,7 @@ func (e *Engine) DecideEdit(ctx context.Context, p graph.Principal, id string, a
 	if reason == "" {
 		reason = outcome + " by " + p.ID
 	}
-	decided, err := e.store.DecideEdit(ctx, p.Scope, id, status, p.ID, e.now().UTC(), e.editEvent(ed, action, p.ID, outcome, reason, ""))
+	decided, err := es.DecideEdit(ctx, p.Scope, id, status, p.ID, e.now().UTC(), e.editEvent(ed, action, p.ID, outcome, reason, ""))
 	if err != nil {
 		return EditResult{}, fmt.Errorf("decide edit %s: %w", id, err)
 	}
@@ -181,6 +189,10 @@ func (e *Engine) DecideEdit(ctx context.Context, p graph.Principal, id string, a
 // status (any when empty). The memory must be readable by p as for
 // DecideEdit.
 func (e *Engine) ListMemoryEdits(ctx context.Context, p graph.Principal, id string, status graph.EditStatus) ([]graph.Edit, error) {
+	es, err := e.edits()
+	if err != nil {
+		return nil, err
+	}
 	pol := e.policy.Current()
 	if err := authorize(pol, p, PermRead); err != nil {
 		return nil, err
@@ -197,7 +209,7 @@ func (e *Engine) ListMemoryEdits(ctx context.Context, p graph.Principal, id stri
 	if err != nil {
 		return nil, err
 	}
-	eds, err := e.store.ListEdits(ctx, f, q)
+	eds, err := es.ListEdits(ctx, f, q)
 	if err != nil {
 		return nil, fmt.Errorf("list edits of %s: %w", m.ID, err)
 	}
@@ -229,8 +241,8 @@ func (e *Engine) editTarget(ctx context.Context, pol *policy.Policy, p graph.Pri
 
 // editBase reads, before an edit is written, what its preview starts
 // from: m's approved edits and its current version.
-func (e *Engine) editBase(ctx context.Context, f graph.Filter, m graph.Memory) ([]graph.Edit, graph.Version, error) {
-	eds, err := e.store.ListEdits(ctx, f, graph.EditQuery{MemoryIDs: []string{m.ID}, Statuses: []graph.EditStatus{graph.EditApproved}})
+func (e *Engine) editBase(ctx context.Context, es graph.Edits, f graph.Filter, m graph.Memory) ([]graph.Edit, graph.Version, error) {
+	eds, err := es.ListEdits(ctx, f, graph.EditQuery{MemoryIDs: []string{m.ID}, Statuses: []graph.EditStatus{graph.EditApproved}})
 	if err != nil {
 		return nil, graph.Version{}, fmt.Errorf("edits of %s: %w", m.ID, err)
 	}

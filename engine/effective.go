@@ -82,10 +82,10 @@ func (e *Engine) applyEdits(ctx context.Context, f graph.Filter, hs []*hit) erro
 			ids = append(ids, h.mem.ID)
 		}
 	}
-	if len(ids) == 0 {
+	if len(ids) == 0 || e.caps.edits == nil { // no Edits: no edit was ever approved
 		return nil
 	}
-	edits, err := e.store.ListEdits(ctx, f, graph.EditQuery{MemoryIDs: ids, Statuses: []graph.EditStatus{graph.EditApproved}})
+	edits, err := e.caps.edits.ListEdits(ctx, f, graph.EditQuery{MemoryIDs: ids, Statuses: []graph.EditStatus{graph.EditApproved}})
 	if err != nil {
 		return fmt.Errorf("list edits: %w", err)
 	}

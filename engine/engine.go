@@ -59,6 +59,7 @@ type Options struct {
 // stores, so several replicas can serve one graph.
 type Engine struct {
 	store    graph.Store
+	caps     capabilities // the store's optional interfaces, see capabilities.go
 	index    vector.Index // nil when vectors are off
 	embedder Embedder     // nil when vectors are off
 	policy   *policy.Holder
@@ -98,7 +99,7 @@ func New(o Options) (*Engine, error) {
 		o.Embedder = observedEmbedder{Embedder: o.Embedder, obs: o.Observer}
 	}
 	return &Engine{
-		store: o.Store, index: o.Index, embedder: o.Embedder, policy: o.Policy,
+		store: o.Store, caps: capabilitiesOf(o.Store), index: o.Index, embedder: o.Embedder, policy: o.Policy,
 		log: o.Logger, now: o.Now, enqueue: !o.VectorsOff, outbox: o.Outbox.withDefaults(), obs: o.Observer,
 	}, nil
 }

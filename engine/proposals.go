@@ -56,15 +56,6 @@ type ProposalList struct {
 	Limit    int
 }
 
-// proposals returns the store's curation-loop capability.
-func (e *Engine) proposals() (graph.Proposals, error) {
-	ps, ok := e.store.(graph.Proposals)
-	if !ok {
-		return nil, fmt.Errorf("the graph store %T has no proposals and baselines", e.store)
-	}
-	return ps, nil
-}
-
 // Propose writes an open proposal on a memory p can read (else
 // ErrNotFound), pinned to the version it names. Needs permission propose.
 // The pinned version need not be the current one (an agent proposes
@@ -103,7 +94,11 @@ func (e *Engine) Propose(ctx context.Context, p graph.Principal, r ProposalReque
 	if err := pr.Validate(); err != nil {
 		return graph.Proposal{}, err
 	}
-	pr, err = e.store.CreateProposal(ctx, pr, e.proposalEvent(pr, AuditProposalCreate, p.ID, "open", ""))
+	ps, err := e.proposals()
+	if err != nil {
+		return graph.Proposal{}, err
+	}
+	pr, err = ps.CreateProposal(ctx, pr, e.proposalEvent(pr, AuditProposalCreate, p.ID, "open", ""))
 	if err != nil {
 		return graph.Proposal{}, fmt.Errorf("propose on %s: %w", m.ID, err)
 	}
@@ -164,7 +159,11 @@ func (e *Engine) readProposal(ctx context.Context, pol *policy.Policy, p graph.P
 	if err := graph.CheckID("id", id); err != nil {
 		return graph.Proposal{}, graph.Memory{}, err
 	}
-	pr, err := e.store.GetProposal(ctx, graph.Filter{Scope: p.Scope, Reader: readerOf(pol, p)}, id)
+	ps, err := e.proposals()
+	if err != nil {
+		return graph.Proposal{}, graph.Memory{}, err
+	}
+	pr, err := ps.GetProposal(ctx, graph.Filter{Scope: p.Scope, Reader: readerOf(pol, p)}, id)
 	if err != nil {
 		return graph.Proposal{}, graph.Memory{}, fmt.Errorf("proposal %s: %w", id, err)
 	}

@@ -41,7 +41,7 @@ var now = time.Date(2025, 6, 1, 12, 0, 0, 0, time.UTC)
 // plus "foreign": the same text in another tenant.
 type searchFixture struct {
 	t     *testing.T
-	store graph.Store
+	store graphtest.Store
 	eng   *engine.Engine
 	scope graph.Scope
 	ids   map[string]string

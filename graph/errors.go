@@ -17,6 +17,10 @@ var (
 	ErrConflict = errors.New("conflict")
 	// ErrForbidden marks an operation the principal may not perform.
 	ErrForbidden = errors.New("forbidden")
+	// ErrUnsupported marks a use case the store cannot serve: it lacks the
+	// optional capability (Proposals, Edits, Capsules, ...) the use case
+	// needs. The HTTP layer answers 501.
+	ErrUnsupported = errors.New("unsupported by this store")
 )
 
 // FieldError is an ErrInvalid that names the offending field, so the HTTP

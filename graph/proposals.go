@@ -2,14 +2,39 @@ package graph
 
 import "context"
 
-// Proposals is the curation loop's capability (docs/curation.md,
-// "Proposals and published baselines"): proposals pinned to a version,
-// settled by accept, reject or rebase, and published baselines, one per
-// repository, moved by promote. Every state change is one transaction with
-// its audit events: a proposal is never accepted without its version, nor
-// rebased without its successor, nor promoted without its trail.
-// Implemented by graph/sqlite and graph/neo4j, held by graph/storetest.
+// Proposals is the capability to store curation proposals, the decisions
+// that settle them and the baselines published from them. It is optional: a
+// store without it still serves memories, and the engine answers the use
+// cases that need it with ErrUnsupported (graph/doc.go says how the engine
+// finds it). Both shipped stores implement it; graph/storetest.RunProposals
+// is its conformance suite.
+//
+// Reads take a Filter whose scope rule (Scope.Sees, or Scope.Contains with
+// Subscopes) is pushed into the query; the records carry no owner. Writes
+// are one transaction each and refuse invalid records (ErrInvalid).
 type Proposals interface {
+	// CreateProposal and GetProposal store and read curation proposals;
+	// the audit events given to CreateProposal are written in the same
+	// transaction. A proposal naming a memory must target one of its
+	// versions (else ErrInvalid).
+	CreateProposal(ctx context.Context, p Proposal, audit ...AuditEvent) (Proposal, error)
+	GetProposal(ctx context.Context, f Filter, id string) (Proposal, error)
+	// CreateDecision and GetDecision store and read decision artifacts.
+	CreateDecision(ctx context.Context, d Decision) (Decision, error)
+	GetDecision(ctx context.Context, f Filter, id string) (Decision, error)
+	// CreateBaseline, GetBaseline and LatestBaseline store and read
+	// published baselines; LatestBaseline is the newest one visible under f
+	// (ErrNotFound when there is none).
+	CreateBaseline(ctx context.Context, b Baseline) (Baseline, error)
+	GetBaseline(ctx context.Context, f Filter, id string) (Baseline, error)
+	LatestBaseline(ctx context.Context, f Filter) (Baseline, error)
+
+	// The curation loop (docs/curation.md, "Proposals and published
+	// baselines"): proposals pinned to a version, settled by accept, reject
+	// or rebase, and one published baseline per repository, moved by
+	// promote. Every state change is one transaction with its audit
+	// events: a proposal is never accepted without its version, nor
+	// rebased without its successor, nor promoted without its trail.
 	// ListProposals lists proposals visible under f, newest first, at
 	// most q.Limit (1-1000).
 	ListProposals(ctx context.Context, f Filter, q ProposalQuery) ([]Proposal, error)

@@ -5,15 +5,18 @@ import (
 	"time"
 )
 
-// Store is the graph backend: the memory graph's domain operations, never
-// "run this query". Every read takes a Filter (its Scope is mandatory and is
+// Store is the graph backend's core contract: what the engine needs to ingest,
+// search, build context, forget and index at all — the memory graph's domain
+// operations, never "run this query". Curation records live on optional
+// capability interfaces (Proposals, Edits, Capsules) that a backend may also
+// implement; graph/doc.go says how the engine finds them. Every read takes a Filter (its Scope is mandatory and is
 // pushed into the query); every write takes the writer's Scope and refuses to
 // touch records outside it (ErrNotFound). Every write method is one
 // transaction: it either fully happens or leaves nothing behind. Input is
 // validated (the model's Validate methods) before the store is touched.
 //
 // Implementations: graph/sqlite (embedded default) and graph/neo4j. Both pass
-// graph/storetest.
+// graph/storetest.Run and implement every capability.
 type Store interface {
 	// CreateMemory writes a memory, its version 1, the version's chunks, the
 	// entities (resolved by NormName within the tenant, created when new)
@@ -114,31 +117,6 @@ type Store interface {
 	// ListAudit lists audit events in scope, oldest first.
 	ListAudit(ctx context.Context, f Filter, q AuditQuery, p Page) ([]AuditEvent, string, error)
 
-	// CreateProposal and GetProposal store and read curation proposals;
-	// the audit events given to CreateProposal are written in the same
-	// transaction. A proposal naming a memory must target one of its
-	// versions (else ErrInvalid).
-	CreateProposal(ctx context.Context, p Proposal, audit ...AuditEvent) (Proposal, error)
-	GetProposal(ctx context.Context, f Filter, id string) (Proposal, error)
-	// CreateDecision and GetDecision store and read decision artifacts.
-	CreateDecision(ctx context.Context, d Decision) (Decision, error)
-	GetDecision(ctx context.Context, f Filter, id string) (Decision, error)
-	// CreateBaseline, GetBaseline and LatestBaseline store and read
-	// published baselines; LatestBaseline is the newest one visible under f.
-	CreateBaseline(ctx context.Context, b Baseline) (Baseline, error)
-	GetBaseline(ctx context.Context, f Filter, id string) (Baseline, error)
-	LatestBaseline(ctx context.Context, f Filter) (Baseline, error)
-	// CreateEdit, GetEdit, DecideEdit and ListEdits store, read and settle
-	// edits. Only approved edits change what reads return. The audit
-	// events given to CreateEdit and DecideEdit are written in the same
-	// transaction as the edit (their SubjectID must be set).
-	CreateEdit(ctx context.Context, e Edit, audit ...AuditEvent) (Edit, error)
-	GetEdit(ctx context.Context, f Filter, id string) (Edit, error)
-	DecideEdit(ctx context.Context, s Scope, id string, status EditStatus, by string, at time.Time, audit ...AuditEvent) (Edit, error)
-	ListEdits(ctx context.Context, f Filter, q EditQuery) ([]Edit, error)
-	// CreateCapsule and GetCapsule store and read capsules.
-	CreateCapsule(ctx context.Context, c Capsule) (Capsule, error)
-	GetCapsule(ctx context.Context, f Filter, id string) (Capsule, error)
 	// CreateGateRequest, GetGateRequest, ListGateRequests and
 	// DecideGateRequest store, read and settle queued writes. Deciding a
 	// request that is not pending is ErrConflict. The audit event is

@@ -54,6 +54,8 @@ func statusOf(err error) (int, apiError) {
 		return http.StatusForbidden, apiError{Code: "forbidden", Message: sentence(err, graph.ErrForbidden)}
 	case errors.Is(err, graph.ErrConflict):
 		return http.StatusConflict, apiError{Code: "conflict", Message: sentence(err, graph.ErrConflict)}
+	case errors.Is(err, graph.ErrUnsupported):
+		return http.StatusNotImplemented, apiError{Code: "unsupported", Message: sentence(err, graph.ErrUnsupported)}
 	case errors.Is(err, context.DeadlineExceeded):
 		return http.StatusGatewayTimeout, apiError{Code: "timeout", Message: "the request timed out"}
 	case errors.Is(err, context.Canceled):

@@ -24,11 +24,20 @@ func Backend() string {
 	return "sqlite"
 }
 
+// Store is a graph store with every capability, as both backends are:
+// tests above the graph layer may write curation records directly.
+type Store interface {
+	graph.Store
+	graph.Proposals
+	graph.Edits
+	graph.Capsules
+}
+
 // Open opens an empty store of the selected backend, closed when tb ends.
 // For SQLite it is a fresh file under tb.TempDir(); for Neo4j, the test
 // database wiped (see neo4jtest), which fails rather than skips when no
 // Neo4j answers: selecting it is asking for it.
-func Open(tb testing.TB) graph.Store {
+func Open(tb testing.TB) Store {
 	tb.Helper()
 	switch b := Backend(); b {
 	case "sqlite":

@@ -14,7 +14,13 @@ import (
 	"github.com/mnemo-dev/mnemo/graph/bm25"
 )
 
-var _ graph.Store = (*Store)(nil)
+// The core contract and every capability (graph/doc.go).
+var (
+	_ graph.Store     = (*Store)(nil)
+	_ graph.Proposals = (*Store)(nil)
+	_ graph.Edits     = (*Store)(nil)
+	_ graph.Capsules  = (*Store)(nil)
+)
 
 // Config says where the Neo4j server is and how to log in.
 type Config struct {

@@ -14,9 +14,12 @@ import (
 // run one after another (the database is shared and wiped per case).
 func TestStore(t *testing.T) {
 	cfg := neo4jtest.Config(t)
-	storetest.Run(t, func(t *testing.T) graph.Store {
-		return neo4jtest.Open(t, cfg)
-	}, storetest.Config{
+	fresh := func(t *testing.T) graph.Store { return neo4jtest.Open(t, cfg) }
+	conf := storetest.Config{TimePrecision: time.Nanosecond}
+	t.Run("Proposals", func(t *testing.T) { storetest.RunProposals(t, fresh, conf) })
+	t.Run("Edits", func(t *testing.T) { storetest.RunEdits(t, fresh, conf) })
+	t.Run("Capsules", func(t *testing.T) { storetest.RunCapsules(t, fresh, conf) })
+	storetest.Run(t, fresh, storetest.Config{
 		Reopen: func(t *testing.T, s graph.Store) graph.Store {
 			require(t, s.Close())
 			r, err := neo4j.Open(t.Context(), cfg)
@@ -39,11 +42,4 @@ func require(t *testing.T, err error) {
 	if err != nil {
 		t.Fatal(err)
 	}
-}
-
-// TestProposals runs the graph.Proposals conformance cases against a real
-// Neo4j.
-func TestProposals(t *testing.T) {
-	cfg := neo4jtest.Config(t)
-	storetest.RunProposals(t, func(t *testing.T) graph.Store { return neo4jtest.Open(t, cfg) }, storetest.Config{})
 }

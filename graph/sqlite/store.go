@@ -37,7 +37,13 @@ import (
 	"github.com/mnemo-dev/mnemo/graph"
 )
 
-var _ graph.Store = (*Store)(nil)
+// The core contract and every capability (graph/doc.go).
+var (
+	_ graph.Store     = (*Store)(nil)
+	_ graph.Proposals = (*Store)(nil)
+	_ graph.Edits     = (*Store)(nil)
+	_ graph.Capsules  = (*Store)(nil)
+)
 
 // FileName is the database file Open creates inside its directory.
 const FileName = "mnemo.db"

@@ -30,7 +30,11 @@ func open(t *testing.T, dir string) *sqlite.Store {
 var closed sync.Map
 
 func TestConformance(t *testing.T) {
-	storetest.Run(t, func(t *testing.T) graph.Store { return open(t, t.TempDir()) }, storetest.Config{
+	fresh := func(t *testing.T) graph.Store { return open(t, t.TempDir()) }
+	t.Run("Proposals", func(t *testing.T) { storetest.RunProposals(t, fresh, storetest.Config{}) })
+	t.Run("Edits", func(t *testing.T) { storetest.RunEdits(t, fresh, storetest.Config{}) })
+	t.Run("Capsules", func(t *testing.T) { storetest.RunCapsules(t, fresh, storetest.Config{}) })
+	storetest.Run(t, fresh, storetest.Config{
 		Reopen: func(t *testing.T, s graph.Store) graph.Store {
 			closed.Store(s, true)
 			require.NoError(t, s.Close())
@@ -40,8 +44,4 @@ func TestConformance(t *testing.T) {
 			return open(t, s.(*sqlite.Store).Dir())
 		},
 	})
-}
-
-func TestProposalsConformance(t *testing.T) {
-	storetest.RunProposals(t, func(t *testing.T) graph.Store { return open(t, t.TempDir()) }, storetest.Config{})
 }

@@ -70,15 +70,15 @@ func testEditAudit(t *testing.T, x *suite) {
 		}
 		return out
 	}
-	e, err := x.s.CreateEdit(ctx(t), graph.Edit{Scope: s, Kind: graph.EditRetract, TargetMemoryID: mem, CreatedBy: "lib"}, ev("edit.propose"))
+	e, err := x.ed.CreateEdit(ctx(t), graph.Edit{Scope: s, Kind: graph.EditRetract, TargetMemoryID: mem, CreatedBy: "lib"}, ev("edit.propose"))
 	require.NoError(t, err)
-	_, err = x.s.DecideEdit(ctx(t), s, e.ID, graph.EditRejected, "lib", base, ev("edit.reject"))
+	_, err = x.ed.DecideEdit(ctx(t), s, e.ID, graph.EditRejected, "lib", base, ev("edit.reject"))
 	require.NoError(t, err)
 	assert.Equal(t, []string{"edit.propose", "edit.reject"}, actions())
 
-	_, err = x.s.DecideEdit(ctx(t), s, e.ID, graph.EditApproved, "lib", base, ev("edit.approve"))
+	_, err = x.ed.DecideEdit(ctx(t), s, e.ID, graph.EditApproved, "lib", base, ev("edit.approve"))
 	assert.ErrorIs(t, err, graph.ErrConflict)
-	_, err = x.s.CreateEdit(ctx(t), graph.Edit{Scope: newScope(t), Kind: graph.EditRetract, TargetMemoryID: mem, CreatedBy: "x"}, ev("edit.propose"))
+	_, err = x.ed.CreateEdit(ctx(t), graph.Edit{Scope: newScope(t), Kind: graph.EditRetract, TargetMemoryID: mem, CreatedBy: "x"}, ev("edit.propose"))
 	assert.ErrorIs(t, err, graph.ErrNotFound)
 	assert.Equal(t, []string{"edit.propose", "edit.reject"}, actions(), "a failed edit write leaves no event")
 }
@@ -90,11 +90,11 @@ func testEdits(t *testing.T, x *suite) {
 	edit := func(kind graph.EditKind, target, channel string, decide graph.EditStatus) graph.Edit {
 		t.Helper()
 		low := 0.1
-		e, err := x.s.CreateEdit(ctx(t), graph.Edit{Scope: s, Kind: kind, TargetMemoryID: fx.ids[target],
+		e, err := x.ed.CreateEdit(ctx(t), graph.Edit{Scope: s, Kind: kind, TargetMemoryID: fx.ids[target],
 			Channel: channel, Importance: &low, Reason: "test", CreatedBy: "lib-1"})
 		require.NoError(t, err)
 		if decide == graph.EditApproved || decide == graph.EditRejected {
-			e, err = x.s.DecideEdit(ctx(t), s, e.ID, decide, "lib-2", base)
+			e, err = x.ed.DecideEdit(ctx(t), s, e.ID, decide, "lib-2", base)
 			require.NoError(t, err)
 		}
 		return e
@@ -158,11 +158,11 @@ func testEdits(t *testing.T, x *suite) {
 	})
 	t.Run("EditOutsideScope", func(t *testing.T) {
 		other := newScope(t)
-		_, err := x.s.CreateEdit(ctx(t), graph.Edit{Scope: other, Kind: graph.EditRetract,
+		_, err := x.ed.CreateEdit(ctx(t), graph.Edit{Scope: other, Kind: graph.EditRetract,
 			TargetMemoryID: fx.ids["m1"], CreatedBy: "intruder"})
 		assert.ErrorIs(t, err, graph.ErrNotFound)
 		e := edit(graph.EditRetract, "m7", "", "")
-		_, err = x.s.DecideEdit(ctx(t), other, e.ID, graph.EditApproved, "intruder", base)
+		_, err = x.ed.DecideEdit(ctx(t), other, e.ID, graph.EditApproved, "intruder", base)
 		assert.ErrorIs(t, err, graph.ErrNotFound)
 		assertHidden(t, x.readAll(t, fx, f), "m7", false)
 	})

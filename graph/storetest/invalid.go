@@ -88,37 +88,11 @@ func testInvalidInput(t *testing.T, x *suite) {
 			return err
 		}},
 		{"EmptyMemoryIDGet", func() error { _, err := x.s.GetMemory(ctx(t), f, ""); return err }},
-		{"EditUnknownKind", func() error {
-			_, err := x.s.CreateEdit(ctx(t), graph.Edit{Scope: s, Kind: "erase", TargetMemoryID: id, CreatedBy: "l"})
-			return err
-		}},
-		{"EditEmptyTarget", func() error {
-			_, err := x.s.CreateEdit(ctx(t), graph.Edit{Scope: s, Kind: graph.EditRetract, CreatedBy: "l"})
-			return err
-		}},
-		{"DecideEditBadStatus", func() error {
-			e, err := x.s.CreateEdit(ctx(t), graph.Edit{Scope: s, Kind: graph.EditRetract, TargetMemoryID: id, CreatedBy: "l"})
-			require.NoError(t, err)
-			_, err = x.s.DecideEdit(ctx(t), s, e.ID, graph.EditPending, "l", base)
-			return err
-		}},
-		{"DecisionUnknownKind", func() error {
-			_, err := x.s.CreateDecision(ctx(t), graph.Decision{Scope: s, Kind: "vibes", Outcome: "x", DecidedBy: "l"})
-			return err
-		}},
-		{"ProposalUnknownStatus", func() error {
-			_, err := x.s.CreateProposal(ctx(t), graph.Proposal{Scope: s, Status: "maybe", ProposedBy: "a"})
-			return err
-		}},
 		{"GateWithoutPayload", func() error {
 			_, err := x.s.CreateGateRequest(ctx(t), graph.GateRequest{Scope: s, RequestedBy: "a"}, graph.AuditEvent{Scope: s, Action: "gate.queue"})
 			return err
 		}},
 		{"AuditWithoutTenant", func() error { return x.s.AppendAudit(ctx(t), graph.AuditEvent{Action: "x"}) }},
-		{"BaselineEmptyVersionID", func() error {
-			_, err := x.s.CreateBaseline(ctx(t), graph.Baseline{Scope: s, VersionIDs: []string{""}, PublishedBy: "l"})
-			return err
-		}},
 		{"TooManyTypesFilter", func() error {
 			_, err := x.s.ListMemories(ctx(t), withLists(f, func(l *graph.Filter) { l.Types = values("t", graph.MaxFilterValues+1) }), graph.Page{})
 			return err
@@ -129,10 +103,6 @@ func testInvalidInput(t *testing.T, x *suite) {
 		}},
 		{"TooManyEntityTypesCandidates", func() error {
 			_, err := x.s.Candidates(ctx(t), withLists(f, func(l *graph.Filter) { l.EntityTypes = values("e", graph.MaxFilterValues+1) }), []string{"x"}, 5)
-			return err
-		}},
-		{"CapsuleInvalidUTF8", func() error {
-			_, err := x.s.CreateCapsule(ctx(t), graph.Capsule{Scope: s, Name: "\xff", CreatedBy: "a"})
 			return err
 		}},
 	} {

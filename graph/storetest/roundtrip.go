@@ -129,10 +129,6 @@ func testRoundTrip(t *testing.T, x *suite) {
 		assert.Equal(t, c.Memory.ID, r.ID)
 	})
 
-	t.Run("Curation", func(t *testing.T) {
-		x.roundTripCuration(t, s, want.Memory.ID, want.Version.ID)
-	})
-
 	t.Run("AuditFromCreate", func(t *testing.T) {
 		in3 := memIn(s, "audited", "audited content")
 		in3.Audit = []graph.AuditEvent{{Scope: s, Action: "gate.approve", SubjectKind: "Memory", ActorID: "a1",
@@ -230,108 +226,6 @@ func (x *suite) assertMemory(t *testing.T, want, got graph.Memory) {
 	x.sameTime(t, want.ValidFrom, got.ValidFrom, "valid_from")
 	x.sameTime(t, want.ValidTo, got.ValidTo, "valid_to")
 	x.sameTime(t, want.CreatedAt, got.CreatedAt, "created_at")
-}
-
-// roundTripCuration stores and reads back every curation record.
-func (x *suite) roundTripCuration(t *testing.T, s graph.Scope, memID, verID string) {
-	f := in(s)
-	v2, err := x.s.AddVersion(ctx(t), s, x.activeCopy(t, s), graph.VersionInput{Content: "second"})
-	require.NoError(t, err)
-
-	dec := graph.Decision{ID: "d-" + graph.NewID(), Scope: s, Kind: "curation", Outcome: "reject",
-		Rule: "dup", Reason: "duplicate", DecidedBy: "lib-1", CreatedAt: base}
-	gotDec, err := x.s.CreateDecision(ctx(t), dec)
-	require.NoError(t, err)
-	assert.Equal(t, dec.ID, gotDec.ID)
-	rd, err := x.s.GetDecision(ctx(t), f, dec.ID)
-	require.NoError(t, err)
-	x.sameTime(t, dec.CreatedAt, rd.CreatedAt, "decision.created_at")
-	rd.CreatedAt = dec.CreatedAt
-	assert.Equal(t, dec, rd)
-
-	p := graph.Proposal{ID: "p-" + graph.NewID(), Scope: s, Title: "fix", Content: "better text",
-		Status: graph.ProposalRejected, ProposedBy: "agent-1", TargetVersionID: verID,
-		RebasedToVersionID: v2.ID, AcceptedVersionID: v2.ID, RejectedDecisionID: dec.ID, CreatedAt: base}
-	_, err = x.s.CreateProposal(ctx(t), p)
-	require.NoError(t, err)
-	rp, err := x.s.GetProposal(ctx(t), f, p.ID)
-	require.NoError(t, err)
-	x.sameTime(t, p.CreatedAt, rp.CreatedAt, "proposal.created_at")
-	rp.CreatedAt = p.CreatedAt
-	assert.Equal(t, p, rp, "TARGETS_VERSION, REBASED_TO, ACCEPTED_AS, REJECTED_BECAUSE")
-
-	b := graph.Baseline{ID: "b-" + graph.NewID(), Scope: s, Name: "release-1", VersionIDs: []string{verID, v2.ID},
-		PublishedBy: "lib-1", CreatedAt: base}
-	_, err = x.s.CreateBaseline(ctx(t), b)
-	require.NoError(t, err)
-	rb, err := x.s.GetBaseline(ctx(t), f, b.ID)
-	require.NoError(t, err)
-	assert.ElementsMatch(t, b.VersionIDs, rb.VersionIDs, "PUBLISHES")
-	assert.Equal(t, b.Name, rb.Name)
-	assert.Equal(t, b.PublishedBy, rb.PublishedBy)
-	assert.Equal(t, s, rb.Scope)
-	b2 := graph.Baseline{ID: "b-" + graph.NewID(), Scope: s, Name: "release-2", VersionIDs: []string{v2.ID},
-		PublishedBy: "lib-1", CreatedAt: base.Add(time.Hour)}
-	_, err = x.s.CreateBaseline(ctx(t), b2)
-	require.NoError(t, err)
-	lb, err := x.s.LatestBaseline(ctx(t), f)
-	require.NoError(t, err)
-	assert.Equal(t, b2.ID, lb.ID, "latest baseline is the newest")
-
-	imp := 0.2
-	e := graph.Edit{ID: "e-" + graph.NewID(), Scope: s, Kind: graph.EditAttenuate, TargetMemoryID: memID,
-		TargetVersionID: verID, Importance: &imp, Reason: "stale", CreatedBy: "lib-1", CreatedAt: base}
-	ce, err := x.s.CreateEdit(ctx(t), e)
-	require.NoError(t, err)
-	assert.Equal(t, graph.EditPending, ce.Status, "new edits are pending")
-	re, err := x.s.GetEdit(ctx(t), f, e.ID)
-	require.NoError(t, err)
-	assert.Equal(t, graph.EditPending, re.Status)
-	assert.Equal(t, memID, re.TargetMemoryID, "EDITS")
-	assert.Equal(t, verID, re.TargetVersionID)
-	require.NotNil(t, re.Importance)
-	assert.InDelta(t, imp, *re.Importance, 1e-9)
-	assert.Equal(t, e.Reason, re.Reason)
-	assert.Equal(t, e.CreatedBy, re.CreatedBy)
-	de, err := x.s.DecideEdit(ctx(t), s, e.ID, graph.EditApproved, "lib-2", base.Add(time.Minute))
-	require.NoError(t, err)
-	assert.Equal(t, graph.EditApproved, de.Status)
-	assert.Equal(t, "lib-2", de.DecidedBy)
-	x.sameTime(t, base.Add(time.Minute), de.DecidedAt, "decided_at")
-	_, err = x.s.DecideEdit(ctx(t), s, e.ID, graph.EditRejected, "lib-2", base)
-	assert.ErrorIs(t, err, graph.ErrConflict, "an edit is decided once")
-	amend := graph.Edit{Scope: s, Kind: graph.EditAmend, TargetMemoryID: memID, Content: "amended", CreatedBy: "lib-1"}
-	ca, err := x.s.CreateEdit(ctx(t), amend)
-	require.NoError(t, err)
-	assert.NotEmpty(t, ca.ID, "edit id assigned")
-	delta := -0.5
-	cd, err := x.s.CreateEdit(ctx(t), graph.Edit{Scope: s, Kind: graph.EditAttenuate, TargetMemoryID: memID, Delta: &delta, CreatedBy: "lib-1"})
-	require.NoError(t, err)
-	gd, err := x.s.GetEdit(ctx(t), f, cd.ID)
-	require.NoError(t, err)
-	assert.Nil(t, gd.Importance, "an attenuate by delta has no importance")
-	if assert.NotNil(t, gd.Delta, "delta") {
-		assert.InDelta(t, delta, *gd.Delta, 1e-9)
-	}
-	all, err := x.s.ListEdits(ctx(t), f, graph.EditQuery{MemoryIDs: []string{memID}})
-	require.NoError(t, err)
-	assert.Len(t, all, 3)
-	approved, err := x.s.ListEdits(ctx(t), f, graph.EditQuery{MemoryIDs: []string{memID}, Statuses: []graph.EditStatus{graph.EditApproved}})
-	require.NoError(t, err)
-	require.Len(t, approved, 1)
-	assert.Equal(t, e.ID, approved[0].ID)
-
-	c := graph.Capsule{ID: "c-" + graph.NewID(), Scope: s, Name: "handover", MemoryIDs: []string{memID},
-		VersionIDs: []string{verID}, CreatedBy: "agent-1", CreatedAt: base, ExpiresAt: base.Add(24 * time.Hour)}
-	_, err = x.s.CreateCapsule(ctx(t), c)
-	require.NoError(t, err)
-	rc, err := x.s.GetCapsule(ctx(t), f, c.ID)
-	require.NoError(t, err)
-	assert.ElementsMatch(t, c.MemoryIDs, rc.MemoryIDs, "CONTAINS memory")
-	assert.ElementsMatch(t, c.VersionIDs, rc.VersionIDs, "CONTAINS version")
-	assert.Equal(t, c.Name, rc.Name)
-	assert.Equal(t, c.CreatedBy, rc.CreatedBy)
-	x.sameTime(t, c.ExpiresAt, rc.ExpiresAt, "expires_at")
 }
 
 // activeCopy creates a fresh active memory in s and returns its id.

@@ -3,7 +3,13 @@
 // tests of its own (compare Vault's ExerciseBackend and Cayley's
 // graphtest.TestAll).
 //
-// The suite is backend-neutral: it talks to graph.Store only. Every case
+// Run covers the core contract, graph.Store; each optional capability has a
+// runner of its own (RunProposals, RunEdits, RunCapsules), which a backend
+// implementing it calls too. The tenancy and scope cases also cover the
+// records of every capability the store implements: the access rule holds
+// for all of them.
+//
+// The suite is backend-neutral: it talks to graph interfaces only. Every case
 // works in tenants of its own (fresh random ids), so a backend may hand the
 // same store to several cases; the only global reads (DueOutbox, OutboxStatus) are
 // checked for the case's own items.
@@ -42,10 +48,7 @@ type Config struct {
 // Run runs the whole suite. open returns a store ready for use and registers
 // its cleanup with t.Cleanup; it is called once per case.
 func Run(t *testing.T, open func(t *testing.T) graph.Store, cfg Config) {
-	cases := []struct {
-		name string
-		fn   func(t *testing.T, x *suite)
-	}{
+	cases := []testCase{
 		{"RoundTrip", testRoundTrip},
 		{"Versions", testVersions},
 		{"Supersession", testSupersession},
@@ -66,7 +69,6 @@ func Run(t *testing.T, open func(t *testing.T) graph.Store, cfg Config) {
 		{"KeywordStatistics", testKeywordStatistics},
 		{"ListFilters", testListFilters},
 		{"ValidAt", testValidAt},
-		{"Edits", testEdits},
 		{"Pagination", testPagination},
 		{"PaginationConcurrentInserts", testPaginationConcurrent},
 		{"TenantIsolation", testTenantIsolation},
@@ -79,22 +81,78 @@ func Run(t *testing.T, open func(t *testing.T) graph.Store, cfg Config) {
 		{"GateSettlement", testGateSettlement},
 		{"Audit", testAudit},
 		{"AuditUserRule", testAuditUserRule},
-		{"EditAudit", testEditAudit},
 		{"Outbox", testOutbox},
 		{"OutboxRetry", testOutboxRetry},
 		{"Counts", testCounts},
 	}
+	runCases(t, open, cfg, "", cases)
+}
+
+// testCase is one named case of a runner.
+type testCase = struct {
+	name string
+	fn   func(t *testing.T, x *suite)
+}
+
+// runCases runs cases, each on a fresh store from open; a non-empty need
+// names the capability the cases require (a store without it fails).
+func runCases(t *testing.T, open func(t *testing.T) graph.Store, cfg Config, need string, cases []testCase) {
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			x := &suite{s: open(t), cfg: cfg}
+			s := open(t)
+			x := &suite{s: s, cfg: cfg}
+			x.pr, _ = s.(graph.Proposals)
+			x.ed, _ = s.(graph.Edits)
+			x.cp, _ = s.(graph.Capsules)
+			has := map[string]bool{"": true, "graph.Proposals": x.pr != nil, "graph.Edits": x.ed != nil, "graph.Capsules": x.cp != nil}
+			if !has[need] {
+				t.Fatalf("the store %T does not implement %s", s, need)
+			}
 			c.fn(t, x)
 		})
 	}
 }
 
-// suite is the state one case works with.
+// RunProposals runs the graph.Proposals suite; open's stores must
+// implement it.
+func RunProposals(t *testing.T, open func(t *testing.T) graph.Store, cfg Config) {
+	runCases(t, open, cfg, "graph.Proposals", []testCase{
+		{"RoundTrip", testProposalsRoundTrip},
+		{"InvalidInput", testProposalsInvalid},
+		{"Transitions", testProposalTransitions},
+		{"Reach", testProposalReach},
+		{"List", testProposalList},
+		{"BaselinePromote", testBaselinePromote},
+		{"Erase", testProposalErase},
+	})
+}
+
+// RunEdits runs the graph.Edits suite; open's stores must implement it.
+func RunEdits(t *testing.T, open func(t *testing.T) graph.Store, cfg Config) {
+	runCases(t, open, cfg, "graph.Edits", []testCase{
+		{"RoundTrip", testEditsRoundTrip},
+		{"Effective", testEdits},
+		{"Audit", testEditAudit},
+		{"InvalidInput", testEditsInvalid},
+	})
+}
+
+// RunCapsules runs the graph.Capsules suite; open's stores must implement
+// it.
+func RunCapsules(t *testing.T, open func(t *testing.T) graph.Store, cfg Config) {
+	runCases(t, open, cfg, "graph.Capsules", []testCase{
+		{"RoundTrip", testCapsulesRoundTrip},
+		{"InvalidInput", testCapsulesInvalid},
+	})
+}
+
+// suite is the state one case works with: the store and the capabilities
+// it implements (nil when it does not).
 type suite struct {
 	s   graph.Store
+	pr  graph.Proposals
+	ed  graph.Edits
+	cp  graph.Capsules
 	cfg Config
 }
 

@@ -22,10 +22,11 @@ type readCall struct {
 
 // readCalls lists every Store read that takes a Filter, each called with
 // memory id (any id will do for the records: only the filter matters to
-// the cases that use this list).
+// the cases that use this list), and those of every capability the store
+// implements.
 func (x *suite) readCalls(id string) []readCall {
 	s := x.s
-	return []readCall{
+	calls := []readCall{
 		{"GetMemory", func(c context.Context, f graph.Filter) error { _, err := s.GetMemory(c, f, id); return err }},
 		{"GetMemories", func(c context.Context, f graph.Filter) error { _, err := s.GetMemories(c, f, []string{id}); return err }},
 		{"GetVersion", func(c context.Context, f graph.Filter) error { _, err := s.GetVersion(c, f, id); return err }},
@@ -54,16 +55,6 @@ func (x *suite) readCalls(id string) []readCall {
 			_, _, err := s.ListAudit(c, f, graph.AuditQuery{}, graph.Page{})
 			return err
 		}},
-		{"GetProposal", func(c context.Context, f graph.Filter) error { _, err := s.GetProposal(c, f, id); return err }},
-		{"GetDecision", func(c context.Context, f graph.Filter) error { _, err := s.GetDecision(c, f, id); return err }},
-		{"GetBaseline", func(c context.Context, f graph.Filter) error { _, err := s.GetBaseline(c, f, id); return err }},
-		{"LatestBaseline", func(c context.Context, f graph.Filter) error { _, err := s.LatestBaseline(c, f); return err }},
-		{"GetEdit", func(c context.Context, f graph.Filter) error { _, err := s.GetEdit(c, f, id); return err }},
-		{"ListEdits", func(c context.Context, f graph.Filter) error {
-			_, err := s.ListEdits(c, f, graph.EditQuery{})
-			return err
-		}},
-		{"GetCapsule", func(c context.Context, f graph.Filter) error { _, err := s.GetCapsule(c, f, id); return err }},
 		{"GetGateRequest", func(c context.Context, f graph.Filter) error { _, err := s.GetGateRequest(c, f, id); return err }},
 		{"ListGateRequests", func(c context.Context, f graph.Filter) error {
 			_, _, err := s.ListGateRequests(c, f, "", graph.Page{})
@@ -71,6 +62,26 @@ func (x *suite) readCalls(id string) []readCall {
 		}},
 		{"GetContextReceipt", func(c context.Context, f graph.Filter) error { _, err := s.GetContextReceipt(c, f, id); return err }},
 	}
+	if pr := x.pr; pr != nil {
+		calls = append(calls,
+			readCall{"GetProposal", func(c context.Context, f graph.Filter) error { _, err := pr.GetProposal(c, f, id); return err }},
+			readCall{"GetDecision", func(c context.Context, f graph.Filter) error { _, err := pr.GetDecision(c, f, id); return err }},
+			readCall{"GetBaseline", func(c context.Context, f graph.Filter) error { _, err := pr.GetBaseline(c, f, id); return err }},
+			readCall{"LatestBaseline", func(c context.Context, f graph.Filter) error { _, err := pr.LatestBaseline(c, f); return err }})
+	}
+	if ed := x.ed; ed != nil {
+		calls = append(calls,
+			readCall{"GetEdit", func(c context.Context, f graph.Filter) error { _, err := ed.GetEdit(c, f, id); return err }},
+			readCall{"ListEdits", func(c context.Context, f graph.Filter) error {
+				_, err := ed.ListEdits(c, f, graph.EditQuery{})
+				return err
+			}})
+	}
+	if cp := x.cp; cp != nil {
+		calls = append(calls,
+			readCall{"GetCapsule", func(c context.Context, f graph.Filter) error { _, err := cp.GetCapsule(c, f, id); return err }})
+	}
+	return calls
 }
 
 // aclMemory is one memory of the users case, as written.
