@@ -13,7 +13,7 @@ BIN         := bin/mnemo
 export MNEMO_ORT_LIB   ?= $(CACHE)/onnxruntime/libonnxruntime.so
 export MNEMO_MODEL_DIR ?= $(CACHE)/model
 
-.PHONY: build demo test test-go crash model neo4j neo4j-stop bench lint clean schemathesis schemathesis-install
+.PHONY: build demo smoke test test-go crash model neo4j neo4j-stop bench lint clean schemathesis schemathesis-install
 
 build:
 	$(GO) build -o $(BIN) ./cmd/mnemo
@@ -21,6 +21,11 @@ build:
 ## demo: build, start mnemo on the embedded store, store a few memories, list them back.
 demo: build
 	@bash cmd/mnemo/demo.sh $(BIN)
+
+## smoke: the curation loop end to end against the real binary (`mnemo serve`
+## on a fresh data directory, curl over HTTP); fails on any unexpected answer.
+smoke: build
+	@bash cmd/mnemo/smoke.sh $(BIN)
 
 ## test: the whole suite against real Neo4j and the real model.
 test: model

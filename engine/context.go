@@ -182,58 +182,98 @@ func (e *Engine) ReadContext(ctx context.Context, p graph.Principal, r ContextRe
 	return resp, nil
 }
 
-// selectBaseline resolves the selector to the versions it pins, keyed by
-// memory id (nil: current versions), and the selector as used.
-func (e *Engine) selectBaseline(ctx context.Context, f graph.Filter, sel ContextSelector) (map[string]graph.Version, ContextSelector, error) {
-	var (
-		b   graph.Baseline
-		err error
-	)
+// pinning is what a baseline selector pins: versions, keyed by memory id,
+// and which memories it speaks for. A baseline_id selector speaks for every
+// memory (one it does not publish is left out); the published selector
+// speaks for the repositories that have a published baseline, and memories
+// elsewhere (repositories never promoted, org- and tenant-wide memories)
+// are read at their current version. nil: current versions everywhere.
+type pinning struct {
+	versions map[string]graph.Version
+	all      bool
+	curated  map[graph.Scope]bool
+}
+
+// pinned returns the version pinned for memory m.
+func (pn *pinning) pinned(m graph.Memory) (graph.Version, bool) {
+	if pn == nil {
+		return graph.Version{}, false
+	}
+	v, ok := pn.versions[m.ID]
+	return v, ok
+}
+
+// excludes reports whether the selection leaves m out: a memory of a
+// curated scope its baseline does not publish, or one not active outside
+// them (only a baseline brings back superseded or archived memories).
+func (pn *pinning) excludes(m graph.Memory) bool {
+	if pn == nil {
+		return false
+	}
+	if _, ok := pn.versions[m.ID]; ok {
+		return false
+	}
+	return pn.all || pn.curated[m.Scope] || m.Status != graph.StatusActive
+}
+
+// selectBaseline resolves the selector to what it pins (nil: current
+// versions) and the selector as used (baseline_id: the one baseline, or
+// the published baseline of the read's own repository).
+func (e *Engine) selectBaseline(ctx context.Context, f graph.Filter, sel ContextSelector) (*pinning, ContextSelector, error) {
+	var bs []graph.Baseline
+	pn := &pinning{versions: map[string]graph.Version{}, curated: map[graph.Scope]bool{}}
+	used := ContextSelector{Kind: sel.Kind}
 	if sel.Kind == SelectorBaseline {
 		ps, err := capability(e.caps.proposals, "proposals")
 		if err != nil {
 			return nil, sel, err
 		}
-		b, err = ps.GetBaseline(ctx, f, sel.BaselineID)
+		b, err := ps.GetBaseline(ctx, f, sel.BaselineID)
 		if err != nil {
 			return nil, sel, fmt.Errorf("baseline %s: %w", sel.BaselineID, err)
 		}
+		bs, pn.all, used.BaselineID = []graph.Baseline{b}, true, b.ID
 	} else {
-		if e.caps.proposals == nil { // no Proposals: nothing was ever published
-			return nil, ContextSelector{Kind: SelectorPublished}, nil
+		ps := e.caps.proposals
+		if ps == nil { // a store without the capability has no baselines
+			return nil, used, nil
 		}
-		b, err = e.caps.proposals.LatestBaseline(ctx, f)
-		if errors.Is(err, graph.ErrNotFound) {
-			return nil, ContextSelector{Kind: SelectorPublished}, nil
+		var err error
+		if bs, err = ps.PublishedBaselines(ctx, f); err != nil {
+			return nil, sel, fmt.Errorf("published baselines: %w", err)
 		}
-		if err != nil {
-			return nil, sel, fmt.Errorf("latest baseline: %w", err)
+		if len(bs) == 0 {
+			return nil, used, nil
+		}
+		for _, b := range bs {
+			pn.curated[b.Scope] = true
+			if b.Scope == f.Scope || used.BaselineID == "" {
+				used.BaselineID = b.ID
+			}
 		}
 	}
 	all := f
 	all.Statuses = []graph.Status{graph.StatusActive, graph.StatusSuperseded, graph.StatusArchived}
-	all.ValidAt = f.ValidAt
-	vs, err := e.store.GetVersions(ctx, all, b.VersionIDs)
-	if err != nil {
-		return nil, sel, fmt.Errorf("baseline %s versions: %w", b.ID, err)
+	for _, b := range bs {
+		vs, err := e.store.GetVersions(ctx, all, b.VersionIDs)
+		if err != nil {
+			return nil, sel, fmt.Errorf("baseline %s versions: %w", b.ID, err)
+		}
+		for _, v := range vs {
+			pn.versions[v.MemoryID] = v
+		}
 	}
-	pinned := make(map[string]graph.Version, len(vs))
-	for _, v := range vs {
-		pinned[v.MemoryID] = v
-	}
-	return pinned, ContextSelector{Kind: sel.Kind, BaselineID: b.ID}, nil
+	return pn, used, nil
 }
 
 // fetchElement is a direct fetch of one memory.
-func (e *Engine) fetchElement(ctx context.Context, f graph.Filter, id string, pinned map[string]graph.Version) ([]*hit, error) {
+func (e *Engine) fetchElement(ctx context.Context, f graph.Filter, id string, pinned *pinning) ([]*hit, error) {
 	m, err := e.store.GetMemory(ctx, f, id)
 	if err != nil {
 		return nil, fmt.Errorf("element %s: %w", id, err)
 	}
-	if pinned != nil {
-		if _, ok := pinned[m.ID]; !ok {
-			return nil, fmt.Errorf("element %s is not in the selected baseline: %w", id, graph.ErrNotFound)
-		}
+	if pinned.excludes(m) && (pinned.all || pinned.curated[m.Scope]) {
+		return nil, fmt.Errorf("element %s is not in the selected baseline: %w", id, graph.ErrNotFound)
 	}
 	h := &hit{mem: m, loaded: true, ranks: map[string]int{}, norm: 1}
 	if err := e.applyEdits(ctx, f, []*hit{h}); err != nil {
@@ -247,7 +287,7 @@ func (e *Engine) fetchElement(ctx context.Context, f graph.Filter, id string, pi
 
 // contextSearch ranks memories for the query with the policy's search,
 // keeping those the baseline pins (when one is selected).
-func (e *Engine) contextSearch(ctx context.Context, pol *policy.Policy, p graph.Principal, r ContextRequest, pinned map[string]graph.Version) ([]*hit, []string, error) {
+func (e *Engine) contextSearch(ctx context.Context, pol *policy.Policy, p graph.Principal, r ContextRequest, pinned *pinning) ([]*hit, []string, error) {
 	sr := SearchRequest{Scope: r.Scope, Query: r.Query, Limit: r.Limits.MaxItems,
 		Channel: r.Channel, IncludeQuarantined: r.IncludeQuarantined, TimeTravel: r.TimeTravel}
 	if pinned != nil {
@@ -270,10 +310,8 @@ func (e *Engine) contextSearch(ctx context.Context, pol *policy.Policy, p graph.
 		if len(out) == r.Limits.MaxItems {
 			break
 		}
-		if pinned != nil {
-			if _, ok := pinned[h.mem.ID]; !ok {
-				continue
-			}
+		if pinned.excludes(h.mem) {
+			continue
 		}
 		out = append(out, h)
 	}
@@ -283,19 +321,17 @@ func (e *Engine) contextSearch(ctx context.Context, pol *policy.Policy, p graph.
 // contextItems pins each hit to its version (the baseline's, or the current
 // one), cites the whole version and each of its chunks, and keeps the items
 // that fit the token budget (lim's, else defaultBudget, the policy's).
-func (e *Engine) contextItems(ctx context.Context, f graph.Filter, hs []*hit, pinned map[string]graph.Version, lim ContextLimits, defaultBudget int) ([]ContextItem, error) {
+func (e *Engine) contextItems(ctx context.Context, f graph.Filter, hs []*hit, pinned *pinning, lim ContextLimits, defaultBudget int) ([]ContextItem, error) {
 	for _, h := range hs {
-		if v, ok := pinned[h.mem.ID]; ok {
+		if v, ok := pinned.pinned(h.mem); ok {
 			h.version, h.hasVersion = v, true
 			if v.ID != h.mem.CurrentVersionID {
 				h.amended = nil // an amendment applies to the current version only
 			}
 		}
 	}
-	if pinned == nil {
-		if err := e.loadVersions(ctx, f, hs); err != nil {
-			return nil, err
-		}
+	if err := e.loadVersions(ctx, f, hs); err != nil { // the hits no baseline pins
+		return nil, err
 	}
 	budget := lim.TokenBudget
 	if budget == 0 {

@@ -66,11 +66,17 @@ func (f *faultStore) Touch(ctx context.Context, s graph.Scope, ids []string, at 
 	return f.Store.Touch(ctx, s, ids, at)
 }
 
-func (f *faultStore) LatestBaseline(ctx context.Context, flt graph.Filter) (graph.Baseline, error) {
-	if err := f.before("LatestBaseline"); err != nil {
-		return graph.Baseline{}, err
+func (f *faultStore) PublishedBaselines(ctx context.Context, flt graph.Filter) ([]graph.Baseline, error) {
+	if err := f.before("PublishedBaselines"); err != nil {
+		return nil, err
 	}
-	return f.Store.LatestBaseline(ctx, flt)
+	return f.Store.PublishedBaselines(ctx, flt)
+}
+
+// wrap makes f wrap s, with every capability s has.
+func (f *faultStore) wrap(s graph.Store) graph.Store {
+	f.Store = s.(graphtest.Store)
+	return f
 }
 
 func (f *faultStore) DecideGateRequest(ctx context.Context, s graph.Scope, id string, d graph.GateDecision, a graph.AuditEvent) (graph.GateRequest, error) {
@@ -95,7 +101,7 @@ func TestApproveAtomic(t *testing.T) {
 	setup := func(t *testing.T) (fixture, string) {
 		t.Helper()
 		fs := &faultStore{}
-		f := newIngFixture(t, ingOpts{wrap: func(s graph.Store) graph.Store { fs.Store = s.(graphtest.Store); return fs }})
+		f := newIngFixture(t, ingOpts{wrap: fs.wrap})
 		r, err := f.eng.Ingest(ctx, f.as("writer"), engine.IngestRequest{Content: content})
 		require.NoError(t, err)
 		require.Equal(t, engine.StatusPending, r.Status)

@@ -9,7 +9,6 @@ import (
 	"github.com/mnemo-dev/mnemo/config"
 	"github.com/mnemo-dev/mnemo/engine"
 	"github.com/mnemo-dev/mnemo/graph"
-	"github.com/mnemo-dev/mnemo/graph/graphtest"
 	"github.com/mnemo-dev/mnemo/policy"
 )
 
@@ -18,7 +17,7 @@ import (
 // the requests that start afterwards, never to part of one.
 func TestPolicySnapshot(t *testing.T) {
 	fs := &faultStore{}
-	f := newIngFixture(t, ingOpts{wrap: func(s graph.Store) graph.Store { fs.Store = s.(graphtest.Store); return fs }})
+	f := newIngFixture(t, ingOpts{wrap: fs.wrap})
 	ctx := ingCtx(t)
 	_, err := f.eng.Ingest(ctx, f.as("writer"), engine.IngestRequest{Type: "note", Content: "Grafana runs on host mon-1."})
 	require.NoError(t, err)
@@ -35,7 +34,7 @@ func TestPolicySnapshot(t *testing.T) {
 		return pol, nil
 	}
 	fs.hook = func(method string) error {
-		if method == "LatestBaseline" {
+		if method == "PublishedBaselines" {
 			fs.hook = nil
 			return f.policy.Reload(strict)
 		}
@@ -45,7 +44,7 @@ func TestPolicySnapshot(t *testing.T) {
 	resp, err := f.eng.ReadContext(ctx, reader, engine.ContextRequest{Query: "Which host runs Grafana?"})
 	require.NoError(t, err, "the request runs under the policy it started with")
 	require.NotEmpty(t, resp.Items, "under the old policy's token budget")
-	assert.Equal(t, 1, fs.count("LatestBaseline"), "the reload happened mid-request")
+	assert.Equal(t, 1, fs.count("PublishedBaselines"), "the reload happened mid-request")
 
 	_, err = f.eng.ReadContext(ctx, reader, engine.ContextRequest{Query: "Which host runs Grafana?"})
 	require.ErrorIs(t, err, graph.ErrForbidden, "the next request runs under the new policy")

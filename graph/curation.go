@@ -14,24 +14,35 @@ const (
 	ProposalOpen     ProposalStatus = "open"
 	ProposalAccepted ProposalStatus = "accepted"
 	ProposalRejected ProposalStatus = "rejected"
+	// ProposalRebased is a proposal replaced by a rebased one (REBASED_TO):
+	// it can no longer be accepted, rejected or rebased.
+	ProposalRebased ProposalStatus = "rebased"
 )
 
 // Proposal is a suggested change to a memory awaiting curation. Its edges:
-// TARGETS_VERSION (the version it was written against), REBASED_TO (a newer
-// version it was rebased onto), ACCEPTED_AS (the version it became) and
-// REJECTED_BECAUSE (the Decision that turned it down).
+// TARGETS_VERSION (the version it was written against), REBASED_TO (the
+// proposal that replaced it, pinned to a newer version), ACCEPTED_AS (the
+// version it became) and REJECTED_BECAUSE (the Decision that turned it
+// down).
 type Proposal struct {
-	ID                 string         `json:"id"`
-	Scope              Scope          `json:"scope"`
-	Title              string         `json:"title"`
-	Content            string         `json:"content"`
-	Status             ProposalStatus `json:"status"`
-	ProposedBy         string         `json:"proposed_by"`
-	TargetVersionID    string         `json:"target_version_id,omitempty"`
-	RebasedToVersionID string         `json:"rebased_to_version_id,omitempty"`
-	AcceptedVersionID  string         `json:"accepted_version_id,omitempty"`
-	RejectedDecisionID string         `json:"rejected_decision_id,omitempty"`
-	CreatedAt          time.Time      `json:"created_at"`
+	ID         string         `json:"id"`
+	Scope      Scope          `json:"scope"`
+	MemoryID   string         `json:"memory_id,omitempty"` // the memory it changes
+	Title      string         `json:"title"`
+	Content    string         `json:"content"`
+	Status     ProposalStatus `json:"status"`
+	ProposedBy string         `json:"proposed_by"`
+	// TargetVersionID pins the version the proposal was written against;
+	// it can be accepted only while that version is the memory's current
+	// one.
+	TargetVersionID string `json:"target_version_id,omitempty"`
+	// RebasedToID (a rebased proposal) names the proposal that replaced
+	// it, RebasedToVersionID the version that one is pinned to.
+	RebasedToID        string    `json:"rebased_to_id,omitempty"`
+	RebasedToVersionID string    `json:"rebased_to_version_id,omitempty"`
+	AcceptedVersionID  string    `json:"accepted_version_id,omitempty"`
+	RejectedDecisionID string    `json:"rejected_decision_id,omitempty"`
+	CreatedAt          time.Time `json:"created_at"`
 }
 
 // Decision is the record of a curation or gate decision.

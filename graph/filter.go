@@ -329,7 +329,7 @@ func (s EditStatus) valid() bool {
 
 func (s ProposalStatus) valid() bool {
 	switch s {
-	case ProposalOpen, ProposalAccepted, ProposalRejected:
+	case ProposalOpen, ProposalAccepted, ProposalRejected, ProposalRebased:
 		return true
 	}
 	return false

@@ -28,8 +28,10 @@ import (
 //   - the memory's pending outbox items (an upsert would embed the text
 //     again); with EraseInput.Index a vector-index delete is queued instead;
 //   - the content of edits that target the memory and of the gate requests
-//     that wrote it (payload, title, reason), and the reason of every audit
-//     event about the memory or those requests (reasons quote titles).
+//     that wrote it (payload, title, reason), the text of the proposals on
+//     it and the reasons of the decisions that rejected them, and the
+//     reason of every audit event about the memory or those requests
+//     (reasons quote titles).
 //
 // What stays: the memory's id, scope, user, type, visibility, project,
 // channel, timestamps, importance and the status StatusErased; SUPERSEDES edges

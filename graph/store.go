@@ -45,6 +45,9 @@ type Store interface {
 	// GetVersions returns the versions among ids whose memories are visible
 	// under f, in the order of ids; missing ones are skipped.
 	GetVersions(ctx context.Context, f Filter, ids []string) ([]Version, error)
+	// ListVersions returns a memory's versions, oldest first (the curation
+	// loop pins a proposal by version number).
+	ListVersions(ctx context.Context, f Filter, memoryID string) ([]Version, error)
 	// GetChunks returns a version's chunks in document order.
 	GetChunks(ctx context.Context, f Filter, versionID string) ([]Chunk, error)
 	// FindActiveByKey returns the active memory with canonical key key in

@@ -6,7 +6,8 @@ func (p Proposal) Validate() error {
 		return err
 	}
 	if err := checkIDs(map[string]idField{
-		"id": {p.ID, true}, "proposed_by": {p.ProposedBy, false},
+		"id": {p.ID, true}, "proposed_by": {p.ProposedBy, false}, "memory_id": {p.MemoryID, true},
+		"rebased_to_id":     {p.RebasedToID, true},
 		"target_version_id": {p.TargetVersionID, true}, "rebased_to_version_id": {p.RebasedToVersionID, true},
 		"accepted_version_id": {p.AcceptedVersionID, true}, "rejected_decision_id": {p.RejectedDecisionID, true},
 	}); err != nil {

@@ -165,7 +165,7 @@ func TestParseErrors(t *testing.T) {
 		{
 			name: "unknown permission",
 			old:  "writer: [read, write]", new: "writer: [read, wrte]",
-			want: `policy.yaml:34: roles.writer[1]: unknown permission "wrte" (want read|write|approve|curate|surgery|read_quarantined|read_all_users|act_as_user|subscopes|policy_reload|audit_read|erase|*)`,
+			want: `policy.yaml:34: roles.writer[1]: unknown permission "wrte" (want read|write|approve|curate|surgery|read_quarantined|read_all_users|act_as_user|subscopes|policy_reload|audit_read|erase|propose|promote|*)`,
 		},
 		{
 			name: "gate role unknown",

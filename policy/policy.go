@@ -327,6 +327,14 @@ const (
 	// the principal's reach, and whole users. Without it a principal with
 	// write erases only its own user's memories.
 	PermErase = "erase"
+	// PermPropose proposes a change to a memory (a new version pinned to
+	// the one it was written against) and rebases proposals: the curation
+	// loop's only write an execution agent has.
+	PermPropose = "propose"
+	// PermPromote publishes a repository's baseline (POST
+	// /v1/baselines:promote), which changes what read_context returns by
+	// default.
+	PermPromote = "promote"
 	// PermPolicyReload replaces the process-wide policy for every tenant:
 	// an operator permission that PermAll does not grant.
 	PermPolicyReload = "policy_reload"
@@ -334,7 +342,8 @@ const (
 )
 
 var knownPerms = []string{PermRead, PermWrite, PermApprove, PermCurate, PermSurgery, PermReadQuarantined,
-	PermReadAllUsers, PermActAsUser, PermSubscopes, PermPolicyReload, PermAuditRead, PermErase, PermAll}
+	PermReadAllUsers, PermActAsUser, PermSubscopes, PermPolicyReload, PermAuditRead, PermErase, PermPropose, PermPromote,
+	PermAll}
 
 // operatorPerms act on the whole process, beyond any tenant: PermAll does
 // not grant them.

@@ -125,6 +125,12 @@ func New(o Options) (*Server, error) {
 	v1.DELETE("/relations/:id", s.deleteRelation)
 	v1.GET("/memories/:id/relations", s.listRelations)
 	v1.GET("/audit", s.listAudit)
+	v1.POST("/proposals", s.createProposal)
+	v1.GET("/proposals", s.listProposals)
+	v1.GET("/proposals/:id", s.getProposal)
+	v1.POST("/proposals/:id", s.proposalStep) // {id}:accept, {id}:reject, {id}:rebase
+	v1.POST("/baselines\\:promote", s.promoteBaseline)
+	v1.GET("/baselines", s.listBaselines)
 	v1.DELETE("/memories/:id", s.archiveMemory) // archive (forget.go)
 	v1.POST("/memories/:id", s.memoryAction)    // {id}:restore, {id}:erase
 	v1.POST("/users/:user", s.userAction)       // {user}:erase

@@ -38,6 +38,8 @@ func commands() map[string]command {
 		"relate":    {"relate create FROM TYPE TO | delete ID | list MEMORY_ID: typed relations between memories", runRelate},
 		"audit":     {"audit [--memory ID] [--actor A] [--from T] [--to T]: read the audit trail", runAudit},
 		"capsule":   {"capsule create|list|show|revoke: capsules of memories, versions and decisions between agents", runCapsule},
+		"proposal":  {"proposal create|accept|reject|rebase|show|list: proposals on pinned versions (the curation loop)", runProposal},
+		"baseline":  {"baseline promote|list: a repository's published baselines (what read_context reads)", runBaseline},
 		"outbox":    {"outbox status|drain|retry: pending and dead vector-index writes", runOutbox},
 		"reindex":   {"rebuild the vector index of a scope from the graph", runReindex},
 		"doctor":    {"compare the graph with the vector index of a scope", runDoctor},

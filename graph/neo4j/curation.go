@@ -104,71 +104,6 @@ func stamp(id *string, at *time.Time, now time.Time) {
 	*at = at.UTC()
 }
 
-// createProposalCypher writes a proposal and its edges to the versions and
-// decision it names. Uses proposal_id, version_id, decision_id.
-const createProposalCypher = `
-CREATE (p:Proposal) SET p = $props
-WITH p
-OPTIONAL MATCH (t:Version {id: $target})
-OPTIONAL MATCH (r:Version {id: $rebased})
-OPTIONAL MATCH (a:Version {id: $accepted})
-OPTIONAL MATCH (d:Decision {id: $rejected})
-FOREACH (x IN CASE WHEN t IS NULL THEN [] ELSE [t] END |
-  CREATE (p)-[:TARGETS_VERSION {target_version_id: x.id}]->(x))
-FOREACH (x IN CASE WHEN r IS NULL THEN [] ELSE [r] END | CREATE (p)-[:REBASED_TO]->(x))
-FOREACH (x IN CASE WHEN a IS NULL THEN [] ELSE [a] END | CREATE (p)-[:ACCEPTED_AS]->(x))
-FOREACH (x IN CASE WHEN d IS NULL THEN [] ELSE [d] END | CREATE (p)-[:REJECTED_BECAUSE]->(x))`
-
-// CreateProposal stores a curation proposal.
-func (s *Store) CreateProposal(ctx context.Context, p graph.Proposal) (graph.Proposal, error) {
-	if err := p.Validate(); err != nil {
-		return graph.Proposal{}, fmt.Errorf("neo4j: create proposal: %w", err)
-	}
-	stamp(&p.ID, &p.CreatedAt, s.now())
-	if p.Status == "" {
-		p.Status = graph.ProposalOpen
-	}
-	_, err := write(ctx, s, func(tx neo4jdrv.ManagedTransaction) (struct{}, error) {
-		if err := requireInScope(ctx, tx, versionsInScopeCypher, "version", p.Scope,
-			p.TargetVersionID, p.RebasedToVersionID, p.AcceptedVersionID); err != nil {
-			return struct{}{}, err
-		}
-		if err := requireInScope(ctx, tx, decisionsInScopeCypher, "decision", p.Scope, p.RejectedDecisionID); err != nil {
-			return struct{}{}, err
-		}
-		_, err := collect(ctx, tx, createProposalCypher, map[string]any{
-			"props": scopeProps(p.Scope, map[string]any{
-				"id": p.ID, "title": p.Title, "content": p.Content, "status": string(p.Status),
-				"proposed_by": p.ProposedBy, "target_version_id": p.TargetVersionID,
-				"rebased_to_version_id": p.RebasedToVersionID, "accepted_version_id": p.AcceptedVersionID,
-				"rejected_decision_id": p.RejectedDecisionID, "created_at": p.CreatedAt,
-			}),
-			"target": p.TargetVersionID, "rebased": p.RebasedToVersionID,
-			"accepted": p.AcceptedVersionID, "rejected": p.RejectedDecisionID,
-		})
-		return struct{}{}, err
-	})
-	if err != nil {
-		return graph.Proposal{}, fmt.Errorf("neo4j: create proposal: %w", err)
-	}
-	return p, nil
-}
-
-// GetProposal reads a proposal in scope.
-func (s *Store) GetProposal(ctx context.Context, f graph.Filter, id string) (graph.Proposal, error) {
-	p, err := s.getNode(ctx, "Proposal", f, id)
-	if err != nil {
-		return graph.Proposal{}, fmt.Errorf("neo4j: get proposal: %w", err)
-	}
-	return graph.Proposal{
-		ID: str(p, "id"), Scope: scopeOf(p), Title: str(p, "title"), Content: str(p, "content"),
-		Status: graph.ProposalStatus(str(p, "status")), ProposedBy: str(p, "proposed_by"),
-		TargetVersionID: str(p, "target_version_id"), RebasedToVersionID: str(p, "rebased_to_version_id"),
-		AcceptedVersionID: str(p, "accepted_version_id"), RejectedDecisionID: str(p, "rejected_decision_id"),
-		CreatedAt: tm(p, "created_at"),
-	}, nil
-}
-
 // createDecisionCypher writes a decision artifact. Uses decision_id.
 const createDecisionCypher = `CREATE (d:Decision) SET d = $props`
 
@@ -179,16 +114,20 @@ func (s *Store) CreateDecision(ctx context.Context, d graph.Decision) (graph.Dec
 	}
 	stamp(&d.ID, &d.CreatedAt, s.now())
 	_, err := write(ctx, s, func(tx neo4jdrv.ManagedTransaction) (struct{}, error) {
-		_, err := collect(ctx, tx, createDecisionCypher, map[string]any{"props": scopeProps(d.Scope, map[string]any{
-			"id": d.ID, "name": d.Kind + " " + d.Outcome, "kind": d.Kind, "outcome": d.Outcome, "rule": d.Rule,
-			"reason": d.Reason, "decided_by": d.DecidedBy, "created_at": d.CreatedAt,
-		})})
+		_, err := collect(ctx, tx, createDecisionCypher, map[string]any{"props": decisionProps(d)})
 		return struct{}{}, err
 	})
 	if err != nil {
 		return graph.Decision{}, fmt.Errorf("neo4j: create decision: %w", err)
 	}
 	return d, nil
+}
+
+func decisionProps(d graph.Decision) map[string]any {
+	return scopeProps(d.Scope, map[string]any{
+		"id": d.ID, "name": d.Kind + " " + d.Outcome, "kind": d.Kind, "outcome": d.Outcome, "rule": d.Rule,
+		"reason": d.Reason, "decided_by": d.DecidedBy, "created_at": d.CreatedAt,
+	})
 }
 
 // GetDecision reads a decision in scope.
@@ -287,10 +226,6 @@ func (s *Store) readBaseline(ctx context.Context, f graph.Filter, query, id stri
 		if len(recs) == 0 {
 			return graph.Baseline{}, notFound("baseline", id)
 		}
-		p := nodeOf(recs[0], "n")
-		return graph.Baseline{
-			ID: str(p, "id"), Scope: scopeOf(p), Name: str(p, "name"), VersionIDs: strs(p, "version_ids"),
-			PublishedBy: str(p, "published_by"), CreatedAt: tm(p, "created_at"),
-		}, nil
+		return toBaseline(nodeOf(recs[0], "n")), nil
 	})
 }

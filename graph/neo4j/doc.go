@@ -6,7 +6,8 @@
 // Edit, Capsule, AuditEvent, GateRequest and ContextReceipt nodes joined by HAS_VERSION,
 // HAS_CHUNK, MENTIONS (with a count), SUPERSEDES, NEXT (Memory to Memory
 // within a session, Chunk to Chunk within a version), CO_OCCURS (Entity to
-// Entity, with a count), TARGETS_VERSION, REBASED_TO, ACCEPTED_AS,
+// Entity, with a count), TARGETS_VERSION, REBASED_TO (Proposal to the
+// Proposal that replaced it), ACCEPTED_AS,
 // REJECTED_BECAUSE, PUBLISHES, CONTAINS, EDITS and DECIDED edges (see
 // DESIGN.md, "The graph", and docs/graph.md). Every node has a
 // human-readable title or name.

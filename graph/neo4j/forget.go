@@ -132,6 +132,15 @@ DELETE rv`
 MATCH (g:GateRequest) WHERE g.tenant_id = $tenant AND g.memory_id IN $ids
 SET g.title = '', g.reason = '', g.payload = 'null'
 RETURN collect(g.id) AS ids`
+	// eraseProposalsCypher empties the proposals on the memories and the
+	// reasons of the decisions that rejected them. Uses
+	// proposal_tenant_created.
+	eraseProposalsCypher = `
+MATCH (p:Proposal) WHERE p.tenant_id = $tenant AND p.memory_id IN $ids
+SET p.title = '', p.content = ''
+WITH p
+OPTIONAL MATCH (p)-[:REJECTED_BECAUSE]->(d:Decision)
+SET d.reason = ''`
 	eraseAuditCypher = `
 UNWIND $subjects AS sid
 MATCH (a:AuditEvent) WHERE a.tenant_id = $tenant AND a.subject_id = sid
@@ -286,6 +295,9 @@ func eraseTenant(ctx context.Context, tx neo4jdrv.ManagedTransaction, tenant str
 		if _, err := collect(ctx, tx, q, params); err != nil {
 			return err
 		}
+	}
+	if _, err := collect(ctx, tx, eraseProposalsCypher, params); err != nil {
+		return err
 	}
 	recs, err = collect(ctx, tx, eraseGateCypher, params)
 	if err != nil {

@@ -168,3 +168,37 @@ func versionsOf(recs []*neo4jdrv.Record) []graph.Version {
 	}
 	return out
 }
+
+// listVersionsCypher returns a visible memory's versions, oldest first; no
+// row means the memory is missing or invisible. Uses memory_id.
+const listVersionsCypher = `
+MATCH (m:Memory {id: $id})
+WHERE ` + memoryVisible + `
+OPTIONAL MATCH (m)-[:HAS_VERSION]->(v:Version)
+WHERE true` + versionKnown + `
+WITH v ORDER BY v.number
+RETURN ` + versionProjection + ` AS v`
+
+// ListVersions returns a memory's versions, oldest first.
+func (s *Store) ListVersions(ctx context.Context, f graph.Filter, memoryID string) ([]graph.Version, error) {
+	if err := f.Validate(); err != nil {
+		return nil, fmt.Errorf("neo4j: list versions: %w", err)
+	}
+	if err := requireIDs("memory_id", memoryID); err != nil {
+		return nil, fmt.Errorf("neo4j: list versions: %w", err)
+	}
+	out, err := read(ctx, s, func(tx neo4jdrv.ManagedTransaction) ([]graph.Version, error) {
+		recs, err := collect(ctx, tx, listVersionsCypher, filterParams(directFilter(f), map[string]any{"id": memoryID}))
+		if err != nil {
+			return nil, err
+		}
+		if len(recs) == 0 {
+			return nil, notFound("memory", memoryID)
+		}
+		return versionsOf(recs), nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("neo4j: list versions of %s: %w", memoryID, err)
+	}
+	return out, nil
+}

@@ -49,6 +49,7 @@ func schema() []string {
 		// capsule_tenant_created: an agent's capsules, newest first within a
 		// tenant (the audience is a list property, matched per capsule).
 		"CREATE INDEX capsule_tenant_created IF NOT EXISTS FOR (n:Capsule) ON (n.tenant_id, n.created_at)",
+		"CREATE INDEX proposal_tenant_created IF NOT EXISTS FOR (n:Proposal) ON (n.tenant_id, n.created_at)",
 		// audit_subject, gate_memory, outbox_memory: Erase finds the audit
 		// events, gate requests and outbox items of a memory (forget.go).
 		"CREATE INDEX audit_subject IF NOT EXISTS FOR (n:AuditEvent) ON (n.subject_id)",

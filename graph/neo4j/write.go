@@ -283,7 +283,8 @@ MATCH (m:Memory {id: $id})
 SET m._lock = true REMOVE m._lock
 RETURN m.tenant_id AS tenant_id, m.org_id AS org_id, m.repo_id AS repo_id,
        m.status AS status, m.title AS title, m.version_count AS version_count,
-       m.user_id AS user_id, m.scope AS visibility, m.kw_len AS kw_len`
+       m.user_id AS user_id, m.scope AS visibility, m.kw_len AS kw_len,
+       m.current_version_id AS current_version_id`
 
 // addVersionCypher appends a version to a memory, makes it current and drops
 // the memory's old MENTIONS (the new version's are linked afterwards),
@@ -313,50 +314,63 @@ func (s *Store) AddVersion(ctx context.Context, sc graph.Scope, memoryID string,
 	in.Normalize()
 	now := s.now().UTC()
 	v, err := write(ctx, s, func(tx neo4jdrv.ManagedTransaction) (graph.Version, error) {
-		recs, err := collect(ctx, tx, versionForAddCypher, map[string]any{"id": memoryID})
-		if err != nil {
-			return graph.Version{}, err
-		}
-		// A write check: the writer's scope and beneath (Contains); the
-		// engine checks the principal may write there (subscopes).
-		if len(recs) == 0 || !sc.Contains(scopeOf(recs[0].AsMap())) {
-			return graph.Version{}, notFound("memory", memoryID)
-		}
-		p := recs[0].AsMap()
-		if graph.Status(str(p, "status")) != graph.StatusActive {
-			return graph.Version{}, fmt.Errorf("memory %q is %s: %w", memoryID, str(p, "status"), graph.ErrConflict)
-		}
-		if err := settle(ctx, tx, now, in.Settles, memoryID); err != nil {
-			return graph.Version{}, err
-		}
-		number := int(i64(p, "version_count")) + 1
-		g := kwGroupOf(scopeOf(p), str(p, "user_id"), graph.Visibility(str(p, "visibility")))
-		kw := map[string]any{}
-		tokens := keywordProps(kw, g, str(p, "title"), graph.SearchText(in.IndexText, in.Content), s.stems.Stem)
-		recs, err = collect(ctx, tx, addVersionCypher, map[string]any{
-			"id": memoryID, "version": versionProps(memoryID, str(p, "title"), number, in, now), "kw": kw,
-		})
-		if err != nil {
-			return graph.Version{}, err
-		}
-		var b batch
-		if len(recs) > 0 {
-			b.cooccur.add(str(p, "tenant_id"), strs(recs[0].AsMap(), "old"), -1)
-		}
-		b.kw.add(g, 0, tokens-i64(p, "kw_len"))
-		b.addVersionParts(scopeOf(p), memoryID, in, now)
-		if err := b.run(ctx, tx); err != nil {
-			return graph.Version{}, err
-		}
-		if err := appendAudit(ctx, tx, now, graph.AboutMemory(in.Audit, memoryID)); err != nil {
-			return graph.Version{}, err
-		}
-		return newVersion(memoryID, number, in, now), nil
+		return s.addVersion(ctx, tx, sc, memoryID, in, now, nil)
 	})
 	if err != nil {
 		return graph.Version{}, fmt.Errorf("neo4j: add version to %s: %w", memoryID, err)
 	}
 	return v, nil
+}
+
+// addVersion appends in to active memory memoryID in writer scope sc within
+// tx (AddVersion's work). check, when set, is called with the memory's
+// current version id before anything is written; its error aborts.
+func (s *Store) addVersion(ctx context.Context, tx neo4jdrv.ManagedTransaction, sc graph.Scope, memoryID string,
+	in graph.VersionInput, now time.Time, check func(current string) error) (graph.Version, error) {
+	recs, err := collect(ctx, tx, versionForAddCypher, map[string]any{"id": memoryID})
+	if err != nil {
+		return graph.Version{}, err
+	}
+	// A write check: the writer's scope and beneath (Contains); the
+	// engine checks the principal may write there (subscopes).
+	if len(recs) == 0 || !sc.Contains(scopeOf(recs[0].AsMap())) {
+		return graph.Version{}, notFound("memory", memoryID)
+	}
+	p := recs[0].AsMap()
+	if graph.Status(str(p, "status")) != graph.StatusActive {
+		return graph.Version{}, fmt.Errorf("memory %q is %s: %w", memoryID, str(p, "status"), graph.ErrConflict)
+	}
+	if check != nil {
+		if err := check(str(p, "current_version_id")); err != nil {
+			return graph.Version{}, err
+		}
+	}
+	if err := settle(ctx, tx, now, in.Settles, memoryID); err != nil {
+		return graph.Version{}, err
+	}
+	number := int(i64(p, "version_count")) + 1
+	g := kwGroupOf(scopeOf(p), str(p, "user_id"), graph.Visibility(str(p, "visibility")))
+	kw := map[string]any{}
+	tokens := keywordProps(kw, g, str(p, "title"), graph.SearchText(in.IndexText, in.Content), s.stems.Stem)
+	recs, err = collect(ctx, tx, addVersionCypher, map[string]any{
+		"id": memoryID, "version": versionProps(memoryID, str(p, "title"), number, in, now), "kw": kw,
+	})
+	if err != nil {
+		return graph.Version{}, err
+	}
+	var b batch
+	if len(recs) > 0 {
+		b.cooccur.add(str(p, "tenant_id"), strs(recs[0].AsMap(), "old"), -1)
+	}
+	b.kw.add(g, 0, tokens-i64(p, "kw_len"))
+	b.addVersionParts(scopeOf(p), memoryID, in, now)
+	if err := b.run(ctx, tx); err != nil {
+		return graph.Version{}, err
+	}
+	if err := appendAudit(ctx, tx, now, graph.AboutMemory(in.Audit, memoryID)); err != nil {
+		return graph.Version{}, err
+	}
+	return newVersion(memoryID, number, in, now), nil
 }
 
 func newVersion(memoryID string, number int, v graph.VersionInput, at time.Time) graph.Version {

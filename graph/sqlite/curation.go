@@ -48,50 +48,6 @@ func orNewID(id string) string {
 	return id
 }
 
-const insertProposal = `INSERT INTO proposals (id, tenant_id, org_id, repo_id, title, content, status, proposed_by,
-	target_version_id, rebased_to_version_id, accepted_version_id, rejected_decision_id, created_at)
-VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
-
-// CreateProposal implements graph.Store.
-func (s *Store) CreateProposal(ctx context.Context, p graph.Proposal) (graph.Proposal, error) {
-	if err := p.Validate(); err != nil {
-		return p, fmt.Errorf("create proposal: %w", err)
-	}
-	err := s.write(ctx, func(t *tx) error {
-		p.ID, p.CreatedAt = orNewID(p.ID), orNow(p.CreatedAt, t.now)
-		if p.Status == "" {
-			p.Status = graph.ProposalOpen
-		}
-		_, err := t.exec(insertProposal, append(append([]any{p.ID}, scopeArgs(p.Scope)...), p.Title, p.Content,
-			string(p.Status), p.ProposedBy, p.TargetVersionID, p.RebasedToVersionID, p.AcceptedVersionID,
-			p.RejectedDecisionID, nanos(p.CreatedAt))...)
-		return err
-	})
-	if err != nil {
-		return p, fmt.Errorf("create proposal: %w", err)
-	}
-	return p, nil
-}
-
-const selectProposal = `SELECT id, tenant_id, org_id, repo_id, title, content, status, proposed_by, target_version_id,
-	rebased_to_version_id, accepted_version_id, rejected_decision_id, created_at FROM proposals WHERE id = ?`
-
-// GetProposal implements graph.Store.
-func (s *Store) GetProposal(ctx context.Context, f graph.Filter, id string) (graph.Proposal, error) {
-	var p graph.Proposal
-	err := s.getOne(ctx, f, "proposal", selectProposal, id, func(sc scanner) (graph.Scope, error) {
-		var (
-			status  string
-			created int64
-		)
-		err := sc.Scan(&p.ID, &p.Scope.TenantID, &p.Scope.OrgID, &p.Scope.RepoID, &p.Title, &p.Content, &status,
-			&p.ProposedBy, &p.TargetVersionID, &p.RebasedToVersionID, &p.AcceptedVersionID, &p.RejectedDecisionID, &created)
-		p.Status, p.CreatedAt = graph.ProposalStatus(status), fromNanos(created)
-		return p.Scope, err
-	})
-	return p, err
-}
-
 const insertDecision = `INSERT INTO decisions (id, tenant_id, org_id, repo_id, kind, outcome, rule, reason, decided_by,
 	created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 

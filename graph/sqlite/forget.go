@@ -95,7 +95,12 @@ WHERE memory_rid = ?`
 	// By tenant and memory id.
 	eraseGateRequests = `UPDATE gate_requests SET title = '', reason = '', payload = 'null'
 WHERE tenant_id = ? AND memory_id = ? RETURNING id`
-	eraseAuditReasons  = `UPDATE audit_events SET reason = '' WHERE tenant_id = ? AND subject_id = ?`
+	eraseAuditReasons = `UPDATE audit_events SET reason = '' WHERE tenant_id = ? AND subject_id = ?`
+	// The proposals on the memory (their text) and the reasons of the
+	// decisions that rejected them. Relies on proposals_memory.
+	eraseRejections = `UPDATE decisions SET reason = '' WHERE id IN (
+	SELECT rejected_decision_id FROM proposals WHERE tenant_id = ? AND memory_id = ? AND rejected_decision_id <> '')`
+	eraseProposals     = `UPDATE proposals SET title = '', content = '' WHERE tenant_id = ? AND memory_id = ?`
 	eraseOutbox        = `DELETE FROM outbox WHERE tenant_id = ? AND memory_id = ?`
 	insertOutboxDelete = `INSERT INTO outbox (id, tenant_id, org_id, repo_id, memory_id, version_id, op, created_at)
 	VALUES (?, ?, ?, ?, ?, '', 'delete', ?)`
@@ -240,6 +245,11 @@ func (t *tx) erase(m memRef, index bool, entities map[int64]bool, out *graph.Era
 	}
 	for _, id := range subjects {
 		if _, err := t.exec(eraseAuditReasons, m.scope.TenantID, id); err != nil {
+			return err
+		}
+	}
+	for _, q := range []string{eraseRejections, eraseProposals} {
+		if _, err := t.exec(q, m.scope.TenantID, m.id); err != nil {
 			return err
 		}
 	}

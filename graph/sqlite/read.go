@@ -345,3 +345,26 @@ func (s *Store) Touch(ctx context.Context, sc graph.Scope, ids []string, at time
 	}
 	return nil
 }
+
+// selectVersionsOf lists a visible memory's versions, oldest first.
+const selectVersionsOf = `SELECT ` + versionCols + `
+FROM memories m JOIN versions v ON v.memory_rid = m.rid
+WHERE m.id = ? AND %s
+ORDER BY v.number`
+
+// ListVersions implements graph.Store.
+func (s *Store) ListVersions(ctx context.Context, f graph.Filter, memoryID string) ([]graph.Version, error) {
+	w, err := memoryFilter(f, true)
+	if err != nil {
+		return nil, fmt.Errorf("list versions: %w", err)
+	}
+	w.versionsKnown(f)
+	vs, err := s.queryVersions(ctx, fmt.Sprintf(selectVersionsOf, w.sql()), append([]any{memoryID}, w.args...))
+	if err != nil {
+		return nil, err
+	}
+	if len(vs) == 0 {
+		return nil, fmt.Errorf("versions of %s: %w", memoryID, graph.ErrNotFound)
+	}
+	return vs, nil
+}

@@ -379,6 +379,17 @@ ALTER TABLE capsules DROP COLUMN version_ids;
 CREATE INDEX memories_type_created ON memories(tenant_id, type, created_at DESC, id DESC);
 CREATE INDEX memories_session_created ON memories(tenant_id, session_id, created_at DESC, id DESC);
 `,
+	// 14: the curation loop (proposals.go): a proposal names the memory it
+	// changes and the proposal a rebase replaced it with (REBASED_TO);
+	// proposals are listed per tenant or per memory, newest first;
+	// published baselines are the newest per repository.
+	`
+ALTER TABLE proposals ADD COLUMN memory_id TEXT NOT NULL DEFAULT '';
+ALTER TABLE proposals ADD COLUMN rebased_to_id TEXT NOT NULL DEFAULT '';
+CREATE INDEX proposals_tenant ON proposals(tenant_id, created_at DESC);
+CREATE INDEX proposals_memory ON proposals(tenant_id, memory_id, created_at DESC);
+CREATE INDEX baselines_repo ON baselines(tenant_id, org_id, repo_id, created_at DESC);
+`,
 }
 
 const createMigrationsTable = `CREATE TABLE IF NOT EXISTS schema_migrations (

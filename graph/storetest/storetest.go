@@ -120,6 +120,11 @@ func RunProposals(t *testing.T, open func(t *testing.T) graph.Store, cfg Config)
 	runCases(t, open, cfg, "graph.Proposals", []testCase{
 		{"RoundTrip", testProposalsRoundTrip},
 		{"InvalidInput", testProposalsInvalid},
+		{"Transitions", testProposalTransitions},
+		{"Reach", testProposalReach},
+		{"List", testProposalList},
+		{"BaselinePromote", testBaselinePromote},
+		{"Erase", testProposalErase},
 	})
 }
 

@@ -41,7 +41,7 @@ func (s *Server) librarianGet(ctx context.Context, p graph.Principal, in IDInput
 
 // DecisionInput names a queued write (or an edit) and says why.
 type DecisionInput struct {
-	ID     string `json:"id" jsonschema:"the gate request's or edit's id (required)"`
+	ID     string `json:"id" jsonschema:"the gate request's, edit's or proposal's id (required)"`
 	Reason string `json:"reason,omitempty" jsonschema:"note (approve) or reason (reject), recorded in the audit event"`
 }
 

@@ -146,6 +146,7 @@ func TestToolsAndSchemas(t *testing.T) {
 		"edit_propose": false, "edit_list": true, "edit_approve": false, "edit_reject": false, "audit": true,
 		"forget": false, "restore": false, "relate": false, "unrelate": false, "relations": true,
 		"capsule_create": false, "capsule_list": true,
+		"propose": false, "proposal_accept": false, "proposal_reject": false,
 	}, readOnly)
 }
 
@@ -249,6 +250,24 @@ func TestEveryTool(t *testing.T) {
 		assert.Equal(t, httpError(t, f.url, "POST", "/v1/capsules", `{"subject":"s","audience":["lib"],"memory_ids":["nope"]}`, keyWriter),
 			call(t, w, "capsule_create", map[string]any{"subject": "s", "audience": []string{"lib"}, "memory_ids": []string{"nope"}}, nil),
 			"an item alice cannot read reads as HTTP says")
+	})
+	t.Run("proposals", func(t *testing.T) {
+		var fact engine.IngestResult
+		require.Empty(t, call(t, w, "remember", map[string]any{"type": "note", "content": "The staging cluster has 3 nodes.", "visibility": "project"}, &fact))
+		var first, second mcp.ProposalOutput
+		require.Empty(t, call(t, w, "propose", map[string]any{"memory_id": fact.ID, "version_id": fact.VersionID, "content": "The staging cluster has 5 nodes."}, &first))
+		assert.Equal(t, graph.ProposalOpen, first.Proposal.Status)
+		require.Empty(t, call(t, w, "propose", map[string]any{"memory_id": fact.ID, "version_number": 1, "content": "The staging cluster has 4 nodes."}, &second))
+		assert.Contains(t, call(t, w, "proposal_accept", map[string]any{"id": first.Proposal.ID}, nil), "curate", "a writer may not accept")
+		var accepted engine.ProposalResult
+		require.Empty(t, call(t, lib, "proposal_accept", map[string]any{"id": first.Proposal.ID, "reason": "resized"}, &accepted))
+		require.NotNil(t, accepted.Version)
+		assert.Equal(t, accepted.Version.ID, accepted.Proposal.AcceptedVersionID)
+		assert.Contains(t, call(t, lib, "proposal_accept", map[string]any{"id": second.Proposal.ID}, nil), "rebase", "a stale proposal")
+		var rejected engine.ProposalResult
+		require.Empty(t, call(t, lib, "proposal_reject", map[string]any{"id": second.Proposal.ID, "reason": "superseded by the resize"}, &rejected))
+		require.NotNil(t, rejected.Decision)
+		assert.Equal(t, "superseded by the resize", rejected.Decision.Reason)
 	})
 	t.Run("forget and restore", func(t *testing.T) {
 		var m engine.IngestResult

@@ -71,6 +71,18 @@ func (s *Server) addTools() error {
 			"Delete a relation by id, with an optional reason for the audit trail.", forgets, s.unrelate, nil),
 		add(s, "relations", "List a memory's relations",
 			"List the relations of one memory that you can see, newest first.", reads, s.relations, nil),
+		add(s, "propose", "Propose a change",
+			"Propose new text for a memory, pinned to the version it was written against (the version_id "+
+				"read_context returned). A curator accepts or rejects it; a proposal whose version is no longer "+
+				"the current one must be rebased (POST /v1/proposals/{id}:rebase) before it can be accepted.",
+			writes, s.propose, nil),
+		add(s, "proposal_accept", "Accept a proposal",
+			"Accept an open proposal (permission curate): its text becomes the memory's next version. Refused "+
+				"while the version it is pinned to is no longer the current one: rebase it first.",
+			writes, s.proposalAccept, nil),
+		add(s, "proposal_reject", "Reject a proposal",
+			"Reject an open proposal with a reason (permission curate), recorded as a decision.",
+			writes, s.proposalReject, nil),
 		add(s, "forget", "Forget a memory",
 			"Archive a memory (hidden from reads that do not ask for archived memories; restore brings it back) "+
 				"or, with mode erase, remove its content for good (the erase permission, or the memory is your own).",
