@@ -36,7 +36,10 @@ func TestCrashSafety(t *testing.T) {
 		return
 	}
 	if testing.Short() {
-		t.Skip("spawns a child process")
+		if os.Getenv("CI") != "" {
+			t.Fatal("TestCrashSafety must run in CI: drop -short")
+		}
+		t.Skip("spawns a child process (-short)")
 	}
 	dir := t.TempDir()
 	cmd := exec.Command(os.Args[0], "-test.run=^TestCrashSafety$", "-test.count=1")
