@@ -390,6 +390,12 @@ CREATE INDEX proposals_tenant ON proposals(tenant_id, created_at DESC);
 CREATE INDEX proposals_memory ON proposals(tenant_id, memory_id, created_at DESC);
 CREATE INDEX baselines_repo ON baselines(tenant_id, org_id, repo_id, created_at DESC);
 `,
+	// 15: a context bundle lists decisions one visibility at a time
+	// (engine.DecisionOrder); by type alone, the private visibilities
+	// walked every decision of the tenant to find a reader's few.
+	`
+CREATE INDEX memories_type_visibility_created ON memories(tenant_id, type, visibility, created_at DESC, id DESC);
+`,
 }
 
 const createMigrationsTable = `CREATE TABLE IF NOT EXISTS schema_migrations (
