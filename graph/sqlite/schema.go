@@ -396,6 +396,12 @@ CREATE INDEX baselines_repo ON baselines(tenant_id, org_id, repo_id, created_at 
 	`
 CREATE INDEX memories_type_visibility_created ON memories(tenant_id, type, visibility, created_at DESC, id DESC);
 `,
+	// 16: an erase deletes the entities nothing mentions any more, with
+	// their aliases: without an index by entity, each deletion scanned
+	// the tenant's aliases twice (the delete and the foreign-key check).
+	`
+CREATE INDEX entity_aliases_entity ON entity_aliases(entity_rid);
+`,
 }
 
 const createMigrationsTable = `CREATE TABLE IF NOT EXISTS schema_migrations (
