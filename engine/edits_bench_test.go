@@ -1,3 +1,5 @@
+//go:build unix
+
 package engine_test
 
 import (
@@ -35,7 +37,9 @@ import (
 // order that rotates, so all three see the same machine load; it reports
 // p50 and p95 of each, added_p95_ms (edited - plain) and aa_p95_ms
 // (control - plain: the noise of the difference on this machine, in the
-// same run). Sizes: MNEMO_BENCH_SIZES (comma-separated), default 10000.
+// same run), and the CPU time per search of each (*_cpu_ms; added_cpu_ms
+// and aa_cpu_ms the differences). Sizes: MNEMO_BENCH_SIZES
+// (comma-separated), default 10000.
 //
 // On SQLite the loaded store is cached under the user cache directory
 // (mnemo/bench/search-edits-*, MNEMO_BENCH_CACHE overrides; building 100k
@@ -86,6 +90,7 @@ func BenchmarkSearchEdits(b *testing.B) {
 						require.NoError(b, err)
 					}
 					lat := map[graph.Scope][]time.Duration{}
+					cpu := map[graph.Scope]time.Duration{}
 					found := map[graph.Scope]int{}
 					for i := 0; b.Loop(); i++ {
 						for k := range tenants {
@@ -96,13 +101,14 @@ func BenchmarkSearchEdits(b *testing.B) {
 								resp engine.SearchResponse
 								err  error
 							)
-							t0 := time.Now()
+							t0, c0 := time.Now(), cpuTime(b)
 							// Labelled, so a CPU profile tells the tenants apart
 							// (go tool pprof -tagfocus tenant=edited).
 							pprof.Do(ctx, pprof.Labels("tenant", s.TenantID), func(ctx context.Context) {
 								resp, err = eng.Search(ctx, p, engine.SearchRequest{Query: queries[i%len(queries)], Mode: mode})
 							})
 							lat[s] = append(lat[s], time.Since(t0))
+							cpu[s] += cpuTime(b) - c0
 							if err != nil {
 								b.Fatal(err)
 							}
@@ -125,6 +131,16 @@ func BenchmarkSearchEdits(b *testing.B) {
 					b.ReportMetric(stats.Milliseconds(ed.P95-pl.P95), "added_p95_ms")
 					b.ReportMetric(stats.Milliseconds(aa.P50-pl.P50), "aa_p50_ms")
 					b.ReportMetric(stats.Milliseconds(aa.P95-pl.P95), "aa_p95_ms")
+					// CPU time per search (the process's, user + system): what
+					// the edits cost in work, which the load inflates far less
+					// than the wall-clock percentiles.
+					perSearch := func(s graph.Scope) float64 {
+						return stats.Milliseconds(cpu[s]) / float64(len(lat[s]))
+					}
+					b.ReportMetric(perSearch(plain), "plain_cpu_ms")
+					b.ReportMetric(perSearch(edited), "edited_cpu_ms")
+					b.ReportMetric(perSearch(edited)-perSearch(plain), "added_cpu_ms")
+					b.ReportMetric(perSearch(control)-perSearch(plain), "aa_cpu_ms")
 				})
 			}
 		})
