@@ -400,6 +400,18 @@ CREATE TABLE write_seq (
 );
 INSERT INTO write_seq (id, n) VALUES (1, 0);
 `,
+	// 16: the policy mark (policymark.go): the newest policy reload, which
+	// every process serving the file follows.
+	`
+CREATE TABLE policy_mark (
+	id         INTEGER PRIMARY KEY CHECK (id = 1),
+	generation INTEGER NOT NULL,
+	digest     TEXT NOT NULL,
+	name       TEXT NOT NULL,
+	marked_by  TEXT NOT NULL,
+	marked_at  INTEGER NOT NULL
+);
+`,
 }
 
 const createMigrationsTable = `CREATE TABLE IF NOT EXISTS schema_migrations (
