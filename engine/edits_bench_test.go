@@ -163,8 +163,9 @@ func searchEditsStore(b *testing.B, n, nEdits int, tenants []graph.Scope) grapht
 		require.NoError(b, err)
 		cache = filepath.Join(d, "mnemo", "bench")
 	}
-	// v2: three tenants. Bump it when the corpus or the edits change.
-	dir := filepath.Join(cache, fmt.Sprintf("search-edits-v2-n%d-e%d", n, nEdits))
+	// Bump the version when the corpus, the edits or the SQLite migrations
+	// change (a cached file migrated under other numbers is not this schema).
+	dir := filepath.Join(cache, fmt.Sprintf("search-edits-v3-n%d-e%d", n, nEdits))
 	if _, err := os.Stat(filepath.Join(dir, sqlite.FileName)); err != nil {
 		require.NoError(b, os.MkdirAll(cache, 0o755))
 		tmp, err := os.MkdirTemp(cache, "building-")

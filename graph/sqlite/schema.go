@@ -390,13 +390,35 @@ CREATE INDEX proposals_tenant ON proposals(tenant_id, created_at DESC);
 CREATE INDEX proposals_memory ON proposals(tenant_id, memory_id, created_at DESC);
 CREATE INDEX baselines_repo ON baselines(tenant_id, org_id, repo_id, created_at DESC);
 `,
-	// 15: a context bundle lists decisions one visibility at a time
+	// 15: the write sequence (walkcache.go): one row that every write
+	// transaction bumps, so a client's walk cache sees the writes of every
+	// other client of the file, in this process or another.
+	`
+CREATE TABLE write_seq (
+	id INTEGER PRIMARY KEY CHECK (id = 1),
+	n  INTEGER NOT NULL
+);
+INSERT INTO write_seq (id, n) VALUES (1, 0);
+`,
+	// 16: the policy mark (policymark.go): the newest policy reload, which
+	// every process serving the file follows.
+	`
+CREATE TABLE policy_mark (
+	id         INTEGER PRIMARY KEY CHECK (id = 1),
+	generation INTEGER NOT NULL,
+	digest     TEXT NOT NULL,
+	name       TEXT NOT NULL,
+	marked_by  TEXT NOT NULL,
+	marked_at  INTEGER NOT NULL
+);
+`,
+	// 17: a context bundle lists decisions one visibility at a time
 	// (engine.DecisionOrder); by type alone, the private visibilities
 	// walked every decision of the tenant to find a reader's few.
 	`
 CREATE INDEX memories_type_visibility_created ON memories(tenant_id, type, visibility, created_at DESC, id DESC);
 `,
-	// 16: an erase deletes the entities nothing mentions any more, with
+	// 18: an erase deletes the entities nothing mentions any more, with
 	// their aliases: without an index by entity, each deletion scanned
 	// the tenant's aliases twice (the delete and the foreign-key check).
 	`
