@@ -48,12 +48,12 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	srv.Mount("/mcp", m.Handler(srv))
+	srv.Mount("/mcp", m.Handler())
 	ag, err := a2a.New(a2a.Options{Engine: a.engine, Version: version, Logger: a.log})
 	if err != nil {
 		return err
 	}
-	srv.Mount(a2a.Path, ag.Handler(srv))
+	srv.Mount(a2a.Path, ag.Handler())
 	srv.MountPublic("/.well-known/agent-card.json", ag.CardHandler())
 	// Background jobs: the vector outbox drain and SIGHUP policy reload.
 	// They stop with bg, before the stores close.

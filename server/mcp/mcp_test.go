@@ -57,7 +57,7 @@ func newFixture(tb testing.TB) *fixture {
 	require.NoError(tb, err)
 	m, err := mcp.New(mcp.Options{Engine: eng})
 	require.NoError(tb, err)
-	srv.Mount("/mcp", m.Handler(srv))
+	srv.Mount("/mcp", m.Handler())
 	hs := httptest.NewServer(srv)
 	tb.Cleanup(hs.Close)
 	return &fixture{engine: eng, url: hs.URL}

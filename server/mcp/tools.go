@@ -144,7 +144,7 @@ func add[In, Out any](s *Server, name, title, desc string, ann *sdk.ToolAnnotati
 		if err := decodeArgs(req.Params.Arguments, resolved, &in); err != nil {
 			return failure(err.Error()), nil
 		}
-		p, err := s.principal(req)
+		p, err := s.principal(ctx)
 		if err != nil {
 			return failure(err.Error()), nil
 		}
