@@ -8,7 +8,7 @@ import (
 )
 
 const (
-	// Memories by status across tenants, as the triggers of migration 16
+	// Memories by status across tenants, as the triggers of migration 17
 	// keep them: a few rows, whatever the number of memories.
 	countMemories = `SELECT status, n FROM memory_counts WHERE n > 0`
 	// Pending gate requests across tenants.

@@ -10,7 +10,7 @@ import (
 	"github.com/mnemo-dev/mnemo/graph/storetest"
 )
 
-// TestMemoryCountsMaintained: the counts migration 16's triggers keep
+// TestMemoryCountsMaintained: the counts migration 17's triggers keep
 // equal a count of the memories table after every kind of status change
 // (create, supersede, archive, restore, erase), so /metrics can read them
 // instead of scanning; and the migration seeds them from the memories a

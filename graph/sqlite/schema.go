@@ -400,7 +400,19 @@ CREATE TABLE write_seq (
 );
 INSERT INTO write_seq (id, n) VALUES (1, 0);
 `,
-	// 16: memories by status, maintained by triggers (counts.go): /metrics
+	// 16: the policy mark (policymark.go): the newest policy reload, which
+	// every process serving the file follows.
+	`
+CREATE TABLE policy_mark (
+	id         INTEGER PRIMARY KEY CHECK (id = 1),
+	generation INTEGER NOT NULL,
+	digest     TEXT NOT NULL,
+	name       TEXT NOT NULL,
+	marked_by  TEXT NOT NULL,
+	marked_at  INTEGER NOT NULL
+);
+`,
+	// 17: memories by status, maintained by triggers (counts.go): /metrics
 	// reads a handful of rows instead of counting the memories table
 	// (140-175 ms at 100k memories).
 	`
