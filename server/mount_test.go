@@ -18,16 +18,23 @@ import (
 	"github.com/mnemo-dev/mnemo/server"
 )
 
+// defaultHolder is the default policy, for a test's engine.
+func defaultHolder(tb testing.TB) *policy.Holder {
+	tb.Helper()
+	pol, err := policy.Parse("default_policy.yaml", config.DefaultPolicy())
+	require.NoError(tb, err)
+	holder, err := policy.NewHolder(pol)
+	require.NoError(tb, err)
+	return holder
+}
+
 // TestMountPrincipal: Mount checks the key once and hands the principal it
 // names to the mounted handler in the request's context (how /mcp and /a2a
 // learn their caller); a missing or unknown key never reaches the handler,
 // and RequirePrincipal refuses a request that did not come through Mount.
 func TestMountPrincipal(t *testing.T) {
 	gin.SetMode(gin.TestMode)
-	pol, err := policy.Parse("default_policy.yaml", config.DefaultPolicy())
-	require.NoError(t, err)
-	holder, err := policy.NewHolder(pol)
-	require.NoError(t, err)
+	holder := defaultHolder(t)
 	eng, err := engine.New(engine.Options{Store: graphtest.Open(t), Policy: holder})
 	require.NoError(t, err)
 	alice := graph.Principal{ID: "alice", Roles: []string{"reader"}, Scope: graph.Scope{TenantID: "t1"}}
