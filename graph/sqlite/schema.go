@@ -436,13 +436,13 @@ END;
 	// (engine.DecisionOrder); by type alone, the private visibilities
 	// walked every decision of the tenant to find a reader's few.
 	`
-CREATE INDEX memories_type_visibility_created ON memories(tenant_id, type, visibility, created_at DESC, id DESC);
+CREATE INDEX IF NOT EXISTS memories_type_visibility_created ON memories(tenant_id, type, visibility, created_at DESC, id DESC);
 `,
 	// 19: an erase deletes the entities nothing mentions any more, with
 	// their aliases: without an index by entity, each deletion scanned
 	// the tenant's aliases twice (the delete and the foreign-key check).
 	`
-CREATE INDEX entity_aliases_entity ON entity_aliases(entity_rid);
+CREATE INDEX IF NOT EXISTS entity_aliases_entity ON entity_aliases(entity_rid);
 `,
 }
 
