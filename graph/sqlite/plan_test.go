@@ -127,3 +127,47 @@ func TestSessionPlan(t *testing.T) {
 	assert.Contains(t, joined, "memories_session", joined)
 	assert.NotContains(t, joined, "TEMP B-TREE", "sorts the session:\n%s", joined)
 }
+
+// TestCurationPlans: the statements an erase runs per memory or entity,
+// and the bundle's listing of one visibility's decisions, seek the index
+// named (each scanned a table, or a tenant's rows, before: a partial index
+// a bound parameter cannot prove, or no index by entity; see
+// docs/benchmarks.md, "Curation targets") and scan no table.
+func TestCurationPlans(t *testing.T) {
+	s, err := Open(t.Context(), t.TempDir(), Options{})
+	require.NoError(t, err)
+	defer s.Close()
+	f := graph.Filter{Scope: graph.Scope{TenantID: "t"}, Reader: graph.Reader{UserID: "u"},
+		Types: []string{"decision"}, Visibility: []graph.Visibility{graph.VisibilityUser}}
+	w, err := memoryFilter(f, false)
+	require.NoError(t, err)
+	for _, tc := range []struct {
+		name, query, index string
+		args               []any
+	}{
+		{"eraseCapsuleItems", eraseCapsuleItems, "capsule_items_memory", []any{1}},
+		{"eraseGateRequests", eraseGateRequests, "gate_memory", []any{"t", "m"}},
+		{"deleteOrphanAliases", deleteOrphanAliases, "entity_aliases_entity", []any{1}},
+		{"deleteOrphan", deleteOrphan, "entity_aliases_entity", []any{1}},
+		{"bundleDecisions", fmt.Sprintf(listMemories, w.sql()), "memories_type_visibility_created", append(w.args, 21)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rows, err := s.w.QueryContext(t.Context(), "EXPLAIN QUERY PLAN "+tc.query, tc.args...)
+			require.NoError(t, err)
+			defer rows.Close()
+			var plan []string
+			for rows.Next() {
+				var id, parent, unused int
+				var detail string
+				require.NoError(t, rows.Scan(&id, &parent, &unused, &detail))
+				plan = append(plan, detail)
+			}
+			require.NoError(t, rows.Err())
+			joined := strings.Join(plan, "\n")
+			assert.Contains(t, joined, tc.index, joined)
+			for _, step := range plan {
+				assert.False(t, strings.HasPrefix(step, "SCAN "), "scans a table:\n%s", joined)
+			}
+		})
+	}
+}
