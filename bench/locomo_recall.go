@@ -2,6 +2,7 @@ package bench
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -144,6 +145,41 @@ func (r *LoCoMoReport) Write(w io.Writer) {
 			fmt.Fprintf(w, "| %s | %s | %d | %.3f | %.3f | %.3f | %.3f |\n", s, categoryNames[c], m.n, m.mean(5), m.mean(10), m.mean(25), m.meanNDCG())
 		}
 	}
+}
+
+// locomoRow is one line of the report's JSON form.
+type locomoRow struct {
+	System    string          `json:"system"`
+	Category  string          `json:"category"` // overall, multi-hop, temporal, ...
+	Questions int             `json:"questions"`
+	Recall    map[int]float64 `json:"recall"` // R@k by k
+	NDCG10    float64         `json:"ndcg_10"`
+	Latency   *stats.Latency  `json:"latency,omitempty"` // overall rows of the search modes
+}
+
+// MarshalJSON is the report as `mnemo bench recall --json` prints it: the
+// rows of Write's two tables, overall first.
+func (r *LoCoMoReport) MarshalJSON() ([]byte, error) {
+	rows := []locomoRow{}
+	for c := 0; c <= 5; c++ {
+		for _, s := range r.Systems {
+			m := r.by[s][c]
+			if m == nil {
+				continue
+			}
+			row := locomoRow{System: s, Category: categoryNames[c], Questions: m.n, Recall: map[int]float64{}, NDCG10: m.meanNDCG()}
+			for _, k := range LoCoMoKs {
+				row.Recall[k] = m.mean(k)
+			}
+			if l, ok := r.latency[s]; ok && c == 0 {
+				row.Latency = &l
+			}
+			rows = append(rows, row)
+		}
+	}
+	return json.Marshal(struct {
+		Rows []locomoRow `json:"rows"`
+	}{rows})
 }
 
 // benchTenant is the tenant every bench memory lives in.
