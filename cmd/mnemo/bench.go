@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strings"
 	"time"
 
 	"github.com/mnemo-dev/mnemo/bench"
@@ -56,7 +55,7 @@ func runBenchRecall(ctx context.Context, args []string, stdout, stderr io.Writer
 	if err != nil {
 		return err
 	}
-	o := bench.LoCoMoOptions{Policy: pol, Progress: stderr, Modes: sortedModes(benchList(*modes)), Convs: benchList(*convs), VectorCache: vectorCache(*vcache)}
+	o := bench.LoCoMoOptions{Policy: pol, Progress: stderr, Modes: sortedModes(commaList(*modes)), Convs: commaList(*convs), VectorCache: vectorCache(*vcache)}
 	emb, err := benchEmbedder(*vectors, stderr)
 	if err != nil {
 		return err
@@ -172,16 +171,6 @@ func benchPolicy(path string) (*policy.Policy, error) {
 		return policy.LoadFile(path)
 	}
 	return policy.Parse("default_policy.yaml", config.DefaultPolicy())
-}
-
-func benchList(s string) []string {
-	var out []string
-	for _, p := range strings.Split(s, ",") {
-		if p = strings.TrimSpace(p); p != "" {
-			out = append(out, p)
-		}
-	}
-	return out
 }
 
 func dropMode(ms []string, mode string) []string {

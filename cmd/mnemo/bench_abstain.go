@@ -42,7 +42,7 @@ func runBenchAbstain(ctx context.Context, args []string, stdout, stderr io.Write
 		return errors.New("no ONNX embedder: abstention is calibrated on its cosine (run `make model`, or set MNEMO_ORT_LIB and MNEMO_MODEL_DIR)")
 	}
 	defer emb.Close()
-	o := bench.AbstainOptions{Convs: benchList(*convs), Claims: *claims, TestClaims: *testClaims, Abstracts: *abstracts,
+	o := bench.AbstainOptions{Convs: commaList(*convs), Claims: *claims, TestClaims: *testClaims, Abstracts: *abstracts,
 		Embedder: emb, Policy: pol, Progress: stderr, VectorCache: vectorCache(*vcache)}
 	if *dump != "" {
 		f, err := os.Create(*dump)

@@ -52,7 +52,7 @@ searched over the same store: e.g. -modes hybrid -graph-weight 0,0.3,0.5.`, stdo
 	if err != nil {
 		return err
 	}
-	o := bench.MultihopOptions{Policy: pol, Modes: sortedModes(benchList(*modes)), TopK: *topK, BM25: *bm25, Progress: stderr, VectorCache: vectorCache(*vcache)}
+	o := bench.MultihopOptions{Policy: pol, Modes: sortedModes(commaList(*modes)), TopK: *topK, BM25: *bm25, Progress: stderr, VectorCache: vectorCache(*vcache)}
 	for _, w := range weights {
 		v, err := weightVariant(pol, w)
 		if err != nil {
@@ -60,14 +60,14 @@ searched over the same store: e.g. -modes hybrid -graph-weight 0,0.3,0.5.`, stdo
 		}
 		o.Variants = append(o.Variants, v)
 	}
-	for _, g := range benchList(*graphWeights) {
+	for _, g := range commaList(*graphWeights) {
 		v, err := weightVariant(pol, "graph="+g)
 		if err != nil {
 			return fmt.Errorf("-graph-weight %q: %w", g, err)
 		}
 		o.Variants = append(o.Variants, v)
 	}
-	names := benchList(*sets)
+	names := commaList(*sets)
 	if slices.Equal(names, []string{"all"}) {
 		names = multihopSets
 	}
@@ -120,7 +120,7 @@ func weightVariant(pol *policy.Policy, spec string) (bench.Variant, error) {
 		w = map[string]float64{}
 	}
 	var names []string
-	for _, kv := range benchList(spec) {
+	for _, kv := range commaList(spec) {
 		k, v, ok := strings.Cut(kv, "=")
 		k = strings.TrimSpace(k)
 		if !ok || !slices.Contains([]string{"graph", "vector", "keyword"}, k) {
