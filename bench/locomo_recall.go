@@ -43,6 +43,8 @@ type LoCoMoOptions struct {
 	Dir string
 	// Progress, when not nil, receives one line per stage.
 	Progress io.Writer
+	// Tick, when not nil, is told how far each stage is.
+	Tick Tick
 }
 
 // locomoMetrics accumulates evidence R@k and nDCG@10 over questions.
@@ -242,11 +244,18 @@ func RunLoCoMo(ctx context.Context, convs []Conversation, o LoCoMoOptions) (*LoC
 		return nil, err
 	}
 	x := extract.NewExtractor(o.Policy, extract.NewNER())
+	var turns, questions, done int
+	for _, c := range convs {
+		turns, questions = turns+len(c.Turns), questions+len(c.Questions)
+	}
+	o.Tick.at("ingest", 0, turns)
 	for _, c := range convs {
 		progress("ingest %s: %d turns", c.ID, len(c.Turns))
 		if err := ingestConversation(ctx, store, idx, cached, x, c); err != nil {
 			return nil, fmt.Errorf("ingest %s: %w", c.ID, err)
 		}
+		done += len(c.Turns)
+		o.Tick.at("ingest", done, turns)
 	}
 	p := graph.Principal{ID: "bench", Roles: []string{"admin"}, Scope: graph.Scope{TenantID: benchTenant}}
 	rep := &LoCoMoReport{latency: map[string]stats.Latency{}}
@@ -279,6 +288,7 @@ func RunLoCoMo(ctx context.Context, convs []Conversation, o LoCoMoOptions) (*LoC
 		var lat []time.Duration
 		for _, c := range convs {
 			for _, q := range c.Questions {
+				o.Tick.at("search "+mode, len(lat), questions)
 				start := time.Now()
 				resp, err := eng.Search(ctx, p, engine.SearchRequest{Query: q.Text, Mode: mode, Limit: 25, UserID: c.ID})
 				lat = append(lat, time.Since(start))
@@ -292,6 +302,7 @@ func RunLoCoMo(ctx context.Context, convs []Conversation, o LoCoMoOptions) (*LoC
 				rep.add(mode, q.Category, ranked, q.Evidence)
 			}
 		}
+		o.Tick.at("search "+mode, len(lat), questions)
 		rep.latency[mode] = stats.Percentiles(lat)
 	}
 	return rep, nil

@@ -136,6 +136,8 @@ type MultihopOptions struct {
 	// Progress, when not nil, receives one line per stage and the
 	// engine's warnings.
 	Progress io.Writer
+	// Tick, when not nil, is told how far each stage is.
+	Tick Tick
 }
 
 // MultihopRow is one system's figures on one set.
@@ -288,7 +290,7 @@ func runMultihopSet(ctx context.Context, set *MultihopSet, dir string, variants 
 	p := graph.Principal{ID: "bench", Roles: []string{"admin"}, Scope: graph.Scope{TenantID: multihopTenant}}
 
 	progress("%s: ingest %d passages", set.Name, len(set.Corpus))
-	passageOf, stat, err := ingestPassages(ctx, engines[0], p, set, progress)
+	passageOf, stat, err := ingestPassages(ctx, engines[0], p, set, progress, o.Tick)
 	if err != nil {
 		return err
 	}
@@ -332,6 +334,7 @@ func runMultihopSet(ctx context.Context, set *MultihopSet, dir string, variants 
 			row := newRecallRow(set.Name, name)
 			lat := make([]time.Duration, 0, len(set.Questions))
 			for _, q := range set.Questions {
+				o.Tick.at(set.Name+": search "+name, len(lat), len(set.Questions))
 				start := time.Now()
 				resp, err := eng.Search(ctx, p, req(q.Question))
 				lat = append(lat, time.Since(start))
@@ -344,6 +347,7 @@ func runMultihopSet(ctx context.Context, set *MultihopSet, dir string, variants 
 				}
 				row.add(ranked, q.Supporting)
 			}
+			o.Tick.at(set.Name+": search "+name, len(lat), len(set.Questions))
 			rep.Rows = append(rep.Rows, row.done(lat))
 		}
 	}
@@ -353,10 +357,11 @@ func runMultihopSet(ctx context.Context, set *MultihopSet, dir string, variants 
 // ingestPassages writes one note per passage through IngestBatch and
 // returns the passage ids of each memory (two passages with the same
 // content would share one).
-func ingestPassages(ctx context.Context, eng *engine.Engine, p graph.Principal, set *MultihopSet, progress func(string, ...any)) (map[string][]string, IngestStat, error) {
+func ingestPassages(ctx context.Context, eng *engine.Engine, p graph.Principal, set *MultihopSet, progress func(string, ...any), tick Tick) (map[string][]string, IngestStat, error) {
 	passageOf := make(map[string][]string, len(set.Corpus))
 	stat := IngestStat{Set: set.Name, Passages: len(set.Corpus)}
 	start := time.Now()
+	tick.at(set.Name+": ingest", 0, len(set.Corpus))
 	for i := 0; i < len(set.Corpus); i += ingestBatch {
 		part := set.Corpus[i:min(i+ingestBatch, len(set.Corpus))]
 		reqs := make([]engine.IngestRequest, len(part))
@@ -367,6 +372,7 @@ func ingestPassages(ctx context.Context, eng *engine.Engine, p graph.Principal, 
 		if err != nil {
 			return nil, stat, fmt.Errorf("ingest passages %d-%d: %w", i, i+len(part)-1, err)
 		}
+		tick.at(set.Name+": ingest", i+len(part), len(set.Corpus))
 		for j, r := range res {
 			switch r.Status {
 			case engine.StatusApproved:

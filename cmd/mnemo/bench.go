@@ -55,7 +55,8 @@ func runBenchRecall(ctx context.Context, args []string, stdout, stderr io.Writer
 	if err != nil {
 		return err
 	}
-	o := bench.LoCoMoOptions{Policy: pol, Progress: stderr, Modes: sortedModes(commaList(*modes)), Convs: commaList(*convs), VectorCache: vectorCache(*vcache)}
+	bar := newProgress(stderr, "recall", "", c.json)
+	o := bench.LoCoMoOptions{Policy: pol, Progress: bar, Tick: bar.stage, Modes: sortedModes(commaList(*modes)), Convs: commaList(*convs), VectorCache: vectorCache(*vcache)}
 	emb, err := benchEmbedder(*vectors, stderr)
 	if err != nil {
 		return err
@@ -79,6 +80,7 @@ func runBenchRecall(ctx context.Context, args []string, stdout, stderr io.Writer
 	}
 	start := time.Now()
 	rep, err := bench.RunLoCoMo(ctx, data, o)
+	bar.done()
 	if err != nil {
 		return err
 	}

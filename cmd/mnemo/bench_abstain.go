@@ -43,7 +43,9 @@ func runBenchAbstain(ctx context.Context, args []string, stdout, stderr io.Write
 	}
 	defer emb.Close()
 	o := bench.AbstainOptions{Convs: commaList(*convs), Claims: *claims, TestClaims: *testClaims, Abstracts: *abstracts,
-		Embedder: emb, Policy: pol, Progress: stderr, VectorCache: vectorCache(*vcache)}
+		Embedder: emb, Policy: pol, VectorCache: vectorCache(*vcache)}
+	bar := newProgress(stderr, "abstain", "", c.json)
+	o.Progress, o.Tick = bar, bar.stage
 	if *dump != "" {
 		f, err := os.Create(*dump)
 		if err != nil {
@@ -60,6 +62,7 @@ func runBenchAbstain(ctx context.Context, args []string, stdout, stderr io.Write
 	o.Dir = tmp
 	start := time.Now()
 	rep, err := bench.RunAbstain(ctx, *file, *dir, o)
+	bar.done()
 	if err != nil {
 		return err
 	}

@@ -52,7 +52,9 @@ searched over the same store: e.g. -modes hybrid -graph-weight 0,0.3,0.5.`, stdo
 	if err != nil {
 		return err
 	}
-	o := bench.MultihopOptions{Policy: pol, Modes: sortedModes(commaList(*modes)), TopK: *topK, BM25: *bm25, Progress: stderr, VectorCache: vectorCache(*vcache)}
+	bar := newProgress(stderr, "multihop", "", c.json)
+	o := bench.MultihopOptions{Policy: pol, Modes: sortedModes(commaList(*modes)), TopK: *topK, BM25: *bm25, Progress: bar, Tick: bar.stage,
+		VectorCache: vectorCache(*vcache)}
 	for _, w := range weights {
 		v, err := weightVariant(pol, w)
 		if err != nil {
@@ -101,6 +103,7 @@ searched over the same store: e.g. -modes hybrid -graph-weight 0,0.3,0.5.`, stdo
 	o.Dir = tmp
 	start := time.Now()
 	rep, err := bench.RunMultihop(ctx, data, o)
+	bar.done()
 	if err != nil {
 		return err
 	}

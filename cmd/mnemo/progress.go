@@ -72,9 +72,12 @@ func (p *progress) line(done, total int, rate float64, bar bool) string {
 		fmt.Fprintf(&b, " [%s%s]", strings.Repeat("#", n), strings.Repeat("-", width-n))
 	}
 	if total > 0 {
-		fmt.Fprintf(&b, " %d/%d %s", done, total, p.unit)
+		fmt.Fprintf(&b, " %d/%d", done, total)
 	} else {
-		fmt.Fprintf(&b, " %d %s", done, p.unit)
+		fmt.Fprintf(&b, " %d", done)
+	}
+	if p.unit != "" {
+		b.WriteString(" " + p.unit)
 	}
 	fmt.Fprintf(&b, " %.1f/s", rate)
 	if total > 0 && rate > 0 && done < total {
@@ -82,6 +85,23 @@ func (p *progress) line(done, total int, rate float64, bar bool) string {
 		fmt.Fprintf(&b, " eta %s", eta.Round(time.Second))
 	}
 	return b.String()
+}
+
+// stage reports done of total in stage, a run of stages (bench): a new
+// stage ends the last one's bar and starts its own clock.
+func (p *progress) stage(name string, done, total int) {
+	if name != p.label {
+		p.done()
+		p.label, p.start, p.last = name, p.now(), p.now()
+	}
+	p.update(done, total, "")
+}
+
+// Write passes a log line (a bench stage) through to the writer, after
+// ending the bar's line so the two do not run together.
+func (p *progress) Write(b []byte) (int, error) {
+	p.done()
+	return p.w.Write(b)
 }
 
 // done ends the bar's line.
