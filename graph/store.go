@@ -126,8 +126,12 @@ type Store interface {
 	// NextAttemptAt is not after it), across all tenants: items never
 	// tried first, oldest first, then retries, earliest due first (a
 	// background job, not a principal, calls it). Dead letters are never
-	// returned.
-	DueOutbox(ctx context.Context, at time.Time, limit int) ([]OutboxItem, error)
+	// returned. With lease > 0 it also claims them, in the same
+	// transaction: their next attempt moves to at+lease, so no other
+	// drainer (another replica) gets them until then, unless they are
+	// acknowledged or failed first; two concurrent calls never return the
+	// same item. With lease 0 it only reads.
+	DueOutbox(ctx context.Context, at time.Time, lease time.Duration, limit int) ([]OutboxItem, error)
 	// AckOutbox removes delivered items. Idempotent; unknown ids are
 	// ignored.
 	AckOutbox(ctx context.Context, ids []string) error
