@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -286,9 +287,22 @@ func TestJSONOutput(t *testing.T) {
 	})
 }
 
-// TestVersionAndHealthJSON: the commands that open no store print JSON too.
+// TestVersionAndHealthJSON: the commands that open no store print JSON too,
+// and leave the working directory as they found it.
 func TestVersionAndHealthJSON(t *testing.T) {
-	out, errs, code := runCLI(t, "version", "--json")
+	policyFile, err := filepath.Abs("../../config/default_policy.yaml")
+	require.NoError(t, err)
+	dir := t.TempDir()
+	t.Chdir(dir)
+	defer assertEmptyDir(t, dir, "a command that needs no store created files")
+	out, errs, code := runCLI(t, "policy", "check", policyFile, "--json")
+	require.Zero(t, code, errs)
+	var checks []policyCheck
+	require.NoError(t, json.Unmarshal([]byte(out), &checks))
+	require.Len(t, checks, 1)
+	assert.True(t, checks[0].OK)
+
+	out, errs, code = runCLI(t, "version", "--json")
 	require.Zero(t, code, errs)
 	var b build
 	require.NoError(t, json.Unmarshal([]byte(out), &b))
@@ -339,4 +353,27 @@ func TestProgress(t *testing.T) {
 	clock = clock.Add(4 * time.Second)
 	unknown.update(8, 0, "")
 	assert.Equal(t, "backlog: 8 files 2.0/s\n", ub.String(), "no total: no bar, no time left")
+}
+
+// TestServeJSON: `mnemo serve --json --listen 127.0.0.1:0` says where it
+// listens in one JSON document once it does, and that address answers.
+func TestServeJSON(t *testing.T) {
+	ctx, cancel := context.WithCancel(t.Context())
+	r, w := io.Pipe()
+	done := make(chan int, 1)
+	go func() {
+		done <- run(ctx, []string{"serve", "--json", "--listen", "127.0.0.1:0", "--data-dir", t.TempDir(), "--vector", "off",
+			"--log-level", "error", "--api-keys", "serve-json-key:alice:admin:acme"}, w, io.Discard)
+		w.Close()
+	}()
+	var where struct{ Addr, Wiring string }
+	require.NoError(t, json.NewDecoder(r).Decode(&where))
+	resp, err := http.Get(where.Addr + "/healthz")
+	require.NoError(t, err)
+	resp.Body.Close()
+	assert.Equal(t, http.StatusOK, resp.StatusCode)
+	assert.Contains(t, where.Wiring, "store=sqlite")
+	cancel()
+	go func() { _, _ = io.Copy(io.Discard, r) }()
+	assert.Equal(t, 0, <-done)
 }
