@@ -220,8 +220,12 @@ func printFlags(w io.Writer, fs []*flag.Flag) {
 		if typ != "" {
 			line += " " + typ
 		}
-		if f.DefValue != "" && f.DefValue != "false" && f.DefValue != "0" && f.DefValue != "0s" {
+		switch {
+		case f.DefValue == "" || f.DefValue == "false" || f.DefValue == "0" || f.DefValue == "0s":
+		case typ == "string":
 			usage += fmt.Sprintf(" (default %q)", f.DefValue)
+		default:
+			usage += " (default " + f.DefValue + ")"
 		}
 		if len(line) > 27 {
 			line += "\n" + strings.Repeat(" ", 28)
