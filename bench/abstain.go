@@ -73,9 +73,9 @@ const (
 // AbstainGroup counts, for one kind of question on one corpus, how many
 // questions search abstained on, and keeps each question's best confidence.
 type AbstainGroup struct {
-	Asked     int
-	Abstained int
-	Best      []float64 // best result's confidence per question (0 when abstained)
+	Asked     int       `json:"asked"`
+	Abstained int       `json:"abstained"`
+	Best      []float64 `json:"best"` // best result's confidence per question (0 when abstained)
 }
 
 // Rate is the fraction of questions abstained on.
@@ -98,14 +98,14 @@ func (g *AbstainGroup) add(resp engine.SearchResponse) {
 
 // AbstainPairing is one corpus with its answerable and absent questions.
 type AbstainPairing struct {
-	Corpus     string
-	Answerable AbstainGroup
-	Absent     AbstainGroup
+	Corpus     string       `json:"corpus"`
+	Answerable AbstainGroup `json:"answerable"`
+	Absent     AbstainGroup `json:"absent"`
 }
 
 // AbstainReport holds both pairings.
 type AbstainReport struct {
-	Pairings []*AbstainPairing
+	Pairings []*AbstainPairing `json:"pairings"`
 }
 
 // write prints the rates and the spread of the best confidence.

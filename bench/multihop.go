@@ -142,36 +142,36 @@ type MultihopOptions struct {
 
 // MultihopRow is one system's figures on one set.
 type MultihopRow struct {
-	Set string
+	Set string `json:"set"`
 	// System is the mode (or bm25), with the variant's name after it.
-	System    string
-	Questions int
+	System    string `json:"system"`
+	Questions int    `json:"questions"`
 	// Recall maps k to passage recall@k averaged over questions.
-	Recall  map[int]float64
-	Latency stats.Latency
+	Recall  map[int]float64 `json:"recall"`
+	Latency stats.Latency   `json:"latency"`
 }
 
 // MultihopReport is one run over one or more sets.
 type MultihopReport struct {
-	Rows []MultihopRow
+	Rows []MultihopRow `json:"rows"`
 	// Ingest says, per set, how many passages were ingested and how long
 	// it took (graph write, extraction and embeddings).
-	Ingest []IngestStat
+	Ingest []IngestStat `json:"ingest"`
 }
 
 // IngestStat is how one set was ingested.
 type IngestStat struct {
-	Set      string
-	Passages int
-	Took     time.Duration
+	Set      string        `json:"set"`
+	Passages int           `json:"passages"`
+	Took     time.Duration `json:"took_ns"`
 	// Written counts the passages stored as a memory of their own; the
 	// rest were reinforced or refused by the write path (named on the
 	// progress writer).
-	Written int
+	Written int `json:"written"`
 	// Superseded counts the written passages the write path took for an
 	// update of an earlier one, which it then superseded: the earlier
 	// passage is no longer searched.
-	Superseded int
+	Superseded int `json:"superseded"`
 }
 
 // Recall returns the row's recall@k for set and system, and whether the
