@@ -124,6 +124,7 @@ func TestUsageErrors(t *testing.T) {
 		{"bench flag", []string{"bench", "recall", "--vectors", "sometimes"}, "-vectors must be auto or off", "", 1},
 		{"backlog of no directory", []string{"ingest", "backlog", "no-such-dir"}, "no-such-dir is not a directory", "", 1},
 		{"bad configuration", []string{"get", "ID", "--store", "oracle"}, `"oracle" is not sqlite or neo4j`, "store", 1},
+		{"bad time", []string{"get", "ID", "--as-of", "someday"}, `--as-of: "someday" is not RFC 3339`, "", 1},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

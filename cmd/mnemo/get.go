@@ -38,15 +38,19 @@ func runGet(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	c := newCmdline("mnemo get", "mnemo get [flags] ID", stdout, stderr).withConfig()
 	id := c.scope("reader")
 	tt := registerTimeTravel(c.fs)
-	a, pos, err := c.open(ctx, args, 1)
+	pos, err := c.parseN(args, 1)
 	if err != nil {
 		return err
 	}
-	defer a.Close()
 	t, err := tt.parse()
 	if err != nil {
 		return err
 	}
+	a, err := c.openParsed(ctx)
+	if err != nil {
+		return err
+	}
+	defer a.Close()
 	view, err := a.engine.GetWith(ctx, id.principal(), pos[0], engine.GetOptions{TimeTravel: t})
 	if err != nil {
 		return err
