@@ -122,6 +122,12 @@ type Store interface {
 	CreateContextReceipt(ctx context.Context, r ContextReceipt) (ContextReceipt, error)
 	GetContextReceipt(ctx context.Context, f Filter, id string) (ContextReceipt, error)
 
+	// PolicyMark returns the newest policy reload's mark (the zero mark
+	// before any). MarkPolicy records a reload: it bumps the generation and
+	// stores digest, name, by and at, atomically, and returns the new mark.
+	PolicyMark(ctx context.Context) (PolicyMark, error)
+	MarkPolicy(ctx context.Context, digest, name, by string, at time.Time) (PolicyMark, error)
+
 	// DueOutbox returns up to limit live outbox items due at at (their
 	// NextAttemptAt is not after it), across all tenants: items never
 	// tried first, oldest first, then retries, earliest due first (a

@@ -400,6 +400,38 @@ CREATE TABLE write_seq (
 );
 INSERT INTO write_seq (id, n) VALUES (1, 0);
 `,
+	// 16: the policy mark (policymark.go): the newest policy reload, which
+	// every process serving the file follows.
+	`
+CREATE TABLE policy_mark (
+	id         INTEGER PRIMARY KEY CHECK (id = 1),
+	generation INTEGER NOT NULL,
+	digest     TEXT NOT NULL,
+	name       TEXT NOT NULL,
+	marked_by  TEXT NOT NULL,
+	marked_at  INTEGER NOT NULL
+);
+`,
+	// 17: memories by status, maintained by triggers (counts.go): /metrics
+	// reads a handful of rows instead of counting the memories table
+	// (140-175 ms at 100k memories).
+	`
+CREATE TABLE memory_counts (
+	status TEXT PRIMARY KEY,
+	n      INTEGER NOT NULL
+) WITHOUT ROWID;
+INSERT INTO memory_counts (status, n) SELECT status, count(*) FROM memories GROUP BY status;
+CREATE TRIGGER memory_counts_insert AFTER INSERT ON memories BEGIN
+	INSERT INTO memory_counts (status, n) VALUES (NEW.status, 1) ON CONFLICT (status) DO UPDATE SET n = n + 1;
+END;
+CREATE TRIGGER memory_counts_delete AFTER DELETE ON memories BEGIN
+	UPDATE memory_counts SET n = n - 1 WHERE status = OLD.status;
+END;
+CREATE TRIGGER memory_counts_status AFTER UPDATE OF status ON memories WHEN OLD.status IS NOT NEW.status BEGIN
+	UPDATE memory_counts SET n = n - 1 WHERE status = OLD.status;
+	INSERT INTO memory_counts (status, n) VALUES (NEW.status, 1) ON CONFLICT (status) DO UPDATE SET n = n + 1;
+END;
+`,
 }
 
 const createMigrationsTable = `CREATE TABLE IF NOT EXISTS schema_migrations (

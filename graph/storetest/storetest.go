@@ -85,6 +85,7 @@ func Run(t *testing.T, open func(t *testing.T) graph.Store, cfg Config) {
 		{"Outbox", testOutbox},
 		{"OutboxRetry", testOutboxRetry},
 		{"OutboxClaim", testOutboxClaim},
+		{"PolicyMark", testPolicyMark},
 		{"Counts", testCounts},
 	}
 	runCases(t, open, cfg, "", cases)
