@@ -1,6 +1,7 @@
 package sqlite
 
 import (
+	"database/sql"
 	"fmt"
 	"strings"
 	"testing"
@@ -80,17 +81,7 @@ func checkPlans(t *testing.T, s *Store, f graph.Filter, bigTables map[string]boo
 		{"deadOutbox", deadOutbox, []any{10}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			rows, err := s.r.QueryContext(t.Context(), "EXPLAIN QUERY PLAN "+tc.query, tc.args...)
-			require.NoError(t, err)
-			defer rows.Close()
-			var plan []string
-			for rows.Next() {
-				var id, parent, unused int
-				var detail string
-				require.NoError(t, rows.Scan(&id, &parent, &unused, &detail))
-				plan = append(plan, detail)
-			}
-			require.NoError(t, rows.Err())
+			plan := explain(t, s.r, tc.query, tc.args...)
 			require.NotEmpty(t, plan)
 			for _, step := range plan {
 				assert.NotContains(t, step, "memories_tenant_created", "scans the tenant's memories:\n%s", strings.Join(plan, "\n"))
@@ -152,17 +143,7 @@ func TestCurationPlans(t *testing.T) {
 		{"bundleDecisions", fmt.Sprintf(listMemories, w.sql()), "memories_type_visibility_created", append(w.args, 21)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			rows, err := s.w.QueryContext(t.Context(), "EXPLAIN QUERY PLAN "+tc.query, tc.args...)
-			require.NoError(t, err)
-			defer rows.Close()
-			var plan []string
-			for rows.Next() {
-				var id, parent, unused int
-				var detail string
-				require.NoError(t, rows.Scan(&id, &parent, &unused, &detail))
-				plan = append(plan, detail)
-			}
-			require.NoError(t, rows.Err())
+			plan := explain(t, s.w, tc.query, tc.args...)
 			joined := strings.Join(plan, "\n")
 			assert.Contains(t, joined, tc.index, joined)
 			for _, step := range plan {
@@ -170,4 +151,21 @@ func TestCurationPlans(t *testing.T) {
 			}
 		})
 	}
+}
+
+// explain returns the steps of query's plan on db.
+func explain(t *testing.T, db *sql.DB, query string, args ...any) []string {
+	t.Helper()
+	rows, err := db.QueryContext(t.Context(), "EXPLAIN QUERY PLAN "+query, args...)
+	require.NoError(t, err)
+	defer rows.Close()
+	var plan []string
+	for rows.Next() {
+		var id, parent, unused int
+		var detail string
+		require.NoError(t, rows.Scan(&id, &parent, &unused, &detail))
+		plan = append(plan, detail)
+	}
+	require.NoError(t, rows.Err())
+	return plan
 }
