@@ -408,29 +408,14 @@ func (w *Faulty) GetProposal(ctx context.Context, f graph.Filter, id string) (gr
 	return run1(w, ctx, "GetProposal", func() (graph.Proposal, error) { return w.s.GetProposal(ctx, f, id) })
 }
 
-// CreateDecision implements graph.Proposals.
-func (w *Faulty) CreateDecision(ctx context.Context, d graph.Decision) (graph.Decision, error) {
-	return run1(w, ctx, "CreateDecision", func() (graph.Decision, error) { return w.s.CreateDecision(ctx, d) })
-}
-
 // GetDecision implements graph.Proposals.
 func (w *Faulty) GetDecision(ctx context.Context, f graph.Filter, id string) (graph.Decision, error) {
 	return run1(w, ctx, "GetDecision", func() (graph.Decision, error) { return w.s.GetDecision(ctx, f, id) })
 }
 
-// CreateBaseline implements graph.Proposals.
-func (w *Faulty) CreateBaseline(ctx context.Context, b graph.Baseline) (graph.Baseline, error) {
-	return run1(w, ctx, "CreateBaseline", func() (graph.Baseline, error) { return w.s.CreateBaseline(ctx, b) })
-}
-
 // GetBaseline implements graph.Proposals.
 func (w *Faulty) GetBaseline(ctx context.Context, f graph.Filter, id string) (graph.Baseline, error) {
 	return run1(w, ctx, "GetBaseline", func() (graph.Baseline, error) { return w.s.GetBaseline(ctx, f, id) })
-}
-
-// LatestBaseline implements graph.Proposals.
-func (w *Faulty) LatestBaseline(ctx context.Context, f graph.Filter) (graph.Baseline, error) {
-	return run1(w, ctx, "LatestBaseline", func() (graph.Baseline, error) { return w.s.LatestBaseline(ctx, f) })
 }
 
 // ListProposals implements graph.Proposals.
