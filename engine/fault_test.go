@@ -118,7 +118,7 @@ func (f *faultFixture) state(t *testing.T) []string {
 			}
 		}
 	}
-	items, err := st.DueOutbox(ctx, time.Now().Add(24*time.Hour), 10000)
+	items, err := st.DueOutbox(ctx, time.Now().Add(24*time.Hour), 0, 10000) // lease 0: read, not claim
 	require.NoError(t, err)
 	for _, it := range items {
 		add("outbox %s %q #%d", it.Op, title[it.MemoryID], number[it.VersionID])

@@ -29,8 +29,9 @@ import (
 //	  (memories.go, audit.go, reindex.go)
 //	Archive, Restore, Erase, EraseUser (forget.go)  forgetPort
 //	ListGateRequests, GetGateRequest,               gatePort (an approval replays the write
-//	  ApproveGateRequest, RejectGateRequest,          through ingestPort, settling the request
-//	  ReloadPolicy (librarian.go, gate_reload.go)     in the write's transaction)
+//	  ApproveGateRequest, RejectGateRequest           through ingestPort, settling the request
+//	  (librarian.go)                                  in the write's transaction)
+//	ReloadPolicy, FollowPolicy (gate_reload.go)     policyPort
 //	DrainOutbox, RunOutbox, OutboxStatus,           outboxPort (+ graph.Counter for Stats)
 //	  RequeueDeadLetters, Stats (outbox.go, stats.go)
 //	Propose, AcceptProposal, RejectProposal,        curationReader + graph.Proposals
@@ -142,12 +143,20 @@ type gatePort interface {
 	DecideGateRequest(ctx context.Context, s graph.Scope, id string, d graph.GateDecision, audit graph.AuditEvent) (graph.GateRequest, error)
 }
 
+// policyPort is the policy reload every replica follows: the store's mark
+// of the newest reload, and its audit event.
+type policyPort interface {
+	auditWriter
+	PolicyMark(ctx context.Context) (graph.PolicyMark, error)
+	MarkPolicy(ctx context.Context, digest, name, by string, at time.Time) (graph.PolicyMark, error)
+}
+
 // outboxPort is the vector outbox: the drain (due items, the memories and
 // versions they name, ack or fail) and its operators' view.
 type outboxPort interface {
 	memoryReader
 	versionReader
-	DueOutbox(ctx context.Context, at time.Time, limit int) ([]graph.OutboxItem, error)
+	DueOutbox(ctx context.Context, at time.Time, lease time.Duration, limit int) ([]graph.OutboxItem, error)
 	AckOutbox(ctx context.Context, ids []string) error
 	FailOutbox(ctx context.Context, fails []graph.OutboxFailure) error
 	RequeueOutbox(ctx context.Context, at time.Time, ids []string) (int, error)
@@ -171,6 +180,7 @@ var (
 	_ memoryPort     = graph.Store(nil)
 	_ forgetPort     = graph.Store(nil)
 	_ gatePort       = graph.Store(nil)
+	_ policyPort     = graph.Store(nil)
 	_ outboxPort     = graph.Store(nil)
 	_ curationReader = graph.Store(nil)
 	_ gateReader     = graph.Store(nil)

@@ -368,9 +368,19 @@ func (w *Faulty) GetContextReceipt(ctx context.Context, f graph.Filter, id strin
 	return run1(w, ctx, "GetContextReceipt", func() (graph.ContextReceipt, error) { return w.s.GetContextReceipt(ctx, f, id) })
 }
 
+// PolicyMark implements graph.Store.
+func (w *Faulty) PolicyMark(ctx context.Context) (graph.PolicyMark, error) {
+	return run1(w, ctx, "PolicyMark", func() (graph.PolicyMark, error) { return w.s.PolicyMark(ctx) })
+}
+
+// MarkPolicy implements graph.Store.
+func (w *Faulty) MarkPolicy(ctx context.Context, digest string, name string, by string, at time.Time) (graph.PolicyMark, error) {
+	return run1(w, ctx, "MarkPolicy", func() (graph.PolicyMark, error) { return w.s.MarkPolicy(ctx, digest, name, by, at) })
+}
+
 // DueOutbox implements graph.Store.
-func (w *Faulty) DueOutbox(ctx context.Context, at time.Time, limit int) ([]graph.OutboxItem, error) {
-	return run1(w, ctx, "DueOutbox", func() ([]graph.OutboxItem, error) { return w.s.DueOutbox(ctx, at, limit) })
+func (w *Faulty) DueOutbox(ctx context.Context, at time.Time, lease time.Duration, limit int) ([]graph.OutboxItem, error) {
+	return run1(w, ctx, "DueOutbox", func() ([]graph.OutboxItem, error) { return w.s.DueOutbox(ctx, at, lease, limit) })
 }
 
 // AckOutbox implements graph.Store.
