@@ -398,10 +398,7 @@ func TestFaultPartialWrites(t *testing.T) {
 		{
 			name:  "ingest",
 			setup: func(t *testing.T, f *faultFixture) {},
-			run: func(ctx context.Context, f *faultFixture) error {
-				_, err := f.eng.Ingest(ctx, f.writer, note("Grafana runs on host mon-1."))
-				return err
-			},
+			run: ingests(note("Grafana runs on host mon-1.")),
 		},
 		{
 			name: "ingest superseding",
@@ -422,20 +419,14 @@ func TestFaultPartialWrites(t *testing.T) {
 			setup: func(t *testing.T, f *faultFixture) {
 				f.ingest(t, "first", f.writer, note("Grafana runs on host mon-1."))
 			},
-			run: func(ctx context.Context, f *faultFixture) error {
-				_, err := f.eng.Ingest(ctx, f.writer, note("Grafana runs on host mon-1."))
-				return err
-			},
+			run: ingests(note("Grafana runs on host mon-1.")),
 		},
 		{
 			name: "ingest a document's new version",
 			setup: func(t *testing.T, f *faultFixture) {
 				f.ingest(t, "doc", f.writer, runbook(""))
 			},
-			run: func(ctx context.Context, f *faultFixture) error {
-				_, err := f.eng.Ingest(ctx, f.writer, runbook("\n## Rollback\n\nRun make rollback.\n"))
-				return err
-			},
+			run: ingests(runbook("\n## Rollback\n\nRun make rollback.\n")),
 		},
 		{
 			name: "batch ingest",
@@ -564,6 +555,14 @@ func TestFaultPartialWrites(t *testing.T) {
 			lostRetry: graph.ErrConflict,
 		},
 	})
+}
+
+// ingests is a case's run: the writer ingests r.
+func ingests(r engine.IngestRequest) func(context.Context, *faultFixture) error {
+	return func(ctx context.Context, f *faultFixture) error {
+		_, err := f.eng.Ingest(ctx, f.writer, r)
+		return err
+	}
 }
 
 // runbook is a document whose content is the deploy runbook and then more.
