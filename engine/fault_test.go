@@ -398,7 +398,7 @@ func TestFaultPartialWrites(t *testing.T) {
 		{
 			name:  "ingest",
 			setup: func(t *testing.T, f *faultFixture) {},
-			run: ingests(note("Grafana runs on host mon-1.")),
+			run:   ingests(note("Grafana runs on host mon-1.")),
 		},
 		{
 			name: "ingest superseding",
