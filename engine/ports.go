@@ -14,7 +14,8 @@ import (
 // reader sees a use case's reach at a glance, a helper can take the narrow
 // port instead of the whole store, and a new store method nothing calls
 // stands out. The assertions at the bottom keep them honest: graph.Store
-// and the capabilities satisfy every port.
+// satisfies every port (the curation ports are the capabilities
+// themselves, see below).
 //
 //	use case (file)                                 port
 //	Ingest, IngestBatch, IngestBacklog              ingestPort (+ forgetPort's Archive for a
