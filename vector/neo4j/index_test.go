@@ -1,0 +1,94 @@
+package neo4j_test
+
+import (
+	"context"
+	"fmt"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	neo4jdrv "github.com/neo4j/neo4j-go-driver/v5/neo4j"
+	"github.com/stretchr/testify/require"
+
+	"github.com/mnemo-dev/mnemo/graph/neo4j/neo4jtest"
+	"github.com/mnemo-dev/mnemo/vector"
+	"github.com/mnemo-dev/mnemo/vector/indextest"
+	vecneo4j "github.com/mnemo-dev/mnemo/vector/neo4j"
+)
+
+// server finds the test Neo4j (neo4jtest: NEO4J_URI, else a container,
+// else skip, or fail under MNEMO_REQUIRE_NEO4J=1) and holds the database
+// lock, so no graph test wipes the database under this package's nodes.
+func server(tb testing.TB) vecneo4j.Config {
+	tb.Helper()
+	gc := neo4jtest.Config(tb)
+	neo4jtest.Lock(tb, gc)
+	return vecneo4j.Config{URI: gc.URI, Username: gc.Username, Password: gc.Password, Database: gc.Database}
+}
+
+var labels atomic.Int64
+
+// opener opens an index under a label of its own (fresh and empty), and
+// drops its nodes and schema when the test ends.
+func opener(base vecneo4j.Config) indextest.Factory {
+	return func(t *testing.T, dim int) vector.Index {
+		t.Helper()
+		cfg := base
+		cfg.Dimensions = dim
+		cfg.Label = fmt.Sprintf("MnemoVectorTest%d_%d", time.Now().UnixNano(), labels.Add(1))
+		ctx := context.Background()
+		idx, err := vecneo4j.Open(ctx, cfg)
+		require.NoError(t, err)
+		t.Cleanup(func() {
+			_ = idx.Close()
+			require.NoError(t, drop(ctx, cfg))
+		})
+		return idx
+	}
+}
+
+// drop deletes a test label's nodes, constraint and indexes.
+func drop(ctx context.Context, cfg vecneo4j.Config) error {
+	auth := neo4jdrv.NoAuth()
+	if cfg.Username != "" {
+		auth = neo4jdrv.BasicAuth(cfg.Username, cfg.Password, "")
+	}
+	d, err := neo4jdrv.NewDriverWithContext(cfg.URI, auth)
+	if err != nil {
+		return err
+	}
+	defer d.Close(ctx)
+	for _, q := range []string{
+		fmt.Sprintf("MATCH (n:`%s`) CALL { WITH n DELETE n } IN TRANSACTIONS OF 5000 ROWS", cfg.Label),
+		fmt.Sprintf("DROP CONSTRAINT `%s_id` IF EXISTS", cfg.Label),
+		fmt.Sprintf("DROP INDEX `%s_tenant` IF EXISTS", cfg.Label),
+		fmt.Sprintf("DROP INDEX `%s_embedding` IF EXISTS", cfg.Label),
+	} {
+		sess := d.NewSession(ctx, neo4jdrv.SessionConfig{DatabaseName: cfg.Database})
+		res, err := sess.Run(ctx, q, nil)
+		if err == nil {
+			_, err = res.Consume(ctx)
+		}
+		sess.Close(ctx)
+		if err != nil {
+			return fmt.Errorf("%s: %w", q, err)
+		}
+	}
+	return nil
+}
+
+// TestConformance runs vector/indextest with the default strategy (the
+// suite's sets are under the exact threshold, so searches are exact) and
+// again with the vector index always asked first (ExactThreshold -1: the
+// approximate path and its exact fallback under the suite's filters).
+func TestConformance(t *testing.T) {
+	base := server(t)
+	t.Run("default", func(t *testing.T) {
+		indextest.Run(t, opener(base), indextest.Config{})
+	})
+	t.Run("vector index first", func(t *testing.T) {
+		cfg := base
+		cfg.ExactThreshold = -1
+		indextest.Run(t, opener(cfg), indextest.Config{})
+	})
+}
