@@ -10,6 +10,7 @@ import (
 
 	"github.com/mnemo-dev/mnemo/bench/stats"
 	"github.com/mnemo-dev/mnemo/vector"
+	"github.com/mnemo-dev/mnemo/vector/indextest"
 	"github.com/mnemo-dev/mnemo/vector/local"
 )
 
@@ -41,7 +42,7 @@ func BenchmarkSearch(b *testing.B) {
 		b.Run(kind.name, func(b *testing.B) {
 			for _, size := range benchSizes {
 				b.Run(size.name, func(b *testing.B) {
-					d := newDataset(size.n, 100, benchDim, kind.clusters, 7)
+					d := indextest.NewDataset(size.n, 100, benchDim, kind.clusters, 7)
 					for _, mode := range []struct {
 						name      string
 						threshold int
@@ -56,22 +57,22 @@ func BenchmarkSearch(b *testing.B) {
 	}
 }
 
-func benchSearch(b *testing.B, d dataset, opts local.Options) {
+func benchSearch(b *testing.B, d indextest.Dataset, opts local.Options) {
 	idx, err := local.Open(b.TempDir(), opts)
 	require.NoError(b, err)
 	defer idx.Close()
 	start := time.Now()
-	load(b, idx, d)
+	d.Load(b, idx)
 	build := time.Since(start)
 	f := vector.Filter{TenantID: "acme", AllUsers: true, Subscopes: true}
-	rec := recall(b, idx, d, f, 10)
+	rec := d.Recall(b, idx, f, 10)
 
 	ctx := context.Background()
 	lat := make([]time.Duration, 0, b.N)
 	b.ResetTimer()
 	for i := 0; b.Loop(); i++ {
 		t := time.Now()
-		_, err := idx.Search(ctx, d.queries[i%len(d.queries)], f, 10)
+		_, err := idx.Search(ctx, d.Queries[i%len(d.Queries)], f, 10)
 		lat = append(lat, time.Since(t))
 		if err != nil {
 			b.Fatal(err)

@@ -35,16 +35,24 @@ func opener(base vecneo4j.Config) indextest.Factory {
 		t.Helper()
 		cfg := base
 		cfg.Dimensions = dim
-		cfg.Label = fmt.Sprintf("MnemoVectorTest%d_%d", time.Now().UnixNano(), labels.Add(1))
-		ctx := context.Background()
-		idx, err := vecneo4j.Open(ctx, cfg)
-		require.NoError(t, err)
-		t.Cleanup(func() {
-			_ = idx.Close()
-			require.NoError(t, drop(ctx, cfg))
-		})
+		idx, _ := openFresh(t, cfg)
 		return idx
 	}
+}
+
+// openFresh opens cfg under a label of its own, returned in the config,
+// and drops the label's nodes and schema when t ends.
+func openFresh(t *testing.T, cfg vecneo4j.Config) (*vecneo4j.Index, vecneo4j.Config) {
+	t.Helper()
+	cfg.Label = fmt.Sprintf("MnemoVectorTest%d_%d", time.Now().UnixNano(), labels.Add(1))
+	ctx := context.Background()
+	idx, err := vecneo4j.Open(ctx, cfg)
+	require.NoError(t, err)
+	t.Cleanup(func() {
+		_ = idx.Close()
+		require.NoError(t, drop(ctx, cfg))
+	})
+	return idx, cfg
 }
 
 // drop deletes a test label's nodes, constraint and indexes.
@@ -91,4 +99,34 @@ func TestConformance(t *testing.T) {
 		cfg.ExactThreshold = -1
 		indextest.Run(t, opener(cfg), indextest.Config{})
 	})
+}
+
+// TestSizeAndSchema checks vector.Sizer across tenants, that a second
+// handle on the same label sees the same points, and that an existing
+// vector index of other dimensions is refused.
+func TestSizeAndSchema(t *testing.T) {
+	ctx := context.Background()
+	cfg := server(t)
+	cfg.Dimensions = 4
+	idx, cfg := openFresh(t, cfg)
+	pts := []vector.Point{
+		{ID: "a", Vector: []float32{1, 0, 0, 0}, Payload: vector.Payload{TenantID: "t1"}},
+		{ID: "b", Vector: []float32{0, 1, 0, 0}, Payload: vector.Payload{TenantID: "t2"}},
+		{ID: "c", Vector: []float32{0, 0, 1, 0}, Payload: vector.Payload{TenantID: "t2"}},
+	}
+	require.NoError(t, idx.Upsert(ctx, pts))
+	n, err := idx.Size(ctx)
+	require.NoError(t, err)
+	require.Equal(t, 3, n)
+
+	again, err := vecneo4j.Open(ctx, cfg)
+	require.NoError(t, err)
+	defer again.Close()
+	n, err = again.Count(ctx, vector.Filter{TenantID: "t2", AllUsers: true})
+	require.NoError(t, err)
+	require.Equal(t, 2, n)
+
+	cfg.Dimensions = 8
+	_, err = vecneo4j.Open(ctx, cfg)
+	require.ErrorIs(t, err, vecneo4j.ErrSchema)
 }

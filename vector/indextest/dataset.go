@@ -1,4 +1,4 @@
-package local_test
+package indextest
 
 import (
 	"context"
@@ -12,16 +12,17 @@ import (
 	"github.com/viterin/vek/vek32"
 
 	"github.com/mnemo-dev/mnemo/vector"
-	"github.com/mnemo-dev/mnemo/vector/local"
 )
 
-// dataset is a deterministic set of unit vectors: clustered like text
-// embeddings (points scattered around a few hundred topic centres) or
-// uniform on the sphere (the hard case for a graph index).
-type dataset struct {
-	dim     int
-	vecs    [][]float32
-	queries [][]float32
+// Dataset is a deterministic set of unit vectors for recall tests and
+// benchmarks, the same for every backend: clustered like text embeddings
+// (points scattered around a few hundred topic centres) or uniform on the
+// sphere (the hard case for a graph index). Point i is DatasetID(i) with
+// DatasetPayload(i).
+type Dataset struct {
+	Dim     int
+	Vecs    [][]float32
+	Queries [][]float32
 }
 
 func unit(v []float32) []float32 {
@@ -36,25 +37,17 @@ func unit(v []float32) []float32 {
 	return v
 }
 
-func gauss(r *rand.Rand, dim int) []float32 {
-	v := make([]float32, dim)
-	for i := range v {
-		v[i] = float32(r.NormFloat64())
-	}
-	return v
-}
-
-// newDataset makes n points and nq queries. clusters == 0 means uniform;
+// NewDataset makes n points and nq queries. clusters == 0 means uniform;
 // otherwise each vector is a random centre plus noise of the same norm, so
 // near neighbours have cosine around 0.5-0.8, as with sentence embeddings.
-func newDataset(n, nq, dim, clusters int, seed uint64) dataset {
+func NewDataset(n, nq, dim, clusters int, seed uint64) Dataset {
 	r := rand.New(rand.NewPCG(seed, 42))
 	var centres [][]float32
 	for range clusters {
-		centres = append(centres, unit(gauss(r, dim)))
+		centres = append(centres, unit(randVec(r, dim)))
 	}
 	draw := func() []float32 {
-		v := unit(gauss(r, dim))
+		v := unit(randVec(r, dim))
 		if clusters == 0 {
 			return v
 		}
@@ -64,21 +57,24 @@ func newDataset(n, nq, dim, clusters int, seed uint64) dataset {
 		}
 		return unit(v)
 	}
-	d := dataset{dim: dim}
+	d := Dataset{Dim: dim}
 	for range n {
-		d.vecs = append(d.vecs, draw())
+		d.Vecs = append(d.Vecs, draw())
 	}
 	for range nq {
-		d.queries = append(d.queries, draw())
+		d.Queries = append(d.Queries, draw())
 	}
 	return d
 }
 
-// id names point i; tenantOf spreads points over tenants and orgs so that
-// filtered searches have something to filter.
-func id(i int) string { return fmt.Sprintf("m-%07d", i) }
+// DatasetID names point i.
+func DatasetID(i int) string { return fmt.Sprintf("m-%07d", i) }
 
-func payload(i int) vector.Payload {
+// DatasetPayload spreads points over tenants, orgs, types and users so
+// that filtered searches have something to filter: 90% in tenant acme
+// (10% in "other"), half in org eng, a third decisions, 20% private to
+// one of three users.
+func DatasetPayload(i int) vector.Payload {
 	p := vector.Payload{TenantID: "acme", Type: "note"}
 	if i%3 == 0 {
 		p.Type = "decision"
@@ -96,29 +92,29 @@ func payload(i int) vector.Payload {
 	return p
 }
 
-// load upserts the dataset in batches of 1000.
-func load(tb testing.TB, idx *local.Index, d dataset) {
+// Load upserts the dataset into idx in batches of 1000.
+func (d Dataset) Load(tb testing.TB, idx vector.Index) {
 	tb.Helper()
 	ctx := context.Background()
-	for start := 0; start < len(d.vecs); start += 1000 {
-		end := min(start+1000, len(d.vecs))
+	for start := 0; start < len(d.Vecs); start += 1000 {
+		end := min(start+1000, len(d.Vecs))
 		pts := make([]vector.Point, 0, end-start)
 		for i := start; i < end; i++ {
-			pts = append(pts, vector.Point{ID: id(i), Vector: d.vecs[i], Payload: payload(i)})
+			pts = append(pts, vector.Point{ID: DatasetID(i), Vector: d.Vecs[i], Payload: DatasetPayload(i)})
 		}
 		require.NoError(tb, idx.Upsert(ctx, pts))
 	}
 }
 
-// truth is the exact top k ids for q among points f matches.
-func truth(d dataset, q []float32, f vector.Filter, k int) []string {
+// Truth is the exact top k ids for q among the points f matches.
+func (d Dataset) Truth(q []float32, f vector.Filter, k int) []string {
 	type scored struct {
 		i int
 		s float32
 	}
 	var all []scored
-	for i, v := range d.vecs {
-		if f.Match(payload(i)) {
+	for i, v := range d.Vecs {
+		if f.Match(DatasetPayload(i)) {
 			all = append(all, scored{i, vek32.Dot(q, v)})
 		}
 	}
@@ -133,20 +129,20 @@ func truth(d dataset, q []float32, f vector.Filter, k int) []string {
 	})
 	out := make([]string, 0, k)
 	for _, s := range all[:min(k, len(all))] {
-		out = append(out, id(s.i))
+		out = append(out, DatasetID(s.i))
 	}
 	return out
 }
 
-// recall is the share of the true top k found, over all queries; it also
-// fails tb if any hit is outside the filter.
-func recall(tb testing.TB, idx *local.Index, d dataset, f vector.Filter, k int) float64 {
+// Recall is the share of the true top k that idx finds, over all queries;
+// it also fails tb if any hit is outside the filter.
+func (d Dataset) Recall(tb testing.TB, idx vector.Index, f vector.Filter, k int) float64 {
 	tb.Helper()
 	found, total := 0, 0
-	for _, q := range d.queries {
+	for _, q := range d.Queries {
 		hits, err := idx.Search(context.Background(), q, f, k)
 		require.NoError(tb, err)
-		want := truth(d, q, f, k)
+		want := d.Truth(q, f, k)
 		for _, h := range hits {
 			require.True(tb, f.Match(h.Payload), "hit %s outside filter %+v", h.ID, f)
 			if slices.Contains(want, h.ID) {
