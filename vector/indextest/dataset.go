@@ -7,10 +7,12 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/require"
 	"github.com/viterin/vek/vek32"
 
+	"github.com/mnemo-dev/mnemo/bench/stats"
 	"github.com/mnemo-dev/mnemo/vector"
 )
 
@@ -152,4 +154,25 @@ func (d Dataset) Recall(tb testing.TB, idx vector.Index, f vector.Filter, k int)
 		total += len(want)
 	}
 	return float64(found) / float64(total)
+}
+
+// Bench measures idx.Search under f (k = 10, the queries in turn) for b.N
+// searches and reports p50_ms, p95_ms and p99_ms, and R@10 (Recall, taken
+// before the timer starts).
+func (d Dataset) Bench(b *testing.B, idx vector.Index, f vector.Filter) {
+	rec := d.Recall(b, idx, f, 10)
+	ctx := context.Background()
+	lat := make([]time.Duration, 0, b.N)
+	b.ResetTimer()
+	for i := 0; b.Loop(); i++ {
+		t := time.Now()
+		_, err := idx.Search(ctx, d.Queries[i%len(d.Queries)], f, 10)
+		lat = append(lat, time.Since(t))
+		if err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.StopTimer()
+	stats.Report(b, lat)
+	b.ReportMetric(rec, "R@10")
 }

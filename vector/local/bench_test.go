@@ -1,14 +1,12 @@
 package local_test
 
 import (
-	"context"
 	"fmt"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/mnemo-dev/mnemo/bench/stats"
 	"github.com/mnemo-dev/mnemo/vector"
 	"github.com/mnemo-dev/mnemo/vector/indextest"
 	"github.com/mnemo-dev/mnemo/vector/local"
@@ -64,23 +62,7 @@ func benchSearch(b *testing.B, d indextest.Dataset, opts local.Options) {
 	start := time.Now()
 	d.Load(b, idx)
 	build := time.Since(start)
-	f := vector.Filter{TenantID: "acme", AllUsers: true, Subscopes: true}
-	rec := d.Recall(b, idx, f, 10)
-
-	ctx := context.Background()
-	lat := make([]time.Duration, 0, b.N)
-	b.ResetTimer()
-	for i := 0; b.Loop(); i++ {
-		t := time.Now()
-		_, err := idx.Search(ctx, d.Queries[i%len(d.Queries)], f, 10)
-		lat = append(lat, time.Since(t))
-		if err != nil {
-			b.Fatal(err)
-		}
-	}
-	b.StopTimer()
-	stats.Report(b, lat)
-	b.ReportMetric(rec, "R@10")
+	d.Bench(b, idx, vector.Filter{TenantID: "acme", AllUsers: true, Subscopes: true})
 	b.ReportMetric(build.Seconds(), "build-s")
 	st := idx.Stats()
 	if st.Fallbacks > 0 {

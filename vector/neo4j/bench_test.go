@@ -8,7 +8,6 @@ import (
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/mnemo-dev/mnemo/bench/stats"
 	"github.com/mnemo-dev/mnemo/vector"
 	"github.com/mnemo-dev/mnemo/vector/indextest"
 	"github.com/mnemo-dev/mnemo/vector/local"
@@ -44,7 +43,7 @@ func BenchmarkSearch(b *testing.B) {
 			for _, f := range filters {
 				for _, ix := range indexes {
 					b.Run(f.name+"/"+ix.name, func(b *testing.B) {
-						benchSearch(b, ix.idx, d, f.f)
+						d.Bench(b, ix.idx, f.f)
 						b.ReportMetric(ix.build.Seconds(), "build-s")
 					})
 				}
@@ -89,22 +88,4 @@ func open(b *testing.B, base vecneo4j.Config, d indextest.Dataset) []benchIndex 
 	require.NoError(b, err)
 	b.Cleanup(func() { ne.Close() })
 	return []benchIndex{{"embedded", li, localBuild}, {"neo4j", ni, neoBuild}, {"neo4j-exact", ne, 0}}
-}
-
-func benchSearch(b *testing.B, idx vector.Index, d indextest.Dataset, f vector.Filter) {
-	rec := d.Recall(b, idx, f, 10)
-	ctx := context.Background()
-	lat := make([]time.Duration, 0, b.N)
-	b.ResetTimer()
-	for i := 0; b.Loop(); i++ {
-		t := time.Now()
-		_, err := idx.Search(ctx, d.Queries[i%len(d.Queries)], f, 10)
-		lat = append(lat, time.Since(t))
-		if err != nil {
-			b.Fatal(err)
-		}
-	}
-	b.StopTimer()
-	stats.Report(b, lat)
-	b.ReportMetric(rec, "R@10")
 }
