@@ -3,6 +3,7 @@ package neo4j_test
 import (
 	"context"
 	"fmt"
+	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -27,18 +28,6 @@ func server(tb testing.TB) vecneo4j.Config {
 }
 
 var labels atomic.Int64
-
-// opener opens an index under a label of its own (fresh and empty), and
-// drops its nodes and schema when the test ends.
-func opener(base vecneo4j.Config) indextest.Factory {
-	return func(t *testing.T, dim int) vector.Index {
-		t.Helper()
-		cfg := base
-		cfg.Dimensions = dim
-		idx, _ := openFresh(t, cfg)
-		return idx
-	}
-}
 
 // openFresh opens cfg under a label of its own, returned in the config,
 // and drops the label's nodes and schema when t ends.
@@ -89,16 +78,42 @@ func drop(ctx context.Context, cfg vecneo4j.Config) error {
 // suite's sets are under the exact threshold, so searches are exact) and
 // again with the vector index always asked first (ExactThreshold -1: the
 // approximate path and its exact fallback under the suite's filters).
+//
+// Reopen closes the handle and opens a new one on the same label: what a
+// restarted server sees.
 func TestConformance(t *testing.T) {
 	base := server(t)
-	t.Run("default", func(t *testing.T) {
-		indextest.Run(t, opener(base), indextest.Config{})
-	})
-	t.Run("vector index first", func(t *testing.T) {
-		cfg := base
-		cfg.ExactThreshold = -1
-		indextest.Run(t, opener(cfg), indextest.Config{})
-	})
+	for _, tc := range []struct {
+		name      string
+		threshold int
+	}{{"default", 0}, {"vector index first", -1}} {
+		t.Run(tc.name, func(t *testing.T) {
+			var mu sync.Mutex
+			configs := map[vector.Index]vecneo4j.Config{}
+			open := func(t *testing.T, dim int) vector.Index {
+				t.Helper()
+				cfg := base
+				cfg.Dimensions, cfg.ExactThreshold = dim, tc.threshold
+				idx, cfg := openFresh(t, cfg)
+				mu.Lock()
+				defer mu.Unlock()
+				configs[idx] = cfg
+				return idx
+			}
+			reopen := func(t *testing.T, idx vector.Index) vector.Index {
+				t.Helper()
+				require.NoError(t, idx.Close())
+				mu.Lock()
+				cfg := configs[idx]
+				mu.Unlock()
+				again, err := vecneo4j.Open(context.Background(), cfg)
+				require.NoError(t, err)
+				t.Cleanup(func() { _ = again.Close() })
+				return again
+			}
+			indextest.Run(t, open, indextest.Config{Reopen: reopen})
+		})
+	}
 }
 
 // TestSizeAndSchema checks vector.Sizer across tenants, that a second
