@@ -50,9 +50,6 @@ DELETE n`
 	// sizeCypher is read from the count store.
 	sizeCypher = `MATCH (n:_LABEL_) RETURN count(n)`
 
-	// tenantSizeCypher counts the tenant through the tenant_id index.
-	tenantSizeCypher = `MATCH (n:_LABEL_ {tenant_id: $tenant}) RETURN count(n)`
-
 	// exactCypher scores every allowed point of the tenant (tenant_id
 	// index, then the filter, then cosine): the exact top k.
 	exactCypher = `MATCH (n:_LABEL_ {tenant_id: $tenant})
@@ -62,11 +59,16 @@ ORDER BY score DESC, n.id
 LIMIT $k
 RETURN ` + payloadCypher + `, score`
 
-	// approximateCypher asks the vector index for $fetch candidates, keeps
-	// the allowed ones and rescores them exactly (the index's own scores
-	// come from quantised vectors: off by up to 0.03 on the test sets), so
-	// the best $k are ranked by their true cosine.
-	approximateCypher = `CALL db.index.vector.queryNodes($index, $fetch, $q) YIELD node AS n
+	// approximateCypher, for a tenant of more than $exact points (counted
+	// through the tenant_id index, in the same round trip), asks the
+	// vector index for $fetch candidates, keeps the allowed ones and
+	// rescores them exactly (the index's own scores come from quantised
+	// vectors: off by up to 0.03 on the test sets), so the best $k are
+	// ranked by their true cosine. A smaller tenant gets no rows.
+	approximateCypher = `MATCH (t:_LABEL_ {tenant_id: $tenant})
+WITH count(t) AS size
+WHERE size > $exact
+CALL db.index.vector.queryNodes($index, $fetch, $q) YIELD node AS n
 WHERE ` + filterCypher + `
 WITH n, vector.similarity.cosine(n.embedding, $q) AS score
 ORDER BY score DESC, n.id
@@ -91,13 +93,13 @@ RETURN ` + payloadCypher
 
 // queries holds the query texts for one label.
 type queries struct {
-	upsert, delete, size, tenantSize, exact, approximate, score, count, scan string
+	upsert, delete, size, exact, approximate, score, count, scan string
 }
 
 func queriesFor(label string) queries {
 	l := func(s string) string { return strings.ReplaceAll(s, labelToken, quote(label)) }
 	return queries{
-		upsert: l(upsertCypher), delete: l(deleteCypher), size: l(sizeCypher), tenantSize: l(tenantSizeCypher),
+		upsert: l(upsertCypher), delete: l(deleteCypher), size: l(sizeCypher),
 		exact: l(exactCypher), approximate: l(approximateCypher), score: l(scoreCypher),
 		count: l(countCypher), scan: l(scanCypher),
 	}

@@ -40,9 +40,11 @@
 // cannot take a filter into its walk, so Search goes one of two ways:
 //
 //   - exact: when the tenant holds at most Config.ExactThreshold points
-//     (default 5000; counted through the tenant_id index), every matching
-//     point of the tenant is scored with vector.similarity.cosine and the
-//     top k kept. Exactly the top k of the allowed set.
+//     (default 5000; counted through the tenant_id index in the query
+//     that would otherwise ask the vector index, so a large tenant's
+//     search is one round trip), every matching point of the tenant is
+//     scored with vector.similarity.cosine and the top k kept. Exactly the
+//     top k of the allowed set.
 //   - approximate: otherwise the vector index returns its nearest
 //     max(k*Config.Overfetch, 100) nodes (default Overfetch 10), the filter
 //     drops what the reader may not see and the best k remain. When fewer

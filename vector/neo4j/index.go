@@ -225,23 +225,16 @@ func (x *Index) Search(ctx context.Context, query []float32, f vector.Filter, k 
 		return nil, err
 	}
 	params["k"] = k
-	if x.cfg.ExactThreshold >= 0 {
-		recs, err := x.read(ctx, x.q.tenantSize, params)
-		if err != nil {
-			return nil, x.fail(ctx, err, "search: tenant size")
-		}
-		if n, _ := recs[0].Values[0].(int64); n <= int64(x.cfg.ExactThreshold) {
-			return x.hits(ctx, x.q.exact, params, "exact search")
-		}
-	}
+	params["exact"] = x.cfg.ExactThreshold
 	params["index"] = x.names.vector
 	params["fetch"] = max(k*x.cfg.Overfetch, minFetch)
 	hits, err := x.hits(ctx, x.q.approximate, params, "search")
 	if err != nil || len(hits) == k {
 		return hits, err
 	}
-	// Fewer than k allowed among the index's candidates: the exact scan
-	// never returns fewer than the filter allows.
+	// A tenant under the threshold, or fewer than k allowed among the
+	// index's candidates: the exact scan never returns fewer than the
+	// filter allows.
 	return x.hits(ctx, x.q.exact, params, "exact search")
 }
 

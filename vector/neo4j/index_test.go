@@ -4,9 +4,7 @@ import (
 	"context"
 	"fmt"
 	"sync"
-	"sync/atomic"
 	"testing"
-	"time"
 
 	neo4jdrv "github.com/neo4j/neo4j-go-driver/v5/neo4j"
 	"github.com/stretchr/testify/require"
@@ -27,25 +25,44 @@ func server(tb testing.TB) vecneo4j.Config {
 	return vecneo4j.Config{URI: gc.URI, Username: gc.Username, Password: gc.Password, Database: gc.Database}
 }
 
-var labels atomic.Int64
+// testLabel is the label of the tests' indexes of dim dimensions: one per
+// dimension, emptied before each case and dropped when the test function
+// ends, so that Neo4j plans each query text once for the whole suite (a
+// new label is a new text, and planning one takes about a second on a
+// loaded machine).
+func testLabel(dim int) string { return fmt.Sprintf("MnemoVectorTest%d", dim) }
 
-// openFresh opens cfg under a label of its own, returned in the config,
-// and drops the label's nodes and schema when t ends.
+// openFresh empties cfg's test label and opens an index on it, returning
+// the config with the label.
 func openFresh(t *testing.T, cfg vecneo4j.Config) (*vecneo4j.Index, vecneo4j.Config) {
 	t.Helper()
-	cfg.Label = fmt.Sprintf("MnemoVectorTest%d_%d", time.Now().UnixNano(), labels.Add(1))
+	cfg.Label = testLabel(cfg.Dimensions)
 	ctx := context.Background()
+	require.NoError(t, cypher(ctx, cfg, emptyCypher(cfg.Label)))
 	idx, err := vecneo4j.Open(ctx, cfg)
 	require.NoError(t, err)
-	t.Cleanup(func() {
-		_ = idx.Close()
-		require.NoError(t, drop(ctx, cfg))
-	})
+	t.Cleanup(func() { _ = idx.Close() })
 	return idx, cfg
 }
 
-// drop deletes a test label's nodes, constraint and indexes.
-func drop(ctx context.Context, cfg vecneo4j.Config) error {
+// dropAfter drops the nodes, constraint and indexes of cfg.Label when t
+// ends.
+func dropAfter(t testing.TB, cfg vecneo4j.Config) {
+	t.Cleanup(func() {
+		require.NoError(t, cypher(context.Background(), cfg, emptyCypher(cfg.Label),
+			fmt.Sprintf("DROP CONSTRAINT `%s_id` IF EXISTS", cfg.Label),
+			fmt.Sprintf("DROP INDEX `%s_tenant` IF EXISTS", cfg.Label),
+			fmt.Sprintf("DROP INDEX `%s_embedding` IF EXISTS", cfg.Label)))
+	})
+}
+
+func emptyCypher(label string) string {
+	return fmt.Sprintf("MATCH (n:`%s`) CALL { WITH n DELETE n } IN TRANSACTIONS OF 5000 ROWS", label)
+}
+
+// cypher runs each query in an auto-commit transaction (CALL IN
+// TRANSACTIONS needs one) on the server cfg names.
+func cypher(ctx context.Context, cfg vecneo4j.Config, queries ...string) error {
 	auth := neo4jdrv.NoAuth()
 	if cfg.Username != "" {
 		auth = neo4jdrv.BasicAuth(cfg.Username, cfg.Password, "")
@@ -55,12 +72,7 @@ func drop(ctx context.Context, cfg vecneo4j.Config) error {
 		return err
 	}
 	defer d.Close(ctx)
-	for _, q := range []string{
-		fmt.Sprintf("MATCH (n:`%s`) CALL { WITH n DELETE n } IN TRANSACTIONS OF 5000 ROWS", cfg.Label),
-		fmt.Sprintf("DROP CONSTRAINT `%s_id` IF EXISTS", cfg.Label),
-		fmt.Sprintf("DROP INDEX `%s_tenant` IF EXISTS", cfg.Label),
-		fmt.Sprintf("DROP INDEX `%s_embedding` IF EXISTS", cfg.Label),
-	} {
+	for _, q := range queries {
 		sess := d.NewSession(ctx, neo4jdrv.SessionConfig{DatabaseName: cfg.Database})
 		res, err := sess.Run(ctx, q, nil)
 		if err == nil {
@@ -83,6 +95,8 @@ func drop(ctx context.Context, cfg vecneo4j.Config) error {
 // restarted server sees.
 func TestConformance(t *testing.T) {
 	base := server(t)
+	base.Label = testLabel(indextest.Dim)
+	dropAfter(t, base)
 	for _, tc := range []struct {
 		name      string
 		threshold int
@@ -124,6 +138,7 @@ func TestSizeAndSchema(t *testing.T) {
 	cfg := server(t)
 	cfg.Dimensions = 4
 	idx, cfg := openFresh(t, cfg)
+	dropAfter(t, cfg)
 	pts := []vector.Point{
 		{ID: "a", Vector: []float32{1, 0, 0, 0}, Payload: vector.Payload{TenantID: "t1"}},
 		{ID: "b", Vector: []float32{0, 1, 0, 0}, Payload: vector.Payload{TenantID: "t2"}},
