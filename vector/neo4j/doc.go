@@ -40,20 +40,26 @@
 // cannot take a filter into its walk, so Search goes one of two ways:
 //
 //   - exact: when the tenant holds at most Config.ExactThreshold points
-//     (default 5000; counted through the tenant_id index in the query
+//     (default 256; counted through the tenant_id index in the query
 //     that would otherwise ask the vector index, so a large tenant's
 //     search is one round trip), every matching point of the tenant is
 //     scored with vector.similarity.cosine and the top k kept. Exactly the
-//     top k of the allowed set.
+//     top k of the allowed set. The threshold is low because Cypher's
+//     cosine over stored lists is slow: an exact scan of 9k points took
+//     1.4 s (p50) where the vector index answered in 36 ms, on the same
+//     loaded machine (docs/benchmarks.md); the crossover is near 250.
 //   - approximate: otherwise the vector index returns its nearest
 //     max(k*Config.Overfetch, 100) nodes (default Overfetch 10), the filter
-//     drops what the reader may not see and the best k remain. When fewer
-//     than k survive (a selective filter, a small tenant in a large
-//     index), the search falls back to the exact scan, so a filter never
-//     shortens the answer. Like any HNSW search, the result is
-//     approximate: a point the index's walk missed is missing, but every
-//     hit is allowed and its score is its exact cosine. The benchmarks
-//     (docs/benchmarks.md) give recall@10 against exact search.
+//     drops what the reader may not see, the rest are rescored exactly
+//     and the best k remain. When some but fewer than k survive (a
+//     selective filter), the index is asked once more for enough
+//     candidates to expect 2k allowed (at most 4096); when still fewer
+//     than k survive, or none did (a small tenant in a large index), the
+//     search falls back to the exact scan of the tenant's allowed points,
+//     so a filter never shortens the answer. Like any HNSW search, the
+//     result is approximate: a point the index's walk missed is missing,
+//     but every hit is allowed and its score is its exact cosine. The
+//     benchmarks (docs/benchmarks.md) give recall@10 against exact search.
 //
 // Score and Count go through the id and tenant_id indexes; Scan streams one
 // auto-commit query and checks the context between payloads.

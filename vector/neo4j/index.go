@@ -18,9 +18,12 @@ const DefaultLabel = "MnemoVector"
 
 // Defaults of the search strategy (see the package comment).
 const (
-	DefaultExactThreshold = 5000
+	DefaultExactThreshold = 256
 	DefaultOverfetch      = 10
 	minFetch              = 100
+	// maxFetch caps the candidates asked of the vector index when a
+	// selective filter leaves too few (the widened retry).
+	maxFetch = 4096
 )
 
 // Config locates the server and says how the index lives in it.
@@ -227,14 +230,23 @@ func (x *Index) Search(ctx context.Context, query []float32, f vector.Filter, k 
 	params["k"] = k
 	params["exact"] = x.cfg.ExactThreshold
 	params["index"] = x.names.vector
-	params["fetch"] = max(k*x.cfg.Overfetch, minFetch)
+	fetch := max(k*x.cfg.Overfetch, minFetch)
+	params["fetch"] = fetch
 	hits, err := x.hits(ctx, x.q.approximate, params, "search")
 	if err != nil || len(hits) == k {
 		return hits, err
 	}
-	// A tenant under the threshold, or fewer than k allowed among the
-	// index's candidates: the exact scan never returns fewer than the
-	// filter allows.
+	if n := len(hits); n > 0 && fetch < maxFetch {
+		// A large tenant and a selective filter: about n of fetch
+		// candidates pass it, so ask for enough to expect 2k allowed.
+		params["fetch"] = min(fetch*((2*k+n-1)/n), maxFetch)
+		if hits, err = x.hits(ctx, x.q.approximate, params, "search"); err != nil || len(hits) == k {
+			return hits, err
+		}
+	}
+	// A tenant under the threshold (no rows), or still fewer than k
+	// allowed among the index's candidates: the exact scan never returns
+	// fewer than the filter allows.
 	return x.hits(ctx, x.q.exact, params, "exact search")
 }
 

@@ -87,9 +87,10 @@ func cypher(ctx context.Context, cfg vecneo4j.Config, queries ...string) error {
 }
 
 // TestConformance runs vector/indextest with the default strategy (the
-// suite's sets are under the exact threshold, so searches are exact) and
-// again with the vector index always asked first (ExactThreshold -1: the
-// approximate path and its exact fallback under the suite's filters).
+// suite's small fixtures are under the exact threshold, its 200- and
+// 500-point tenants above it) and again with the vector index always asked
+// first (ExactThreshold -1: the approximate path and its exact fallback
+// under every one of the suite's filters).
 //
 // Reopen closes the handle and opens a new one on the same label: what a
 // restarted server sees.
