@@ -55,13 +55,17 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	srv.Mount(a2a.Path, ag.Handler(srv))
 	srv.MountPublic("/.well-known/agent-card.json", ag.CardHandler())
-	// Background jobs: the vector outbox drain and SIGHUP policy reload.
-	// They stop with bg, before the stores close.
+	// Background jobs: the vector outbox drain, SIGHUP policy reload, and
+	// following the reloads of other replicas of the store (the policy
+	// mark, docs/scale.md). They stop with bg, before the stores close.
 	bg, stopBG := context.WithCancel(ctx)
 	var jobs sync.WaitGroup
 	defer func() { stopBG(); jobs.Wait() }()
 	jobs.Go(func() { _ = a.engine.RunOutbox(bg, 5*time.Second, 256) })
 	jobs.Go(func() { reloadOnHangup(bg, a) })
+	jobs.Go(func() {
+		a.engine.FollowPolicy(bg, 5*time.Second, func() (*policy.Policy, error) { return loadPolicy(a.cfg) })
+	})
 	if w, ok := a.store.(interface{ WarmKeywordIndex(context.Context) error }); ok {
 		jobs.Go(func() {
 			start := time.Now()

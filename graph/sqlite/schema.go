@@ -390,6 +390,28 @@ CREATE INDEX proposals_tenant ON proposals(tenant_id, created_at DESC);
 CREATE INDEX proposals_memory ON proposals(tenant_id, memory_id, created_at DESC);
 CREATE INDEX baselines_repo ON baselines(tenant_id, org_id, repo_id, created_at DESC);
 `,
+	// 15: the write sequence (walkcache.go): one row that every write
+	// transaction bumps, so a client's walk cache sees the writes of every
+	// other client of the file, in this process or another.
+	`
+CREATE TABLE write_seq (
+	id INTEGER PRIMARY KEY CHECK (id = 1),
+	n  INTEGER NOT NULL
+);
+INSERT INTO write_seq (id, n) VALUES (1, 0);
+`,
+	// 16: the policy mark (policymark.go): the newest policy reload, which
+	// every process serving the file follows.
+	`
+CREATE TABLE policy_mark (
+	id         INTEGER PRIMARY KEY CHECK (id = 1),
+	generation INTEGER NOT NULL,
+	digest     TEXT NOT NULL,
+	name       TEXT NOT NULL,
+	marked_by  TEXT NOT NULL,
+	marked_at  INTEGER NOT NULL
+);
+`,
 }
 
 const createMigrationsTable = `CREATE TABLE IF NOT EXISTS schema_migrations (
