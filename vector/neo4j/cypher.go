@@ -60,12 +60,14 @@ LIMIT $k
 RETURN ` + payloadCypher + `, score`
 
 	// approximateCypher, for a tenant of more than $exact points (counted
-	// through the tenant_id index, in the same round trip), asks the
+	// through the tenant_id index in the same round trip, and only up to
+	// $exact+1: a full count costs a pass over a large tenant), asks the
 	// vector index for $fetch candidates, keeps the allowed ones and
 	// rescores them exactly (the index's own scores come from quantised
 	// vectors: off by up to 0.03 on the test sets), so the best $k are
 	// ranked by their true cosine. A smaller tenant gets no rows.
 	approximateCypher = `MATCH (t:_LABEL_ {tenant_id: $tenant})
+WITH t LIMIT $exact + 1
 WITH count(t) AS size
 WHERE size > $exact
 CALL db.index.vector.queryNodes($index, $fetch, $q) YIELD node AS n
