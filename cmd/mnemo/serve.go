@@ -23,13 +23,28 @@ import (
 )
 
 // runServe serves the HTTP API until the context ends, then shuts down
-// gracefully, letting in-flight requests finish.
+// gracefully, letting in-flight requests finish. With --json it prints,
+// once listening, one JSON document saying where ({"addr", "metrics_addr",
+// "wiring"}): with --listen 127.0.0.1:0 a script learns its port.
 func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	a, _, err := openApp(ctx, "mnemo serve", args, stderr)
+	c := newCmdline("mnemo serve", "mnemo serve [flags]", stdout, stderr).withConfig()
+	a, _, err := c.open(ctx, args, 0)
 	if err != nil {
 		return err
 	}
 	defer a.Close()
+	stopTracing, tracing, err := startTracing(ctx)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer cancel()
+		_ = stopTracing(sctx)
+	}()
+	if tracing {
+		a.log.Info("tracing: exporting ingest and search spans over OTLP/HTTP")
+	}
 	if len(a.cfg.APIKeys) == 0 {
 		return errors.New("no API keys configured: set MNEMO_API_KEYS=key:principal:roles:tenant (or api_keys in the config file)")
 	}
@@ -48,12 +63,12 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	srv.Mount("/mcp", m.Handler(srv))
+	srv.Mount("/mcp", m.Handler())
 	ag, err := a2a.New(a2a.Options{Engine: a.engine, Version: version, Logger: a.log})
 	if err != nil {
 		return err
 	}
-	srv.Mount(a2a.Path, ag.Handler(srv))
+	srv.Mount(a2a.Path, ag.Handler())
 	srv.MountPublic("/.well-known/agent-card.json", ag.CardHandler())
 	// Background jobs: the vector outbox drain, SIGHUP policy reload, and
 	// following the reloads of other replicas of the store (the policy
@@ -89,6 +104,19 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	a.log.Info("mnemo serving", "addr", "http://"+ln.Addr().String(), "wiring", a.describe())
+	if c.json {
+		listening := map[string]string{"addr": "http://" + ln.Addr().String(), "wiring": a.describe()}
+		if mln != nil {
+			listening["metrics_addr"] = "http://" + mln.Addr().String()
+		}
+		if err := printJSON(stdout, listening); err != nil {
+			ln.Close()
+			if mln != nil {
+				mln.Close()
+			}
+			return err
+		}
+	}
 	errc := make(chan error, 2)
 	go func() { errc <- hs.Serve(ln) }()
 	servers := []*http.Server{hs}

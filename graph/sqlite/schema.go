@@ -412,6 +412,26 @@ CREATE TABLE policy_mark (
 	marked_at  INTEGER NOT NULL
 );
 `,
+	// 17: memories by status, maintained by triggers (counts.go): /metrics
+	// reads a handful of rows instead of counting the memories table
+	// (140-175 ms at 100k memories).
+	`
+CREATE TABLE memory_counts (
+	status TEXT PRIMARY KEY,
+	n      INTEGER NOT NULL
+) WITHOUT ROWID;
+INSERT INTO memory_counts (status, n) SELECT status, count(*) FROM memories GROUP BY status;
+CREATE TRIGGER memory_counts_insert AFTER INSERT ON memories BEGIN
+	INSERT INTO memory_counts (status, n) VALUES (NEW.status, 1) ON CONFLICT (status) DO UPDATE SET n = n + 1;
+END;
+CREATE TRIGGER memory_counts_delete AFTER DELETE ON memories BEGIN
+	UPDATE memory_counts SET n = n - 1 WHERE status = OLD.status;
+END;
+CREATE TRIGGER memory_counts_status AFTER UPDATE OF status ON memories WHEN OLD.status IS NOT NEW.status BEGIN
+	UPDATE memory_counts SET n = n - 1 WHERE status = OLD.status;
+	INSERT INTO memory_counts (status, n) VALUES (NEW.status, 1) ON CONFLICT (status) DO UPDATE SET n = n + 1;
+END;
+`,
 }
 
 const createMigrationsTable = `CREATE TABLE IF NOT EXISTS schema_migrations (
