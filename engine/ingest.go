@@ -10,6 +10,7 @@ import (
 
 	"github.com/mnemo-dev/mnemo/graph"
 	"github.com/mnemo-dev/mnemo/policy"
+	"go.opentelemetry.io/otel/attribute"
 )
 
 // Formats an IngestRequest's content may be in.
@@ -222,25 +223,50 @@ func (e *Engine) planAndWrite(ctx context.Context, plans []*plan, o ingestOpts) 
 
 // ingest runs the write path under pol, the request's policy snapshot.
 func (e *Engine) ingest(ctx context.Context, pol *policy.Policy, p graph.Principal, rs []IngestRequest, o ingestOpts) (out []IngestResult, err error) {
-	defer func() { e.observeIngest(o, len(rs), out, err) }()
+	ctx, end := startSpan(ctx, "mnemo.ingest", attribute.Int("mnemo.items", len(rs)), attribute.Bool("mnemo.batch", o.batch))
+	defer func() {
+		e.observeIngest(o, len(rs), out, err)
+		end(err, ingestOutcomes(out)...)
+	}()
 	if err := authorize(pol, p, PermWrite); err != nil {
 		return nil, err
 	}
 	now := e.now().UTC()
-	plans, err := e.prepare(ctx, pol, p, rs, now)
+	sctx, endStep := startSpan(ctx, "mnemo.ingest.prepare")
+	plans, err := e.prepare(sctx, pol, p, rs, now)
+	endStep(err)
 	if err != nil {
 		return nil, err
 	}
 	ahead := e.embedAhead(ctx, plans)
-	if err := e.planAndWrite(ctx, plans, o); err != nil {
+	sctx, endStep = startSpan(ctx, "mnemo.ingest.write")
+	err = e.planAndWrite(sctx, plans, o)
+	endStep(err)
+	if err != nil {
 		ahead.cancel()
 		ahead.wait() // never leave it running past the call
 		return nil, err
 	}
-	e.indexNow(ctx, plans, ahead.wait())
+	sctx, endStep = startSpan(ctx, "mnemo.ingest.index")
+	e.indexNow(sctx, plans, ahead.wait())
+	endStep(nil)
 	out = make([]IngestResult, len(plans))
 	for i, pl := range plans {
 		out[i] = pl.result()
 	}
 	return out, nil
+}
+
+// ingestOutcomes are the span attributes of an ingest's results: how many
+// items ended in each status.
+func ingestOutcomes(out []IngestResult) []attribute.KeyValue {
+	n := map[IngestStatus]int{}
+	for _, r := range out {
+		n[r.Status]++
+	}
+	kv := make([]attribute.KeyValue, 0, len(n))
+	for st, c := range n {
+		kv = append(kv, attribute.Int("mnemo.ingest."+string(st), c))
+	}
+	return kv
 }

@@ -26,6 +26,11 @@ type OutboxOptions struct {
 	// 1h). With the defaults an item is given up on after about 1.5 hours.
 	Backoff    time.Duration
 	MaxBackoff time.Duration
+	// Lease is how long a drain holds the items it took before another
+	// drainer (another replica) may take them (default 2m): long enough to
+	// embed and upsert a batch, short enough that a crashed drainer's
+	// items are soon picked up again.
+	Lease time.Duration
 }
 
 func (o OutboxOptions) withDefaults() OutboxOptions {
@@ -34,6 +39,9 @@ func (o OutboxOptions) withDefaults() OutboxOptions {
 	}
 	if o.Backoff <= 0 {
 		o.Backoff = 5 * time.Second
+	}
+	if o.Lease <= 0 {
+		o.Lease = 2 * time.Minute
 	}
 	if o.MaxBackoff <= 0 {
 		o.MaxBackoff = time.Hour
@@ -87,13 +95,15 @@ type delivery struct {
 // go in one delivery per scope; an item that failed before goes alone, so a
 // poisonous item cannot fail the others twice. A failed item is retried
 // after an exponential backoff and dead-lettered after
-// OutboxOptions.MaxAttempts failures. It is idempotent and safe when
-// several replicas drain at once.
+// OutboxOptions.MaxAttempts failures. The items are claimed for
+// OutboxOptions.Lease as they are read, so replicas draining at once each
+// deliver different items; a crashed drain's items are due again when the
+// lease runs out. It is idempotent.
 func (e *Engine) DrainOutbox(ctx context.Context, limit int) (DrainStats, error) {
 	if e.index == nil {
 		return DrainStats{}, ErrVectorsOff
 	}
-	items, err := e.store.DueOutbox(ctx, e.now().UTC(), limit)
+	items, err := e.store.DueOutbox(ctx, e.now().UTC(), e.outbox.Lease, limit)
 	if err != nil {
 		return DrainStats{}, fmt.Errorf("read outbox: %w", err)
 	}

@@ -114,7 +114,7 @@ func TestOutbox(t *testing.T) {
 // live returns every live outbox item, due or not.
 func live(t *testing.T, s graph.Store) []graph.OutboxItem {
 	t.Helper()
-	items, err := s.DueOutbox(t.Context(), time.Now().Add(1000*time.Hour), 1000)
+	items, err := s.DueOutbox(t.Context(), time.Now().Add(1000*time.Hour), 0, 1000)
 	require.NoError(t, err)
 	return items
 }

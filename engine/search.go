@@ -10,6 +10,7 @@ import (
 
 	"github.com/mnemo-dev/mnemo/graph"
 	"github.com/mnemo-dev/mnemo/policy"
+	"go.opentelemetry.io/otel/attribute"
 )
 
 // Search limits.
@@ -133,12 +134,19 @@ type SearchResult struct {
 // apply the effective view (edits, validity, supersession), validate and
 // shape the results per the display policy within the token budget.
 func (e *Engine) Search(ctx context.Context, p graph.Principal, r SearchRequest) (resp SearchResponse, err error) {
-	defer func() { e.observeSearch(r.Mode, resp, err) }()
+	ctx, end := startSpan(ctx, "mnemo.search", attribute.String("mnemo.mode_asked", r.Mode))
+	defer func() {
+		e.observeSearch(r.Mode, resp, err)
+		end(err, attribute.String("mnemo.mode", resp.Mode), attribute.Int("mnemo.results", len(resp.Results)),
+			attribute.Bool("mnemo.abstained", resp.Abstained), attribute.Bool("mnemo.fallback", resp.Fallback))
+	}()
 	q, err := e.planSearch(e.policy.Current(), p, r)
 	if err != nil {
 		return SearchResponse{}, err
 	}
-	ranked, fallback, err := e.rank(ctx, q)
+	rctx, endRank := startSpan(ctx, "mnemo.search.rank")
+	ranked, fallback, err := e.rank(rctx, q)
+	endRank(err)
 	if err != nil {
 		return SearchResponse{}, err
 	}

@@ -122,12 +122,22 @@ type Store interface {
 	CreateContextReceipt(ctx context.Context, r ContextReceipt) (ContextReceipt, error)
 	GetContextReceipt(ctx context.Context, f Filter, id string) (ContextReceipt, error)
 
+	// PolicyMark returns the newest policy reload's mark (the zero mark
+	// before any). MarkPolicy records a reload: it bumps the generation and
+	// stores digest, name, by and at, atomically, and returns the new mark.
+	PolicyMark(ctx context.Context) (PolicyMark, error)
+	MarkPolicy(ctx context.Context, digest, name, by string, at time.Time) (PolicyMark, error)
+
 	// DueOutbox returns up to limit live outbox items due at at (their
 	// NextAttemptAt is not after it), across all tenants: items never
 	// tried first, oldest first, then retries, earliest due first (a
 	// background job, not a principal, calls it). Dead letters are never
-	// returned.
-	DueOutbox(ctx context.Context, at time.Time, limit int) ([]OutboxItem, error)
+	// returned. With lease > 0 it also claims them, in the same
+	// transaction: their next attempt moves to at+lease, so no other
+	// drainer (another replica) gets them until then, unless they are
+	// acknowledged or failed first; two concurrent calls never return the
+	// same item. With lease 0 it only reads.
+	DueOutbox(ctx context.Context, at time.Time, lease time.Duration, limit int) ([]OutboxItem, error)
 	// AckOutbox removes delivered items. Idempotent; unknown ids are
 	// ignored.
 	AckOutbox(ctx context.Context, ids []string) error

@@ -2,6 +2,8 @@ package policy
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -51,7 +53,8 @@ func Parse(name string, data []byte) (p *Policy, err error) {
 		return nil, Errors{{File: name, Line: 1, Msg: "empty policy document"}}
 	}
 
-	p = &Policy{name: name}
+	sum := sha256.Sum256(data)
+	p = &Policy{name: name, digest: hex.EncodeToString(sum[:8])}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	dec.KnownFields(true)
 	if err := dec.Decode(p); err != nil {

@@ -30,11 +30,17 @@ type Policy struct {
 	// Edits holds the memory-surgery rules per edit op (see EditRule).
 	Edits map[string]EditRule `yaml:"edits"`
 
-	name string
+	name   string
+	digest string
 }
 
 // Name is the file name the policy was parsed from.
 func (p *Policy) Name() string { return p.name }
+
+// Digest names the document the policy was parsed from: the first 8 bytes
+// of its SHA-256, in hex. Two processes run the same policy when their
+// digests are equal (engine.FollowPolicy).
+func (p *Policy) Digest() string { return p.digest }
 
 // Type returns the definition of the named memory type.
 func (p *Policy) Type(name string) (TypeDef, bool) {

@@ -13,10 +13,8 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/mnemo-dev/mnemo/config"
 	"github.com/mnemo-dev/mnemo/engine"
 	"github.com/mnemo-dev/mnemo/graph/graphtest"
-	"github.com/mnemo-dev/mnemo/policy"
 	"github.com/mnemo-dev/mnemo/server"
 	"github.com/mnemo-dev/mnemo/vector/local"
 )
@@ -44,10 +42,7 @@ func (e *switchEmbedder) ModelID() string { return "test/unit" }
 func TestHealthz(t *testing.T) {
 	gin.SetMode(gin.TestMode)
 	st := graphtest.Open(t)
-	pol, err := policy.Parse("default_policy.yaml", config.DefaultPolicy())
-	require.NoError(t, err)
-	holder, err := policy.NewHolder(pol)
-	require.NoError(t, err)
+	holder := defaultHolder(t)
 	idx, err := local.Open(t.TempDir(), local.Options{Dimensions: 8})
 	require.NoError(t, err)
 	emb := &switchEmbedder{}

@@ -18,11 +18,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/mnemo-dev/mnemo/config"
 	"github.com/mnemo-dev/mnemo/engine"
 	"github.com/mnemo-dev/mnemo/graph"
 	"github.com/mnemo-dev/mnemo/graph/graphtest"
-	"github.com/mnemo-dev/mnemo/policy"
 	"github.com/mnemo-dev/mnemo/server"
 	"github.com/mnemo-dev/mnemo/server/metrics"
 	"github.com/mnemo-dev/mnemo/vector/local"
@@ -39,10 +37,7 @@ func newMetricsAPI(t *testing.T) *metricsAPI {
 	t.Helper()
 	gin.SetMode(gin.TestMode)
 	st := graphtest.Open(t)
-	pol, err := policy.Parse("default_policy.yaml", config.DefaultPolicy())
-	require.NoError(t, err)
-	holder, err := policy.NewHolder(pol)
-	require.NoError(t, err)
+	holder := defaultHolder(t)
 	idx, err := local.Open(t.TempDir(), local.Options{Dimensions: 8})
 	require.NoError(t, err)
 	t.Cleanup(func() { idx.Close() })

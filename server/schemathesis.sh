@@ -9,27 +9,20 @@
 #
 #   SCHEMATHESIS_EXAMPLES  cases per operation and phase (default 25)
 #   SCHEMATHESIS_SEED      the generator's seed (default fixed: CI is reproducible)
-#   SCHEMATHESIS_PORT      the port to serve on (default 18190)
+#   SCHEMATHESIS_PORT      the port to serve on (default: a free one)
 #   SCHEMATHESIS_REPORT    where the JUnit and HAR reports go (default .cache/schemathesis-report)
 #   SCHEMATHESIS_MIN_CASES fewer generated cases than this fail the run (default 1000)
 set -euo pipefail
 bin="${1:?usage: schemathesis.sh BIN ST}"
 st="${2:?usage: schemathesis.sh BIN ST}"
-data="$(mktemp -d "${TMPDIR:-/tmp}/mnemo-st.XXXXXX")"
-port="${SCHEMATHESIS_PORT:-18190}"
 report="${SCHEMATHESIS_REPORT:-.cache/schemathesis-report}"
 key="st-key-$(od -An -N8 -tx1 /dev/urandom | tr -d ' \n')"
-base="http://127.0.0.1:$port"
 
 export MNEMO_API_KEYS="$key:fuzzer:admin|operator|librarian:acme"
-"$bin" serve --data-dir "$data" --listen "127.0.0.1:$port" --log-level error >"$data.log" 2>&1 &
-pid=$!
-trap 'kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; rm -rf "$data" "$data.log"' EXIT
-for _ in $(seq 1 300); do
-  curl -fsS "$base/openapi.json" >/dev/null 2>&1 && break
-  kill -0 "$pid" 2>/dev/null || { cat "$data.log" >&2; echo "schemathesis.sh: mnemo serve exited" >&2; exit 1; }
-  sleep 0.1
-done
+# shellcheck source=../cmd/mnemo/serve.sh
+. "$(dirname "$0")/../cmd/mnemo/serve.sh"
+mnemo_serve "$bin" "${SCHEMATHESIS_PORT:-}" --log-level error
+base=$MNEMO_BASE
 
 mkdir -p "$report"
 status=0
@@ -52,9 +45,9 @@ if [ "${cases:-0}" -lt "${SCHEMATHESIS_MIN_CASES:-1000}" ]; then
   echo "schemathesis.sh: fewer than ${SCHEMATHESIS_MIN_CASES:-1000} cases" >&2
   status=1
 fi
-if grep -q 'level=ERROR' "$data.log"; then
+if grep -q 'level=ERROR' "$MNEMO_DATA/serve.log"; then
   echo "schemathesis.sh: the server logged errors:" >&2
-  grep 'level=ERROR' "$data.log" | head -20 >&2
+  grep 'level=ERROR' "$MNEMO_DATA/serve.log" | head -20 >&2
   status=1
 fi
 exit "$status"

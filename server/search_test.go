@@ -12,11 +12,9 @@ import (
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
-	"github.com/mnemo-dev/mnemo/config"
 	"github.com/mnemo-dev/mnemo/engine"
 	"github.com/mnemo-dev/mnemo/graph"
 	"github.com/mnemo-dev/mnemo/graph/graphtest"
-	"github.com/mnemo-dev/mnemo/policy"
 	"github.com/mnemo-dev/mnemo/server"
 )
 
@@ -36,10 +34,7 @@ func newReadAPI(t *testing.T) *readAPI {
 	t.Helper()
 	ctx := context.Background()
 	store := graphtest.Open(t)
-	pol, err := policy.Parse("default_policy.yaml", config.DefaultPolicy())
-	require.NoError(t, err)
-	holder, err := policy.NewHolder(pol)
-	require.NoError(t, err)
+	holder := defaultHolder(t)
 	eng, err := engine.New(engine.Options{Store: store, Policy: holder})
 	require.NoError(t, err)
 	srv, err := server.New(server.Options{Engine: eng, Keys: map[string]graph.Principal{

@@ -5,6 +5,7 @@ import (
 	"context"
 	"crypto/sha256"
 	"crypto/subtle"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -228,13 +229,47 @@ func (s *Server) Principal(key string) (graph.Principal, error) {
 }
 
 // Mount serves h at path (and beneath it) behind the API's authentication,
-// request logging, panic recovery and deadline: how the MCP endpoint
-// shares the API's keys. Call it before serving.
+// request logging, panic recovery and deadline: how the MCP and A2A
+// endpoints share the API's keys. The key is checked once, here; h reads
+// the principal it names from the request's context (PrincipalFrom). Call
+// it before serving.
 func (s *Server) Mount(path string, h http.Handler) {
 	s.mounts = append(s.mounts, path)
-	g := s.router.Group(path, s.authenticate)
+	g := s.router.Group(path, s.authenticate, func(c *gin.Context) {
+		c.Request = c.Request.WithContext(WithPrincipal(c.Request.Context(), principal(c)))
+	})
 	g.Any("", gin.WrapH(h))
 	g.Any("/*rest", gin.WrapH(h))
+}
+
+type principalCtxKey struct{}
+
+// WithPrincipal is ctx carrying p as the authenticated caller.
+func WithPrincipal(ctx context.Context, p graph.Principal) context.Context {
+	return context.WithValue(ctx, principalCtxKey{}, p)
+}
+
+// PrincipalFrom is the caller Mount authenticated for a request, from the
+// request's context (or any context derived from it).
+func PrincipalFrom(ctx context.Context) (graph.Principal, bool) {
+	p, ok := ctx.Value(principalCtxKey{}).(graph.Principal)
+	return p, ok
+}
+
+// RequirePrincipal answers the API's 401 to a request whose context
+// carries no principal (h served outside Mount), and passes the others to
+// h: the mounted protocols' guard against being served unauthenticated.
+func RequirePrincipal(h http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if _, ok := PrincipalFrom(r.Context()); !ok {
+			w.Header().Set("Content-Type", "application/json")
+			w.WriteHeader(http.StatusUnauthorized)
+			_ = json.NewEncoder(w).Encode(errorBody{Error: apiError{Code: "unauthenticated",
+				Message: "missing API key (Authorization: Bearer KEY)"}})
+			return
+		}
+		h.ServeHTTP(w, r)
+	})
 }
 
 // MountPublic serves h for GET at path without authentication (the A2A

@@ -4,20 +4,14 @@
 # stop. Used by `make demo`; every step prints the curl it runs.
 set -euo pipefail
 bin="${1:-bin/mnemo}"
-data="$(mktemp -d "${TMPDIR:-/tmp}/mnemo-demo.XXXXXX")"
-port="${MNEMO_DEMO_PORT:-18080}"
 key="demo-key-0001"
-base="http://127.0.0.1:$port"
 
 export MNEMO_API_KEYS="$key:alice:admin:acme"
-"$bin" serve --data-dir "$data" --listen "127.0.0.1:$port" --log-level warn &
-pid=$!
-trap 'kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; rm -rf "$data"' EXIT
-
-for _ in $(seq 1 100); do
-  curl -fsS "$base/healthz" >/dev/null 2>&1 && break
-  sleep 0.1
-done
+# shellcheck source=serve.sh
+. "$(dirname "$0")/serve.sh"
+MNEMO_SERVE_LOG=- mnemo_serve "$bin" "${MNEMO_DEMO_PORT:-18080}" --log-level warn
+base=$MNEMO_BASE
+data=$MNEMO_DATA/db
 echo "== mnemo is up on $base (data in $data)"
 curl -sS "$base/healthz"; echo
 

@@ -30,6 +30,18 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	defer a.Close()
+	stopTracing, tracing, err := startTracing(ctx)
+	if err != nil {
+		return err
+	}
+	defer func() {
+		sctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), 5*time.Second)
+		defer cancel()
+		_ = stopTracing(sctx)
+	}()
+	if tracing {
+		a.log.Info("tracing: exporting ingest and search spans over OTLP/HTTP")
+	}
 	if len(a.cfg.APIKeys) == 0 {
 		return errors.New("no API keys configured: set MNEMO_API_KEYS=key:principal:roles:tenant (or api_keys in the config file)")
 	}
@@ -48,20 +60,24 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	srv.Mount("/mcp", m.Handler(srv))
+	srv.Mount("/mcp", m.Handler())
 	ag, err := a2a.New(a2a.Options{Engine: a.engine, Version: version, Logger: a.log})
 	if err != nil {
 		return err
 	}
-	srv.Mount(a2a.Path, ag.Handler(srv))
+	srv.Mount(a2a.Path, ag.Handler())
 	srv.MountPublic("/.well-known/agent-card.json", ag.CardHandler())
-	// Background jobs: the vector outbox drain and SIGHUP policy reload.
-	// They stop with bg, before the stores close.
+	// Background jobs: the vector outbox drain, SIGHUP policy reload, and
+	// following the reloads of other replicas of the store (the policy
+	// mark, docs/scale.md). They stop with bg, before the stores close.
 	bg, stopBG := context.WithCancel(ctx)
 	var jobs sync.WaitGroup
 	defer func() { stopBG(); jobs.Wait() }()
 	jobs.Go(func() { _ = a.engine.RunOutbox(bg, 5*time.Second, 256) })
 	jobs.Go(func() { reloadOnHangup(bg, a) })
+	jobs.Go(func() {
+		a.engine.FollowPolicy(bg, 5*time.Second, func() (*policy.Policy, error) { return loadPolicy(a.cfg) })
+	})
 	if w, ok := a.store.(interface{ WarmKeywordIndex(context.Context) error }); ok {
 		jobs.Go(func() {
 			start := time.Now()

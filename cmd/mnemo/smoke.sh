@@ -11,22 +11,14 @@
 # flags (e.g. --vector off).
 set -euo pipefail
 bin="${1:-bin/mnemo}"
-data="$(mktemp -d "${TMPDIR:-/tmp}/mnemo-smoke.XXXXXX")"
-port="${MNEMO_SMOKE_PORT:-18181}"
-base="http://127.0.0.1:$port"
-out="$data/out.json"
 
 export MNEMO_API_KEYS="writer-key:writer1:writer:t1/o1/r1,agent-key1:agent1:agent:t1/o1/r1,curator-key:curator1:librarian:t1/o1/r1,admin-key1:admin1:admin:t1/o1/r1,outsider-key:outsider1:agent:t1/o1/r2"
+# shellcheck source=serve.sh
+. "$(dirname "$0")/serve.sh"
 # shellcheck disable=SC2086
-"$bin" serve --data-dir "$data/db" --listen "127.0.0.1:$port" --log-level warn ${MNEMO_SMOKE_FLAGS:-} &
-pid=$!
-trap 'kill "$pid" 2>/dev/null; wait "$pid" 2>/dev/null; rm -rf "$data"' EXIT
-for _ in $(seq 1 300); do
-  curl -fsS "$base/healthz" >/dev/null 2>&1 && break
-  kill -0 "$pid" 2>/dev/null || { echo "smoke: mnemo serve exited" >&2; exit 1; }
-  sleep 0.1
-done
-curl -fsS "$base/healthz" >/dev/null || { echo "smoke: mnemo serve is not up on $base" >&2; exit 1; }
+MNEMO_SERVE_LOG=- mnemo_serve "$bin" "${MNEMO_SMOKE_PORT:-}" --log-level warn ${MNEMO_SMOKE_FLAGS:-}
+base=$MNEMO_BASE
+out="$MNEMO_DATA/out.json"
 
 fail() { echo "smoke: FAIL: $*" >&2; echo "smoke: last answer: $(cat "$out" 2>/dev/null)" >&2; exit 1; }
 # req WANT_STATUS KEY METHOD PATH [BODY]: the answer is left in $out.

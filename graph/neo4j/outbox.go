@@ -24,30 +24,64 @@ RETURN o {.*} AS o
 ORDER BY o.next_attempt_at, o.created_at, o.id
 LIMIT $limit`
 
-// DueOutbox returns up to limit live outbox items due at at.
-func (s *Store) DueOutbox(ctx context.Context, at time.Time, limit int) ([]graph.OutboxItem, error) {
+// claimOutboxCypher claims the live items due at $at: it takes each one's
+// write lock first (SET o.claiming), then checks again that it is live and
+// due, so of two concurrent claims the second, which waited on the lock,
+// sees the first one's lease and skips the item. Uses outbox_due.
+const claimOutboxCypher = `
+MATCH (o:OutboxItem)
+WHERE o.dead = false AND o.next_attempt_at <= $at
+WITH o ORDER BY o.next_attempt_at, o.created_at, o.id
+LIMIT $limit
+SET o.claiming = true
+WITH o
+WHERE o.dead = false AND o.next_attempt_at <= $at
+WITH o, o {.*} AS item
+SET o.next_attempt_at = $until
+REMOVE o.claiming
+RETURN item AS o
+ORDER BY item.next_attempt_at, item.created_at, item.id`
+
+// DueOutbox returns up to limit live outbox items due at at, and claims
+// them when lease > 0 (graph.Store).
+func (s *Store) DueOutbox(ctx context.Context, at time.Time, lease time.Duration, limit int) ([]graph.OutboxItem, error) {
 	if limit <= 0 {
 		return nil, nil
 	}
-	out, err := s.readOutbox(ctx, dueOutboxCypher, map[string]any{"at": at.UTC(), "limit": int64(limit)})
+	params := map[string]any{"at": at.UTC(), "limit": int64(limit)}
+	if lease <= 0 {
+		out, err := s.readOutbox(ctx, dueOutboxCypher, params)
+		if err != nil {
+			return nil, fmt.Errorf("neo4j: due outbox: %w", err)
+		}
+		return out, nil
+	}
+	params["until"] = at.Add(lease).UTC()
+	out, err := write(ctx, s, func(tx neo4jdrv.ManagedTransaction) ([]graph.OutboxItem, error) {
+		return outboxItems(ctx, tx, claimOutboxCypher, params)
+	})
 	if err != nil {
-		return nil, fmt.Errorf("neo4j: due outbox: %w", err)
+		return nil, fmt.Errorf("neo4j: claim outbox: %w", err)
 	}
 	return out, nil
 }
 
 func (s *Store) readOutbox(ctx context.Context, query string, params map[string]any) ([]graph.OutboxItem, error) {
 	return read(ctx, s, func(tx neo4jdrv.ManagedTransaction) ([]graph.OutboxItem, error) {
-		recs, err := collect(ctx, tx, query, params)
-		if err != nil {
-			return nil, err
-		}
-		out := make([]graph.OutboxItem, 0, len(recs))
-		for _, r := range recs {
-			out = append(out, toOutboxItem(nodeOf(r, "o")))
-		}
-		return out, nil
+		return outboxItems(ctx, tx, query, params)
 	})
+}
+
+func outboxItems(ctx context.Context, tx neo4jdrv.ManagedTransaction, query string, params map[string]any) ([]graph.OutboxItem, error) {
+	recs, err := collect(ctx, tx, query, params)
+	if err != nil {
+		return nil, err
+	}
+	out := make([]graph.OutboxItem, 0, len(recs))
+	for _, r := range recs {
+		out = append(out, toOutboxItem(nodeOf(r, "o")))
+	}
+	return out, nil
 }
 
 func toOutboxItem(p map[string]any) graph.OutboxItem {

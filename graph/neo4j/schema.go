@@ -28,6 +28,7 @@ func schema() []string {
 		"CREATE CONSTRAINT gate_request_id IF NOT EXISTS FOR (n:GateRequest) REQUIRE n.id IS UNIQUE",
 		"CREATE CONSTRAINT context_receipt_id IF NOT EXISTS FOR (n:ContextReceipt) REQUIRE n.id IS UNIQUE",
 		"CREATE CONSTRAINT outbox_item_id IF NOT EXISTS FOR (n:OutboxItem) REQUIRE n.id IS UNIQUE",
+		"CREATE CONSTRAINT policy_mark_id IF NOT EXISTS FOR (n:PolicyMark) REQUIRE n.id IS UNIQUE",
 		// entity_norm: entities are unique by norm name within a tenant; MERGE
 		// on (tenant_id, norm_name) relies on it to be safe under concurrency.
 		"CREATE CONSTRAINT entity_norm IF NOT EXISTS FOR (n:Entity) REQUIRE (n.tenant_id, n.norm_name) IS UNIQUE",

@@ -27,14 +27,49 @@ func scanOutbox(sc scanner) (graph.OutboxItem, error) {
 const dueOutbox = `SELECT ` + outboxCols + ` FROM outbox
 WHERE dead = 0 AND next_attempt_at <= ? ORDER BY next_attempt_at, rid LIMIT ?`
 
-// DueOutbox implements graph.Store.
-func (s *Store) DueOutbox(ctx context.Context, at time.Time, limit int) ([]graph.OutboxItem, error) {
+// claimOutbox moves the next attempt of the items in the JSON list ?2 to ?1.
+const claimOutbox = `UPDATE outbox SET next_attempt_at = ? WHERE id IN (SELECT value FROM json_each(?))`
+
+// DueOutbox implements graph.Store. A claim reads and moves the items in
+// one write transaction, and write transactions take turns (BEGIN
+// IMMEDIATE), so two claims never share an item.
+func (s *Store) DueOutbox(ctx context.Context, at time.Time, lease time.Duration, limit int) ([]graph.OutboxItem, error) {
 	if limit <= 0 {
 		return nil, nil
 	}
-	out, err := s.queryOutbox(ctx, dueOutbox, nanos(at), limit)
+	if lease <= 0 {
+		out, err := s.queryOutbox(ctx, dueOutbox, nanos(at), limit)
+		if err != nil {
+			return nil, fmt.Errorf("due outbox: %w", err)
+		}
+		return out, nil
+	}
+	var out []graph.OutboxItem
+	err := s.write(ctx, func(t *tx) error {
+		rows, err := t.QueryContext(t.ctx, dueOutbox, nanos(at), limit)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		var ids []string
+		for rows.Next() {
+			it, err := scanOutbox(rows)
+			if err != nil {
+				return err
+			}
+			out, ids = append(out, it), append(ids, it.ID)
+		}
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		if len(ids) == 0 {
+			return nil
+		}
+		_, err = t.exec(claimOutbox, nanos(at.Add(lease)), jsonList(ids))
+		return err
+	})
 	if err != nil {
-		return nil, fmt.Errorf("due outbox: %w", err)
+		return nil, fmt.Errorf("claim outbox: %w", err)
 	}
 	return out, nil
 }

@@ -262,14 +262,16 @@ func (s *Store) write(ctx context.Context, fn func(t *tx) error) error {
 	if err == nil {
 		err = t.flushCoOccurs()
 	}
+	if err == nil {
+		// The write sequence names the state this commit makes, for the
+		// walk cache of every client of the file (walkcache.go).
+		_, err = t.ExecContext(t.ctx, `UPDATE write_seq SET n = n + 1`)
+	}
 	if err != nil {
 		_ = sqlTx.Rollback()
 		return mapErr(err)
 	}
-	s.walks.writing() // walks stop trusting their cache from here (walkcache.go)
-	err = sqlTx.Commit()
-	s.walks.writing()
-	if err != nil {
+	if err := sqlTx.Commit(); err != nil {
 		return fmt.Errorf("commit: %w", mapErr(err))
 	}
 	return nil

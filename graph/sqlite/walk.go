@@ -139,20 +139,12 @@ func (s *Store) Walk(ctx context.Context, f graph.Filter, r graph.WalkRequest) (
 		}
 	}
 	l := &walkLoad{f: f, w: w, w0: w0, r: r, names: names, seedIDs: ids, key: key, at: nanos(f.ValidAt), cache: s.walks}
-	l.gen, l.cached = s.walks.begin()
+	l.cached = true
 	out, err := s.walk(ctx, l, texts, stmts)
-	switch {
-	case err != nil:
+	if err != nil {
 		return nil, fmt.Errorf("walk: %w", err)
-	case !l.cached:
-	case s.walks.still(l.gen):
-		s.walks.put(l.gen, l.fresh)
-	default: // a commit overlapped the walk: its cached lists may be older than its snapshot
-		l.cached = false
-		if out, err = s.walk(ctx, l, texts, stmts); err != nil {
-			return nil, fmt.Errorf("walk: %w", err)
-		}
 	}
+	s.walks.put(l.gen, l.fresh)
 	return out, nil
 }
 
@@ -165,6 +157,11 @@ func (s *Store) walk(ctx context.Context, l *walkLoad, texts []string, stmts []*
 	}
 	defer func() { _ = t.Rollback() }()
 	l.reset()
+	// The first read fixes the snapshot: the write sequence in it names
+	// the state every list this walk reads belongs to (walkcache.go).
+	if err := t.QueryRowContext(ctx, `SELECT n FROM write_seq`).Scan(&l.gen); err != nil {
+		return nil, err
+	}
 	l.run = func(i int, args ...any) (*sql.Rows, error) { return query(ctx, t, stmts[i], texts[i], args...) }
 	if err := l.load(ctx); err != nil {
 		return nil, err
@@ -237,8 +234,8 @@ type walkLoad struct {
 	run     func(int, ...any) (*sql.Rows, error) // runs a ws statement in the walk's transaction
 
 	// The walk cache: the filter's key, ValidAt in nanoseconds (0 for
-	// none), the write sequence the walk started at, whether it may use
-	// the cache, and the lists it read to store there if the walk holds.
+	// none), the write sequence of the walk's snapshot, whether it may use
+	// the cache, and the lists it read, to store there.
 	cache  *walkCache
 	key    string
 	at     int64

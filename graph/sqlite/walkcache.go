@@ -3,7 +3,6 @@ package sqlite
 import (
 	"encoding/json"
 	"sync"
-	"sync/atomic"
 
 	"github.com/mnemo-dev/mnemo/graph"
 )
@@ -22,17 +21,15 @@ import (
 // list is read without it, with each memory's validity, and applied in Go
 // (postingMem.validAt), so one entry serves every instant.
 //
-// When an entry holds: the store counts its writes in a sequence (a
-// seqlock, gen): odd while a write transaction commits, bumped again once
-// it has. A walk notes the sequence before its read transaction and uses
-// the cache only when it is even; when the walk ends it checks that the
-// sequence has not moved — no commit overlapped its snapshot, so every
-// entry it read or read into is the state at that sequence — and only then
-// stores what it read and keeps its result; otherwise it walks again
-// without the cache. An entry of an older sequence is never served.
+// When an entry holds: every write transaction, of this process or
+// another one on the same file, bumps the write sequence in the database
+// (table write_seq, Store.write) before it commits. A walk reads the
+// sequence first in its read transaction, so it is the sequence of the
+// walk's snapshot; the lists it reads belong to that state and are stored
+// under it, and it serves an entry only when the entry's sequence is its
+// own. An entry of another sequence is never served, and a write by
+// another client is seen by the next walk (storetest Walk/SecondClient).
 type walkCache struct {
-	gen atomic.Uint64 // the write sequence: odd during a commit
-
 	mu   sync.Mutex
 	at   uint64 // the sequence of the entries in m
 	rows int    // memories held in m, bounded by maxWalkCacheRows
@@ -89,21 +86,6 @@ func (p posting) valid(at int64, n int) ([]postingMem, bool) {
 
 func newWalkCache() *walkCache { return &walkCache{m: map[postingKey]posting{}} }
 
-// writing marks a write transaction's commit: call it before the commit
-// and again after it (whether it succeeded or not).
-func (c *walkCache) writing() { c.gen.Add(1) }
-
-// begin returns the sequence a walk starts at, and whether it may use the
-// cache (no commit in progress).
-func (c *walkCache) begin() (uint64, bool) {
-	g := c.gen.Load()
-	return g, g%2 == 0
-}
-
-// still reports whether no write has committed or begun committing since
-// begin returned g.
-func (c *walkCache) still(g uint64) bool { return c.gen.Load() == g }
-
 // get returns the entry of k at sequence g.
 func (c *walkCache) get(g uint64, k postingKey) (posting, bool) {
 	c.mu.Lock()
@@ -115,9 +97,8 @@ func (c *walkCache) get(g uint64, k postingKey) (posting, bool) {
 	return p, ok
 }
 
-// put stores entries read at sequence g (after still(g) held): entries of
-// an older sequence are dropped, and a newer sequence starts the cache
-// over.
+// put stores entries read at sequence g: entries of an older sequence are
+// dropped, and a newer sequence starts the cache over.
 func (c *walkCache) put(g uint64, ps map[postingKey]posting) {
 	if len(ps) == 0 {
 		return

@@ -210,7 +210,7 @@ func (x *suite) outboxFor(t *testing.T, memoryIDs ...string) []graph.OutboxItem 
 // dueFor returns the outbox items of the given memories due at at.
 func (x *suite) dueFor(t *testing.T, at time.Time, memoryIDs ...string) []graph.OutboxItem {
 	t.Helper()
-	items, err := x.s.DueOutbox(ctx(t), at, 10000)
+	items, err := x.s.DueOutbox(ctx(t), at, 0, 10000)
 	require.NoError(t, err)
 	var out []graph.OutboxItem
 	for _, it := range items {

@@ -84,6 +84,8 @@ func Run(t *testing.T, open func(t *testing.T) graph.Store, cfg Config) {
 		{"AuditUserRule", testAuditUserRule},
 		{"Outbox", testOutbox},
 		{"OutboxRetry", testOutboxRetry},
+		{"OutboxClaim", testOutboxClaim},
+		{"PolicyMark", testPolicyMark},
 		{"Counts", testCounts},
 	}
 	runCases(t, open, cfg, "", cases)

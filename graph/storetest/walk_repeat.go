@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/mnemo-dev/mnemo/graph"
 )
@@ -40,4 +41,29 @@ func testWalkRepeated(t *testing.T, x *suite) {
 	fx.ids["new"] = x.create(t, memIn(s, "new", "written after the walks", "Epoch")).Memory.ID
 	assert.ElementsMatch(t, []string{"expiring", "lasting", "new"}, walk("u1", before), "a write is seen by the next walk")
 	assert.ElementsMatch(t, []string{"lasting", "new"}, walk("u1", after))
+}
+
+// testWalkSecondClient: a write through another client of the same data
+// (another process, in effect) is seen by this client's next walk, however
+// the store caches walks.
+func testWalkSecondClient(t *testing.T, x *suite) {
+	if x.cfg.OpenSecond == nil {
+		t.Skip("backend has no Config.OpenSecond")
+	}
+	second := x.cfg.OpenSecond(t, x.s)
+	s := newScope(t)
+	fx := fixture{scope: s, ids: map[string]string{}}
+	fx.ids["first"] = x.create(t, memIn(s, "first", "written here", "Epoch")).Memory.ID
+	req := graph.WalkRequest{Entities: seedEntities("epoch"), Limit: 10}
+	walk := func() []string {
+		names, _ := x.walkNames(t, fx, graph.Filter{Scope: s, Reader: graph.Reader{UserID: "u1"}}, req)
+		return names
+	}
+	for range 2 {
+		assert.ElementsMatch(t, []string{"first"}, walk())
+	}
+	c, err := createOne(ctx(t), second, memIn(s, "other", "written by the other client", "Epoch"))
+	require.NoError(t, err)
+	fx.ids["other"] = c.Memory.ID
+	assert.ElementsMatch(t, []string{"first", "other"}, walk(), "the other client's write is seen by the next walk")
 }

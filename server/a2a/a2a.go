@@ -19,20 +19,17 @@
 package a2a
 
 import (
-	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
-	"strings"
 
 	"github.com/a2aproject/a2a-go/a2a"
 	"github.com/a2aproject/a2a-go/a2asrv"
 
 	"github.com/mnemo-dev/mnemo/engine"
-	"github.com/mnemo-dev/mnemo/graph"
 	"github.com/mnemo-dev/mnemo/server"
 )
 
@@ -81,31 +78,12 @@ func New(o Options) (*Server, error) {
 	return s, nil
 }
 
-// Keys maps an API key to its principal; *server.Server is one.
-type Keys interface {
-	Principal(key string) (graph.Principal, error)
-}
-
-// Handler is the JSON-RPC endpoint. The bearer key is checked against keys
-// and the principal it names is the caller of every skill (a missing or
-// unknown key is 401 with the API's error body).
-func (s *Server) Handler(keys Keys) http.Handler {
-	rpc := a2asrv.NewJSONRPCHandler(s.handler)
-	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		key, ok := strings.CutPrefix(r.Header.Get("Authorization"), "Bearer ")
-		p, err := keys.Principal(strings.TrimSpace(key))
-		if !ok || err != nil {
-			status, code, msg, _ := server.Describe(err)
-			if !ok {
-				status, code, msg = http.StatusUnauthorized, "unauthenticated", "missing API key (Authorization: Bearer KEY)"
-			}
-			w.Header().Set("Content-Type", "application/json")
-			w.WriteHeader(status)
-			_ = json.NewEncoder(w).Encode(map[string]any{"error": map[string]string{"code": code, "message": msg}})
-			return
-		}
-		rpc.ServeHTTP(w, r.WithContext(withPrincipal(r.Context(), p)))
-	})
+// Handler is the JSON-RPC endpoint, to be served under server.Mount,
+// which checks the bearer key once and puts the principal it names in the
+// request's context: the caller of every skill. Served without a principal
+// it answers the API's 401.
+func (s *Server) Handler() http.Handler {
+	return server.RequirePrincipal(a2asrv.NewJSONRPCHandler(s.handler))
 }
 
 // CardHandler serves the agent card (public, as the protocol wants: it
@@ -164,17 +142,6 @@ func (s *Server) Card(url string) *a2a.AgentCard {
 				Examples: []string{"What did we decide about the staging database last week?"}},
 		},
 	}
-}
-
-type principalKey struct{}
-
-func withPrincipal(ctx context.Context, p graph.Principal) context.Context {
-	return context.WithValue(ctx, principalKey{}, p)
-}
-
-func principalFrom(ctx context.Context) (graph.Principal, bool) {
-	p, ok := ctx.Value(principalKey{}).(graph.Principal)
-	return p, ok
 }
 
 // describe is err as the client sees it: the HTTP API's message, and

@@ -49,7 +49,7 @@ func serve(t *testing.T) string {
 	require.NoError(t, err)
 	ag, err := mnemoa2a.New(mnemoa2a.Options{Engine: eng, Version: "test"})
 	require.NoError(t, err)
-	srv.Mount(mnemoa2a.Path, ag.Handler(srv))
+	srv.Mount(mnemoa2a.Path, ag.Handler())
 	srv.MountPublic("/.well-known/agent-card.json", ag.CardHandler())
 	hs := httptest.NewServer(srv)
 	t.Cleanup(hs.Close)

@@ -13,6 +13,7 @@ import (
 
 	"github.com/mnemo-dev/mnemo/engine"
 	"github.com/mnemo-dev/mnemo/graph"
+	"github.com/mnemo-dev/mnemo/server"
 )
 
 const (
@@ -90,7 +91,7 @@ func (x *executor) Execute(ctx context.Context, rc *a2asrv.RequestContext, q eve
 		ev.Final = true
 		return q.Write(ctx, ev)
 	}
-	p, ok := principalFrom(ctx)
+	p, ok := server.PrincipalFrom(ctx)
 	if !ok {
 		return end(a2a.TaskStateRejected, "missing API key (Authorization: Bearer KEY)")
 	}

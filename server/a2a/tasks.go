@@ -6,6 +6,7 @@ import (
 	"sync"
 
 	"github.com/a2aproject/a2a-go/a2a"
+	"github.com/mnemo-dev/mnemo/server"
 )
 
 // taskStore keeps tasks in memory, bounded (the oldest go first), each
@@ -32,7 +33,7 @@ func newTaskStore(max int) *taskStore {
 }
 
 func owner(ctx context.Context) string {
-	p, ok := principalFrom(ctx)
+	p, ok := server.PrincipalFrom(ctx)
 	if !ok {
 		return ""
 	}

@@ -21,14 +21,17 @@ import (
 	"github.com/mnemo-dev/mnemo/server/mcp"
 )
 
-// BenchmarkRecallOverhead measures what MCP adds to a search: each
-// iteration runs the same query once through engine.Search and once through
-// the recall tool over an in-memory transport (JSON-RPC both ways, input
-// and output schema validation, the result marshalled and decoded by the
-// client), on a 10k-memory synthetic corpus in SQLite. It reports the p50
-// and p95 of each, the p50 of the per-query difference, and the CPU time
-// of each per call (steadier than wall time on a loaded machine), in ms.
-func BenchmarkRecallOverhead(b *testing.B) {
+// BenchmarkMCPOverhead measures what MCP adds to an engine call: each
+// iteration runs the same call once on the engine directly and once as a
+// tool call through the SDK's client over an in-memory transport (JSON-RPC
+// both ways, input schema validation, the result marshalled and decoded by
+// the client), on a 10k-memory synthetic corpus in SQLite, same principal,
+// same run. "get" reads one memory (a ~1 KB answer: what a call costs
+// whatever it does); "recall" searches (10 results with neighbours, ~28 KB:
+// the part that grows with the answer). It reports the p50 and p95 of
+// each side, the p50 of the per-call difference, and the CPU time of each
+// per call (steadier than wall time on a loaded machine), in ms.
+func BenchmarkMCPOverhead(b *testing.B) {
 	ctx := context.Background()
 	store, err := sqlite.Open(ctx, b.TempDir(), sqlite.Options{})
 	require.NoError(b, err)
@@ -40,9 +43,13 @@ func BenchmarkRecallOverhead(b *testing.B) {
 		// visibility lets the benchmark's reader see them all.
 		corpus.Inputs[i].Memory.Visibility = graph.VisibilityGlobal
 	}
+	var ids []string
 	for i := 0; i < len(corpus.Inputs); i += 1000 {
-		_, err := store.CreateMemories(ctx, corpus.Inputs[i:min(i+1000, len(corpus.Inputs))])
+		created, err := store.CreateMemories(ctx, corpus.Inputs[i:min(i+1000, len(corpus.Inputs))])
 		require.NoError(b, err)
+		for _, c := range created {
+			ids = append(ids, c.Memory.ID)
+		}
 	}
 	pol, err := policy.Parse("default_policy.yaml", config.DefaultPolicy())
 	require.NoError(b, err)
@@ -66,48 +73,71 @@ func BenchmarkRecallOverhead(b *testing.B) {
 	for i := range ents {
 		queries[i] = "what about " + strings.Join(ents[i], " and ") + " " + words[i]
 	}
-	var (
-		direct, viaMCP, diff []time.Duration
-		cpuDirect, cpuMCP    time.Duration
-		results              int
-	)
 	// The first search builds the keyword index; neither side pays for it.
 	_, err = eng.Search(ctx, p, engine.SearchRequest{Query: queries[0]})
 	require.NoError(b, err)
+
+	b.Run("get", func(b *testing.B) {
+		overhead(b, cs, "get", func(i int) (any, map[string]any, error) {
+			id := ids[(i*7919)%len(ids)]
+			v, err := eng.GetWith(ctx, p, id, engine.GetOptions{})
+			return v, map[string]any{"id": id}, err
+		}, func(want any, got map[string]any) bool {
+			return got["memory"].(map[string]any)["id"] == want.(engine.MemoryView).Memory.ID
+		})
+	})
+	b.Run("recall", func(b *testing.B) {
+		overhead(b, cs, "recall", func(i int) (any, map[string]any, error) {
+			q := queries[i%len(queries)]
+			r, err := eng.Search(ctx, p, engine.SearchRequest{Query: q})
+			return r, map[string]any{"query": q}, err
+		}, func(want any, got map[string]any) bool {
+			return len(got["results"].([]any)) == len(want.(engine.SearchResponse).Results)
+		})
+	})
+}
+
+// overhead runs call i on the engine (direct, which also answers the
+// tool's arguments) and then as the tool, checks the tool's structured
+// answer against the engine's (same), and reports the figures.
+func overhead(b *testing.B, cs *sdk.ClientSession, tool string, direct func(i int) (any, map[string]any, error),
+	same func(want any, got map[string]any) bool) {
+	ctx := context.Background()
+	var (
+		engineLat, mcpLat, diff []time.Duration
+		cpuDirect, cpuMCP       time.Duration
+	)
 	for i := 0; b.Loop(); i++ {
-		q := queries[i%len(queries)]
 		c0, start := cpuTime(), time.Now()
-		want, err := eng.Search(ctx, p, engine.SearchRequest{Query: q})
+		want, args, err := direct(i)
 		d, c1 := time.Since(start), cpuTime()
 		if err != nil {
 			b.Fatal(err)
 		}
 		start = time.Now()
-		res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "recall", Arguments: map[string]any{"query": q}})
+		res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: tool, Arguments: args})
 		v, c2 := time.Since(start), cpuTime()
 		cpuDirect, cpuMCP = cpuDirect+c1-c0, cpuMCP+c2-c1
 		if err != nil || res.IsError {
-			b.Fatalf("recall: %v %v", err, res.Content)
+			b.Fatalf("%s: %v %v", tool, err, res.Content)
 		}
-		if got := res.StructuredContent.(map[string]any)["results"].([]any); len(got) != len(want.Results) {
-			b.Fatalf("recall answered %d results, the engine %d", len(got), len(want.Results))
+		if !same(want, res.StructuredContent.(map[string]any)) {
+			b.Fatalf("%s answered otherwise than the engine", tool)
 		}
-		direct, viaMCP, diff = append(direct, d), append(viaMCP, v), append(diff, v-d)
-		results += len(want.Results)
+		engineLat, mcpLat, diff = append(engineLat, d), append(mcpLat, v), append(diff, v-d)
 		if i == 0 {
 			raw, _ := json.Marshal(want)
 			b.ReportMetric(float64(len(raw)), "answer_bytes")
 		}
 	}
 	b.StopTimer()
-	e, v, d := stats.Percentiles(direct), stats.Percentiles(viaMCP), stats.Percentiles(diff)
+	e, v, d := stats.Percentiles(engineLat), stats.Percentiles(mcpLat), stats.Percentiles(diff)
 	b.ReportMetric(stats.Milliseconds(e.P50), "engine_p50_ms")
 	b.ReportMetric(stats.Milliseconds(v.P50), "mcp_p50_ms")
 	b.ReportMetric(stats.Milliseconds(e.P95), "engine_p95_ms")
 	b.ReportMetric(stats.Milliseconds(v.P95), "mcp_p95_ms")
 	b.ReportMetric(stats.Milliseconds(d.P50), "overhead_p50_ms")
-	n := float64(len(direct))
-	b.ReportMetric(float64(results)/n, "results/op")
+	n := float64(len(engineLat))
 	b.ReportMetric(stats.Milliseconds(cpuDirect)/n, "engine_cpu_ms/op")
 	b.ReportMetric(stats.Milliseconds(cpuMCP-cpuDirect)/n, "overhead_cpu_ms/op")
 }
@@ -123,7 +153,7 @@ func cpuTime() time.Duration {
 
 // BenchmarkEmptyCall is the floor of any tool call over an in-memory
 // transport on the machine at hand: a bare SDK server whose one tool
-// answers {"ok":true}. Read BenchmarkRecallOverhead's figures beside it.
+// answers {"ok":true}. Read BenchmarkMCPOverhead's figures beside it.
 func BenchmarkEmptyCall(b *testing.B) {
 	ctx := context.Background()
 	s := sdk.NewServer(&sdk.Implementation{Name: "empty", Version: "v0"}, nil)

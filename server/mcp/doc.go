@@ -8,6 +8,6 @@
 // calls and back and hold no state; a tool's error reads exactly as the
 // HTTP API's error message for the same failure (server.Describe). The
 // caller is a graph.Principal: on stdio the one the API key in
-// MNEMO_API_KEY names, over HTTP the one the request's bearer key names,
-// checked by the server's own key table.
+// MNEMO_API_KEY names, over HTTP the one server.Mount authenticated and put
+// in the request's context (server.PrincipalFrom).
 package mcp

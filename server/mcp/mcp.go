@@ -3,12 +3,10 @@ package mcp
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
 
-	"github.com/modelcontextprotocol/go-sdk/auth"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/mnemo-dev/mnemo/engine"
@@ -75,40 +73,26 @@ func (s *Server) Connect(ctx context.Context, t sdk.Transport) (*sdk.ServerSessi
 	return s.sdk.Connect(ctx, t, nil)
 }
 
-// Keys maps an API key to its principal; *server.Server is one.
-type Keys interface {
-	Principal(key string) (graph.Principal, error)
+// Handler is the streamable HTTP endpoint, to be served under
+// server.Mount, which checks the bearer key once and puts the principal it
+// names in the request's context: every tool call's caller. Served
+// without a principal it answers the API's 401. It is stateless (every
+// POST is answered on its own with a JSON body, no session lives in the
+// process), so any replica can answer any call.
+func (s *Server) Handler() http.Handler {
+	return server.RequirePrincipal(sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s.sdk },
+		&sdk.StreamableHTTPOptions{Stateless: true, JSONResponse: true, Logger: s.log}))
 }
 
-// Handler is the streamable HTTP endpoint. It is stateless (every POST is
-// answered on its own with a JSON body, no session lives in the process),
-// so any replica can answer any call. The bearer key is checked against
-// keys; the principal it names is every tool call's caller.
-func (s *Server) Handler(keys Keys) http.Handler {
-	h := sdk.NewStreamableHTTPHandler(func(*http.Request) *sdk.Server { return s.sdk },
-		&sdk.StreamableHTTPOptions{Stateless: true, JSONResponse: true, Logger: s.log})
-	verify := func(_ context.Context, token string, _ *http.Request) (*auth.TokenInfo, error) {
-		p, err := keys.Principal(token)
-		if err != nil {
-			_, _, msg, _ := server.Describe(err)
-			return nil, fmt.Errorf("%w: %s", auth.ErrInvalidToken, msg)
-		}
-		return &auth.TokenInfo{UserID: p.ID, Extra: map[string]any{principalKey: p}}, nil
-	}
-	return auth.RequireBearerToken(verify, &auth.RequireBearerTokenOptions{AllowMissingExpiration: true})(h)
-}
-
-const principalKey = "mnemo.principal"
-
-// principal is the caller of one tool call.
-func (s *Server) principal(req *sdk.CallToolRequest) (graph.Principal, error) {
+// principal is the caller of one tool call: the fixed one (stdio), or the
+// one server.Mount put in the HTTP request's context, which the SDK's
+// stateless handler passes on to the call's context.
+func (s *Server) principal(ctx context.Context) (graph.Principal, error) {
 	if s.fixed != nil {
 		return *s.fixed, nil
 	}
-	if ti := req.Extra.TokenInfo; ti != nil {
-		if p, ok := ti.Extra[principalKey].(graph.Principal); ok {
-			return p, nil
-		}
+	if p, ok := server.PrincipalFrom(ctx); ok {
+		return p, nil
 	}
 	return graph.Principal{}, errors.New("missing API key (Authorization: Bearer KEY)")
 }

@@ -57,7 +57,7 @@ func newFixture(tb testing.TB) *fixture {
 	require.NoError(tb, err)
 	m, err := mcp.New(mcp.Options{Engine: eng})
 	require.NoError(tb, err)
-	srv.Mount("/mcp", m.Handler(srv))
+	srv.Mount("/mcp", m.Handler())
 	hs := httptest.NewServer(srv)
 	tb.Cleanup(hs.Close)
 	return &fixture{engine: eng, url: hs.URL}
@@ -421,6 +421,10 @@ func TestHTTPAuth(t *testing.T) {
 		want := httpError(t, f.url, "GET", "/v1/memories", "", key)
 		assert.Equal(t, want, msg)
 	}
+	// The key is checked once, by the API's middleware, which takes
+	// X-API-Key as well as a bearer key.
+	status, msg := rawPostWith(t, f.url+"/mcp", "X-API-Key", keyWriter)
+	assert.Equal(t, http.StatusOK, status, msg)
 	w, err := f.overHTTP(t, keyWriter)
 	require.NoError(t, err)
 	var note engine.IngestResult
@@ -438,12 +442,22 @@ func TestHTTPAuth(t *testing.T) {
 // status and the error message of the JSON body.
 func rawPost(t *testing.T, url, key string) (int, string) {
 	t.Helper()
+	if key == "" {
+		return rawPostWith(t, url, "", "")
+	}
+	return rawPostWith(t, url, "Authorization", "Bearer "+key)
+}
+
+// rawPostWith is rawPost with the key in any header (none when header is
+// empty).
+func rawPostWith(t *testing.T, url, header, value string) (int, string) {
+	t.Helper()
 	req, err := http.NewRequest("POST", url, strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"initialize","params":{}}`))
 	require.NoError(t, err)
 	req.Header.Set("Content-Type", "application/json")
 	req.Header.Set("Accept", "application/json, text/event-stream")
-	if key != "" {
-		req.Header.Set("Authorization", "Bearer "+key)
+	if header != "" {
+		req.Header.Set(header, value)
 	}
 	resp, err := http.DefaultClient.Do(req)
 	require.NoError(t, err)

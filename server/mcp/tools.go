@@ -120,7 +120,7 @@ var (
 // The output is marshalled once and sent both as structured content and,
 // for clients that read only text, as its JSON text. It is not validated
 // against the output schema on every call, as the SDK's typed AddTool
-// would: that cost a third of a recall answer's MCP CPU (BenchmarkRecallOverhead);
+// would: that cost a third of a recall answer's MCP CPU (BenchmarkMCPOverhead);
 // the tests check every tool's output against its schema instead.
 func add[In, Out any](s *Server, name, title, desc string, ann *sdk.ToolAnnotations,
 	call func(context.Context, graph.Principal, In) (Out, error), refused func(Out) string) error {
@@ -144,7 +144,7 @@ func add[In, Out any](s *Server, name, title, desc string, ann *sdk.ToolAnnotati
 		if err := decodeArgs(req.Params.Arguments, resolved, &in); err != nil {
 			return failure(err.Error()), nil
 		}
-		p, err := s.principal(req)
+		p, err := s.principal(ctx)
 		if err != nil {
 			return failure(err.Error()), nil
 		}

@@ -18,7 +18,8 @@ func lockDir(dir string) (*os.File, error) {
 	}
 	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
 		f.Close()
-		return nil, fmt.Errorf("vector index %s is in use by another process: %w", dir, err)
+		return nil, fmt.Errorf("vector index %s is in use by another process (another mnemo on this data directory?): "+
+			"the embedded index serves one process; replicas share Neo4j and an external vector index (docs/scale.md): %w", dir, err)
 	}
 	return f, nil
 }
