@@ -56,6 +56,8 @@ type AbstainOptions struct {
 	VectorCache string
 	// Progress, when not nil, receives one line per stage.
 	Progress io.Writer
+	// Tick, when not nil, is told how far each stage is.
+	Tick Tick
 	// Dump, when not nil, receives one JSON line per question: its best
 	// results and what each signal said of them (for calibration).
 	Dump io.Writer
@@ -71,9 +73,9 @@ const (
 // AbstainGroup counts, for one kind of question on one corpus, how many
 // questions search abstained on, and keeps each question's best confidence.
 type AbstainGroup struct {
-	Asked     int
-	Abstained int
-	Best      []float64 // best result's confidence per question (0 when abstained)
+	Asked     int       `json:"asked"`
+	Abstained int       `json:"abstained"`
+	Best      []float64 `json:"best"` // best result's confidence per question (0 when abstained)
 }
 
 // Rate is the fraction of questions abstained on.
@@ -96,14 +98,14 @@ func (g *AbstainGroup) add(resp engine.SearchResponse) {
 
 // AbstainPairing is one corpus with its answerable and absent questions.
 type AbstainPairing struct {
-	Corpus     string
-	Answerable AbstainGroup
-	Absent     AbstainGroup
+	Corpus     string       `json:"corpus"`
+	Answerable AbstainGroup `json:"answerable"`
+	Absent     AbstainGroup `json:"absent"`
 }
 
 // AbstainReport holds both pairings.
 type AbstainReport struct {
-	Pairings []*AbstainPairing
+	Pairings []*AbstainPairing `json:"pairings"`
 }
 
 // write prints the rates and the spread of the best confidence.
@@ -270,7 +272,15 @@ func runAbstain(ctx context.Context, convs []Conversation, corpus, claims []beir
 		return nil, fmt.Errorf("ingest SciFact: %w", err)
 	}
 
+	// The two stages of questions, for Tick: asked of total.
+	var stage string
+	var asked, total, locomoAsked int
+	for _, qs := range locomoQs {
+		locomoAsked += len(qs)
+	}
 	ask := func(g *AbstainGroup, corpus, kind string, tenant, user string, q abstainQuestion) error {
+		asked++
+		o.Tick.at(stage, asked, total)
 		p := graph.Principal{ID: "bench", Roles: []string{"admin"}, Scope: graph.Scope{TenantID: tenant}}
 		resp, err := eng.Search(ctx, p, engine.SearchRequest{Query: q.Text, Limit: 10, UserID: user})
 		if err != nil {
@@ -285,6 +295,7 @@ func runAbstain(ctx context.Context, convs []Conversation, corpus, claims []beir
 	locomo := &AbstainPairing{Corpus: "LoCoMo"}
 	scifact := &AbstainPairing{Corpus: "SciFact"}
 	progress("ask LoCoMo its questions and SciFact's claims")
+	stage, asked, total = "ask LoCoMo", 0, locomoAsked+len(absentClaims)
 	for i, c := range convs {
 		for _, q := range locomoQs[i] {
 			if err := ask(&locomo.Answerable, "locomo", "answerable", abstainLoCoMoTenant, c.ID, q); err != nil {
@@ -299,6 +310,7 @@ func runAbstain(ctx context.Context, convs []Conversation, corpus, claims []beir
 		}
 	}
 	progress("ask SciFact its test claims and LoCoMo's questions")
+	stage, asked, total = "ask SciFact", 0, len(tested)+locomoAsked
 	for _, q := range tested {
 		if err := ask(&scifact.Answerable, "scifact", "answerable", abstainSciFactTenant, abstainSciFactUser, q); err != nil {
 			return nil, err

@@ -2,6 +2,7 @@ package bench
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -42,6 +43,8 @@ type LoCoMoOptions struct {
 	Dir string
 	// Progress, when not nil, receives one line per stage.
 	Progress io.Writer
+	// Tick, when not nil, is told how far each stage is.
+	Tick Tick
 }
 
 // locomoMetrics accumulates evidence R@k and nDCG@10 over questions.
@@ -146,6 +149,41 @@ func (r *LoCoMoReport) Write(w io.Writer) {
 	}
 }
 
+// locomoRow is one line of the report's JSON form.
+type locomoRow struct {
+	System    string          `json:"system"`
+	Category  string          `json:"category"` // overall, multi-hop, temporal, ...
+	Questions int             `json:"questions"`
+	Recall    map[int]float64 `json:"recall"` // R@k by k
+	NDCG10    float64         `json:"ndcg_10"`
+	Latency   *stats.Latency  `json:"latency,omitempty"` // overall rows of the search modes
+}
+
+// MarshalJSON is the report as `mnemo bench recall --json` prints it: the
+// rows of Write's two tables, overall first.
+func (r *LoCoMoReport) MarshalJSON() ([]byte, error) {
+	rows := []locomoRow{}
+	for c := 0; c <= 5; c++ {
+		for _, s := range r.Systems {
+			m := r.by[s][c]
+			if m == nil {
+				continue
+			}
+			row := locomoRow{System: s, Category: categoryNames[c], Questions: m.n, Recall: map[int]float64{}, NDCG10: m.meanNDCG()}
+			for _, k := range LoCoMoKs {
+				row.Recall[k] = m.mean(k)
+			}
+			if l, ok := r.latency[s]; ok && c == 0 {
+				row.Latency = &l
+			}
+			rows = append(rows, row)
+		}
+	}
+	return json.Marshal(struct {
+		Rows []locomoRow `json:"rows"`
+	}{rows})
+}
+
 // benchTenant is the tenant every bench memory lives in.
 const benchTenant = "bench"
 
@@ -206,11 +244,18 @@ func RunLoCoMo(ctx context.Context, convs []Conversation, o LoCoMoOptions) (*LoC
 		return nil, err
 	}
 	x := extract.NewExtractor(o.Policy, extract.NewNER())
+	var turns, questions, done int
+	for _, c := range convs {
+		turns, questions = turns+len(c.Turns), questions+len(c.Questions)
+	}
+	o.Tick.at("ingest", 0, turns)
 	for _, c := range convs {
 		progress("ingest %s: %d turns", c.ID, len(c.Turns))
 		if err := ingestConversation(ctx, store, idx, cached, x, c); err != nil {
 			return nil, fmt.Errorf("ingest %s: %w", c.ID, err)
 		}
+		done += len(c.Turns)
+		o.Tick.at("ingest", done, turns)
 	}
 	p := graph.Principal{ID: "bench", Roles: []string{"admin"}, Scope: graph.Scope{TenantID: benchTenant}}
 	rep := &LoCoMoReport{latency: map[string]stats.Latency{}}
@@ -243,6 +288,7 @@ func RunLoCoMo(ctx context.Context, convs []Conversation, o LoCoMoOptions) (*LoC
 		var lat []time.Duration
 		for _, c := range convs {
 			for _, q := range c.Questions {
+				o.Tick.at("search "+mode, len(lat), questions)
 				start := time.Now()
 				resp, err := eng.Search(ctx, p, engine.SearchRequest{Query: q.Text, Mode: mode, Limit: 25, UserID: c.ID})
 				lat = append(lat, time.Since(start))
@@ -256,6 +302,7 @@ func RunLoCoMo(ctx context.Context, convs []Conversation, o LoCoMoOptions) (*LoC
 				rep.add(mode, q.Category, ranked, q.Evidence)
 			}
 		}
+		o.Tick.at("search "+mode, len(lat), questions)
 		rep.latency[mode] = stats.Percentiles(lat)
 	}
 	return rep, nil

@@ -2,14 +2,16 @@ package bench
 
 import (
 	"context"
+	"encoding/json"
 	"math"
 	"os"
-
 	"testing"
+	"time"
 
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/mnemo-dev/mnemo/bench/stats"
 	"github.com/mnemo-dev/mnemo/config"
 	"github.com/mnemo-dev/mnemo/policy"
 )
@@ -81,4 +83,36 @@ func TestNDCG(t *testing.T) {
 	graded := map[string]int{"a": 2, "b": 1}
 	assert.InDelta(t, (1+2/math.Log2(3))/(2+1/math.Log2(3)), NDCG([]string{"b", "a"}, graded, 10), 1e-9, "the ideal puts the higher gain first")
 	assert.Zero(t, NDCG([]string{"a"}, nil, 10), "no relevant item: 0")
+}
+
+// TestLoCoMoReportJSON: the JSON form has the rows of both tables, overall
+// first, with the latency on the overall rows of the search modes only.
+func TestLoCoMoReportJSON(t *testing.T) {
+	r := &LoCoMoReport{latency: map[string]stats.Latency{"hybrid": {N: 2, P50: time.Millisecond}}}
+	r.add("hybrid", 1, []string{"D1:1"}, []string{"D1:1"})
+	r.add("hybrid", 2, []string{"D1:2"}, []string{"D1:3"})
+	r.add(BaselineBM25, 1, nil, []string{"D1:1"})
+	raw, err := json.Marshal(r)
+	require.NoError(t, err)
+	var got struct {
+		Rows []struct {
+			System, Category string
+			Questions        int
+			Recall           map[string]float64
+			Latency          *struct {
+				N     int   `json:"n"`
+				P50NS int64 `json:"p50_ns"`
+			}
+		}
+	}
+	require.NoError(t, json.Unmarshal(raw, &got), string(raw))
+	require.Len(t, got.Rows, 5, string(raw)) // 2 overall, hybrid multi-hop and temporal, bm25 multi-hop
+	assert.Equal(t, "hybrid", got.Rows[0].System)
+	assert.Equal(t, "overall", got.Rows[0].Category)
+	assert.Equal(t, 2, got.Rows[0].Questions)
+	assert.InDelta(t, 0.5, got.Rows[0].Recall["5"], 1e-9)
+	require.NotNil(t, got.Rows[0].Latency)
+	assert.Equal(t, int64(time.Millisecond), got.Rows[0].Latency.P50NS)
+	assert.Nil(t, got.Rows[1].Latency, "bm25 has no latency")
+	assert.Equal(t, "multi-hop", got.Rows[2].Category)
 }

@@ -136,40 +136,42 @@ type MultihopOptions struct {
 	// Progress, when not nil, receives one line per stage and the
 	// engine's warnings.
 	Progress io.Writer
+	// Tick, when not nil, is told how far each stage is.
+	Tick Tick
 }
 
 // MultihopRow is one system's figures on one set.
 type MultihopRow struct {
-	Set string
+	Set string `json:"set"`
 	// System is the mode (or bm25), with the variant's name after it.
-	System    string
-	Questions int
+	System    string `json:"system"`
+	Questions int    `json:"questions"`
 	// Recall maps k to passage recall@k averaged over questions.
-	Recall  map[int]float64
-	Latency stats.Latency
+	Recall  map[int]float64 `json:"recall"`
+	Latency stats.Latency   `json:"latency"`
 }
 
 // MultihopReport is one run over one or more sets.
 type MultihopReport struct {
-	Rows []MultihopRow
+	Rows []MultihopRow `json:"rows"`
 	// Ingest says, per set, how many passages were ingested and how long
 	// it took (graph write, extraction and embeddings).
-	Ingest []IngestStat
+	Ingest []IngestStat `json:"ingest"`
 }
 
 // IngestStat is how one set was ingested.
 type IngestStat struct {
-	Set      string
-	Passages int
-	Took     time.Duration
+	Set      string        `json:"set"`
+	Passages int           `json:"passages"`
+	Took     time.Duration `json:"took_ns"`
 	// Written counts the passages stored as a memory of their own; the
 	// rest were reinforced or refused by the write path (named on the
 	// progress writer).
-	Written int
+	Written int `json:"written"`
 	// Superseded counts the written passages the write path took for an
 	// update of an earlier one, which it then superseded: the earlier
 	// passage is no longer searched.
-	Superseded int
+	Superseded int `json:"superseded"`
 }
 
 // Recall returns the row's recall@k for set and system, and whether the
@@ -288,7 +290,7 @@ func runMultihopSet(ctx context.Context, set *MultihopSet, dir string, variants 
 	p := graph.Principal{ID: "bench", Roles: []string{"admin"}, Scope: graph.Scope{TenantID: multihopTenant}}
 
 	progress("%s: ingest %d passages", set.Name, len(set.Corpus))
-	passageOf, stat, err := ingestPassages(ctx, engines[0], p, set, progress)
+	passageOf, stat, err := ingestPassages(ctx, engines[0], p, set, progress, o.Tick)
 	if err != nil {
 		return err
 	}
@@ -332,6 +334,7 @@ func runMultihopSet(ctx context.Context, set *MultihopSet, dir string, variants 
 			row := newRecallRow(set.Name, name)
 			lat := make([]time.Duration, 0, len(set.Questions))
 			for _, q := range set.Questions {
+				o.Tick.at(set.Name+": search "+name, len(lat), len(set.Questions))
 				start := time.Now()
 				resp, err := eng.Search(ctx, p, req(q.Question))
 				lat = append(lat, time.Since(start))
@@ -344,6 +347,7 @@ func runMultihopSet(ctx context.Context, set *MultihopSet, dir string, variants 
 				}
 				row.add(ranked, q.Supporting)
 			}
+			o.Tick.at(set.Name+": search "+name, len(lat), len(set.Questions))
 			rep.Rows = append(rep.Rows, row.done(lat))
 		}
 	}
@@ -353,10 +357,11 @@ func runMultihopSet(ctx context.Context, set *MultihopSet, dir string, variants 
 // ingestPassages writes one note per passage through IngestBatch and
 // returns the passage ids of each memory (two passages with the same
 // content would share one).
-func ingestPassages(ctx context.Context, eng *engine.Engine, p graph.Principal, set *MultihopSet, progress func(string, ...any)) (map[string][]string, IngestStat, error) {
+func ingestPassages(ctx context.Context, eng *engine.Engine, p graph.Principal, set *MultihopSet, progress func(string, ...any), tick Tick) (map[string][]string, IngestStat, error) {
 	passageOf := make(map[string][]string, len(set.Corpus))
 	stat := IngestStat{Set: set.Name, Passages: len(set.Corpus)}
 	start := time.Now()
+	tick.at(set.Name+": ingest", 0, len(set.Corpus))
 	for i := 0; i < len(set.Corpus); i += ingestBatch {
 		part := set.Corpus[i:min(i+ingestBatch, len(set.Corpus))]
 		reqs := make([]engine.IngestRequest, len(part))
@@ -367,6 +372,7 @@ func ingestPassages(ctx context.Context, eng *engine.Engine, p graph.Principal, 
 		if err != nil {
 			return nil, stat, fmt.Errorf("ingest passages %d-%d: %w", i, i+len(part)-1, err)
 		}
+		tick.at(set.Name+": ingest", i+len(part), len(set.Corpus))
 		for j, r := range res {
 			switch r.Status {
 			case engine.StatusApproved:

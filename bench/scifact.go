@@ -20,18 +20,18 @@ import (
 
 // SciFactReport is one run of the SciFact harness.
 type SciFactReport struct {
-	Model string
+	Model string `json:"model"`
 	// Abstracts were embedded in Indexed (all of them, or only those not
 	// in the vector cache).
-	Abstracts int
-	Indexed   time.Duration
+	Abstracts int           `json:"abstracts"`
+	Indexed   time.Duration `json:"indexed_ns"`
 	// Queries is the number of test claims with qrels; NDCG10 their mean
 	// nDCG@10.
-	Queries int
-	NDCG10  float64
+	Queries int     `json:"queries"`
+	NDCG10  float64 `json:"ndcg_10"`
 	// Latency is that of one query: embedding the claim and searching the
 	// index.
-	Latency stats.Latency
+	Latency stats.Latency `json:"latency"`
 }
 
 // Write prints the report as a markdown table.

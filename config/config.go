@@ -184,16 +184,37 @@ func (c *Config) settings() []setting {
 // in rising precedence, and validates it. getenv is os.Getenv in main.
 // It returns the arguments left after the flags.
 func Load(name string, args []string, getenv func(string) string) (Config, []string, error) {
-	c := Defaults()
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
-	configFile := fs.String("config", getenv("MNEMO_CONFIG"), "YAML configuration file (env MNEMO_CONFIG)")
-	keys := fs.String("api-keys", "", "API keys: key:principal:role1|role2:tenant[/org[/repo]][:user],... (env MNEMO_API_KEYS)")
+	f := RegisterFlags(fs, getenv)
+	if err := fs.Parse(args); err != nil {
+		return Config{}, nil, err
+	}
+	c, err := f.Load(getenv)
+	return c, fs.Args(), err
+}
+
+// Flags are the configuration flags declared on a command's flag set, so a
+// command parses its own flags and the configuration's in one pass
+// (RegisterFlags, then the FlagSet's Parse, then Load).
+type Flags struct {
+	fs         *flag.FlagSet
+	configFile *string
+	keys       *string
+	settings   []setting // bound to a scratch Config: only flags set are copied over
+}
+
+// RegisterFlags declares --config, --api-keys and one flag per setting on
+// fs. getenv supplies --config's default (MNEMO_CONFIG).
+func RegisterFlags(fs *flag.FlagSet, getenv func(string) string) *Flags {
+	f := &Flags{fs: fs}
+	f.configFile = fs.String("config", getenv("MNEMO_CONFIG"), "YAML configuration file (env MNEMO_CONFIG)")
+	f.keys = fs.String("api-keys", "", "API keys: key:principal:role1|role2:tenant[/org[/repo]][:user],... (env MNEMO_API_KEYS)")
 	// Flags are registered against a scratch config so their defaults do
 	// not overwrite file and environment values; only flags actually set
 	// are copied over.
 	var scratch Config
-	flagSettings := scratch.settings()
-	for _, s := range flagSettings {
+	f.settings = scratch.settings()
+	for _, s := range f.settings {
 		switch {
 		case s.str != nil:
 			fs.StringVar(s.str, s.flag, "", s.usage+" (env "+s.env+")")
@@ -205,12 +226,25 @@ func Load(name string, args []string, getenv func(string) string) (Config, []str
 			fs.Int64Var(s.i64, s.flag, 0, s.usage+" (env "+s.env+")")
 		}
 	}
-	if err := fs.Parse(args); err != nil {
-		return Config{}, nil, err
+	return f
+}
+
+// Names lists the flags RegisterFlags declares.
+func (f *Flags) Names() []string {
+	names := []string{"config", "api-keys"}
+	for _, s := range f.settings {
+		names = append(names, s.flag)
 	}
-	if *configFile != "" {
-		if err := c.readFile(*configFile); err != nil {
-			return Config{}, nil, err
+	return names
+}
+
+// Load builds and validates the configuration once the flag set is
+// parsed: defaults, the file, the environment, then the flags set.
+func (f *Flags) Load(getenv func(string) string) (Config, error) {
+	c := Defaults()
+	if *f.configFile != "" {
+		if err := c.readFile(*f.configFile); err != nil {
+			return Config{}, err
 		}
 	}
 	for _, s := range c.settings() {
@@ -219,32 +253,35 @@ func Load(name string, args []string, getenv func(string) string) (Config, []str
 			continue
 		}
 		if err := s.set(v); err != nil {
-			return Config{}, nil, &FieldError{Field: s.env, Err: err}
+			return Config{}, &FieldError{Field: s.env, Err: err}
 		}
 	}
-	if v := getenv("MNEMO_API_KEYS"); v != "" && *keys == "" {
-		*keys = v
+	keys := *f.keys
+	if v := getenv("MNEMO_API_KEYS"); v != "" && keys == "" {
+		keys = v
 	}
 	target := c.settings()
 	var setErr error
-	fs.Visit(func(f *flag.Flag) {
-		for i, s := range flagSettings {
-			if s.flag == f.Name && setErr == nil {
-				setErr = target[i].set(f.Value.String())
+	f.fs.Visit(func(fl *flag.Flag) {
+		for i, s := range f.settings {
+			if s.flag == fl.Name && setErr == nil {
+				if err := target[i].set(fl.Value.String()); err != nil {
+					setErr = &FieldError{Field: s.flag, Err: err}
+				}
 			}
 		}
 	})
 	if setErr != nil {
-		return Config{}, nil, setErr
+		return Config{}, setErr
 	}
-	if *keys != "" {
-		parsed, err := ParseAPIKeys(*keys)
+	if keys != "" {
+		parsed, err := ParseAPIKeys(keys)
 		if err != nil {
-			return Config{}, nil, &FieldError{Field: "api_keys", Err: err}
+			return Config{}, &FieldError{Field: "api_keys", Err: err}
 		}
 		c.APIKeys = parsed
 	}
-	return c, fs.Args(), c.Validate()
+	return c, c.Validate()
 }
 
 func (s setting) set(v string) error {

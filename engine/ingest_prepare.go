@@ -294,7 +294,12 @@ func entityRefs(ms []extract.Mention, named []string) ([]graph.EntityRef, []stri
 		add(graph.EntityRef{Name: m.Name, NormName: m.NormName, Type: m.Type, Aliases: m.Aliases})
 	}
 	for _, n := range named {
-		add(graph.EntityRef{Name: strings.TrimSpace(n), NormName: extract.NormName(n)})
+		name := strings.TrimSpace(n)
+		r := graph.EntityRef{Name: name, NormName: extract.NormName(name)}
+		if f := extract.FoldName(name); f != name {
+			r.Aliases = []string{f} // as the extractor's mentions carry it
+		}
+		add(r)
 	}
 	return refs, names
 }

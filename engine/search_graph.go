@@ -6,6 +6,7 @@ import (
 	"strings"
 	"unicode"
 
+	"github.com/mnemo-dev/mnemo/extract"
 	"github.com/mnemo-dev/mnemo/graph"
 	"github.com/mnemo-dev/mnemo/vector"
 )
@@ -47,8 +48,10 @@ const (
 
 // queryEntities links the query to entity seeds: its names (queryNames),
 // each weighing 1 when every word of it is capitalised in the query (a
-// proper noun) and lowerCaseLink otherwise. The store resolves them to
-// entities by norm name or alias; names that resolve to none are ignored.
+// proper noun) and lowerCaseLink otherwise, and the same names without
+// their diacritics. The store resolves them to entities by norm name or
+// alias (an entity's folded name is one of its aliases); names that
+// resolve to none are ignored.
 func queryEntities(query string) map[string]float64 {
 	names := queryNames(query)
 	if len(names) == 0 {
@@ -57,9 +60,15 @@ func queryEntities(query string) map[string]float64 {
 	proper := properNames(query)
 	out := make(map[string]float64, len(names))
 	for _, n := range names {
-		out[n] = lowerCaseLink
+		w := lowerCaseLink
 		if proper[n] {
-			out[n] = 1
+			w = 1
+		}
+		out[n] = max(out[n], w)
+		// A name written with its accents also links to the folded
+		// alias the write path stores (extract.FoldName).
+		if f := extract.FoldName(n); f != n {
+			out[f] = max(out[f], w)
 		}
 	}
 	return out
@@ -143,8 +152,9 @@ func normalised(m map[string]float64) map[string]float64 {
 }
 
 // walkSearch adds the graph signal: the memories the walk from seeds
-// reaches, by PageRank score, each with the entities that carried most of
-// its score as its path. The store runs the walk under q's filter, so a
+// reaches, by walk score (the PageRank mass that reaches a memory over its
+// edges, per unit of its degree: graph/walk.Result), each with the
+// entities that carried most of its score as its path. The store runs the walk under q's filter, so a
 // memory the reader may not read is neither returned nor crossed.
 func (e *Engine) walkSearch(ctx context.Context, q searchPlan, p *pool, seeds walkSeeds) error {
 	r := seeds.request()

@@ -136,3 +136,25 @@ func TestGraphSignalNeverCrossesAnUnreadableMemory(t *testing.T) {
 		})
 	}
 }
+
+// TestGraphSignalLinksNamesWithoutTheirAccents: an entity written with
+// diacritics ("Aschenbrödel") carries its folded name as an alias, so a
+// query that writes it without them seeds the walk there; the memory's
+// text shares no other word with the query, so the keyword signal cannot
+// find it.
+func TestGraphSignalLinksNamesWithoutTheirAccents(t *testing.T) {
+	store := graphtest.Open(t)
+	eng := walkEngine(t, store, "{graph: 1.0, vector: 1.0, keyword: 0.7}")
+	admin := graph.Principal{ID: "p", UserID: "u1", Roles: []string{"admin"}, Scope: graph.Scope{TenantID: "t1"}}
+	res, err := eng.Ingest(context.Background(), admin, engine.IngestRequest{Type: "note", UserID: "u1",
+		Content: "Its orchestration was finished after the composer died.", Entities: []string{"Aschenbrödel"}})
+	require.NoError(t, err)
+	p := graph.Principal{ID: "r", UserID: "u1", Roles: []string{"reader"}, Scope: graph.Scope{TenantID: "t1"}}
+	for _, q := range []string{"Who wrote Aschenbrodel?", "Who wrote Aschenbrödel?"} {
+		resp, err := eng.Search(context.Background(), p, engine.SearchRequest{Query: q, Mode: "graph", Limit: 5})
+		require.NoError(t, err)
+		require.NotEmpty(t, resp.Results, q)
+		assert.Equal(t, res.ID, resp.Results[0].Memory.ID, q)
+		assert.Contains(t, resp.Results[0].Path, "aschenbrödel", q)
+	}
+}

@@ -7,6 +7,8 @@ import (
 	"unicode"
 	"unicode/utf8"
 
+	"golang.org/x/text/unicode/norm"
+
 	"github.com/mnemo-dev/mnemo/policy"
 )
 
@@ -143,6 +145,7 @@ func (x *Extractor) EntitiesNER(text string, nerBytes int) []Mention {
 			return
 		}
 		seen[m.NormName] = len(out)
+		m.Aliases = addAlias(m.Aliases, m.Name, FoldName(m.Name))
 		out = append(out, m)
 	}
 	claimed := x.patterns(text, structural, nil, add)
@@ -384,6 +387,29 @@ func NormName(s string) string {
 		space = true
 	}
 	return b.String()
+}
+
+// FoldName strips the diacritics of a name ("Aschenbrödel" ->
+// "Aschenbrodel"; combining marks after canonical decomposition), and
+// returns an ASCII name as it is. The write path stores a name's folded
+// form as an alias and search folds the names a query gives, so a query
+// that writes a name without its accents links to the entity either way;
+// norm names, the stored keys, keep theirs.
+func FoldName(s string) string {
+	ascii := true
+	for i := 0; i < len(s) && ascii; i++ {
+		ascii = s[i] < utf8.RuneSelf
+	}
+	if ascii {
+		return s
+	}
+	var b strings.Builder
+	for _, r := range norm.NFD.String(s) {
+		if !unicode.Is(unicode.Mn, r) {
+			b.WriteRune(r)
+		}
+	}
+	return norm.NFC.String(b.String())
 }
 
 // Result is what the write path extracts from one memory's text.

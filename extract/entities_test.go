@@ -135,3 +135,33 @@ func TestEntitiesManyPatternMatches(t *testing.T) {
 	}
 	assert.Equal(t, map[string]int{"path": 3000, "version": 3000, "handle": 3000}, count)
 }
+
+func TestFoldName(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"Aschenbrödel", "Aschenbrodel"},
+		{"Grünberg", "Grunberg"},
+		{"Société Générale", "Societe Generale"},
+		{"Kassel", "Kassel"},
+		{"", ""},
+		{"Łódź", "Łodz"}, // Ł is a letter of its own, not L with a mark
+	} {
+		assert.Equal(t, c.want, extract.FoldName(c.in), c.in)
+	}
+}
+
+// TestEntitiesFoldedAlias: a name with diacritics keeps them, and its
+// folded form is an alias, so a query without the accents links to it.
+func TestEntitiesFoldedAlias(t *testing.T) {
+	x := extract.NewExtractor(defaultPolicy(t), extract.NewNER())
+	var found bool
+	for _, m := range x.Entities("The opera Aschenbrödel was staged in Vienna by Johann Strauss.") {
+		if m.Name == "Aschenbrödel" {
+			found = true
+			assert.Contains(t, m.Aliases, "Aschenbrodel")
+		}
+		if m.Name == "Vienna" {
+			assert.NotContains(t, m.Aliases, "Vienna", "an ASCII name is its own fold")
+		}
+	}
+	require.True(t, found, "the name finder finds Aschenbrödel")
+}

@@ -24,7 +24,8 @@ type WalkRequest struct {
 	Limit int
 }
 
-// Walked is a memory the walk reached, with its PageRank score.
+// Walked is a memory the walk reached, with its score: the PageRank mass
+// that reaches it over its edges, per unit of its degree (walk.Result).
 type Walked struct {
 	Memory Memory  `json:"memory"`
 	Score  float64 `json:"score"`

@@ -13,8 +13,10 @@ import (
 // Latency summarises per-query latencies. Every benchmark reports these
 // three, as p50_ms, p95_ms and p99_ms.
 type Latency struct {
-	N             int
-	P50, P95, P99 time.Duration
+	N   int           `json:"n"`
+	P50 time.Duration `json:"p50_ns"`
+	P95 time.Duration `json:"p95_ns"`
+	P99 time.Duration `json:"p99_ns"`
 }
 
 // Percentiles returns the nearest-rank p50, p95 and p99 of ds (ds is not

@@ -9,7 +9,6 @@ import (
 	"os"
 	"path/filepath"
 	"sort"
-	"strings"
 	"time"
 
 	"github.com/mnemo-dev/mnemo/bench"
@@ -24,8 +23,10 @@ import (
 
 // runBench dispatches the bench subcommands.
 func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	const usage = "usage: mnemo bench recall|multihop|scifact|abstain [flags]   (LoCoMo evidence recall; MuSiQue/HotpotQA passage recall; SciFact nDCG@10 of the embedder; abstention on absent topics; -h for flags)"
-	verb, err := verbOf(args, usage, stderr, "recall", "multihop", "scifact", "abstain")
+	c := newCmdline("mnemo bench", "mnemo bench recall|multihop|scifact|abstain [flags]   (LoCoMo evidence recall; "+
+		"MuSiQue/HotpotQA passage recall; SciFact nDCG@10 of the embedder; abstention on absent topics; "+
+		"mnemo bench VERB -h for its flags)", stdout, stderr)
+	verb, err := c.verb(args, "recall", "multihop", "scifact", "abstain")
 	if err != nil {
 		return err
 	}
@@ -39,22 +40,23 @@ func runBench(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 // on the LoCoMo dev file for each search mode and for plain BM25,
 // in-process on a temporary embedded store.
 func runBenchRecall(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("mnemo bench recall", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	c := newCmdline("mnemo bench recall", "mnemo bench recall [flags]", stdout, stderr)
+	fs := c.fs
 	file := fs.String("file", filepath.Join(bench.DataDir(), "locomo-dev.json"), "LoCoMo bench file")
 	modes := fs.String("modes", "graph,hybrid,vector,keyword", "search modes to measure, comma-separated")
 	convs := fs.String("conv", "", "only these sample ids, comma-separated (default all)")
 	vectors := fs.String("vectors", "auto", "auto (on when the ONNX embedder is installed) or off")
 	vcache := vectorCacheFlag(fs)
 	policyFile := fs.String("policy", "", "policy file (default: the embedded default policy)")
-	if err := fs.Parse(args); err != nil {
+	if _, err := c.parseN(args, 0); err != nil {
 		return err
 	}
 	pol, err := benchPolicy(*policyFile)
 	if err != nil {
 		return err
 	}
-	o := bench.LoCoMoOptions{Policy: pol, Progress: stderr, Modes: sortedModes(benchList(*modes)), Convs: benchList(*convs), VectorCache: vectorCache(*vcache)}
+	bar := newProgress(stderr, "recall", "", c.json)
+	o := bench.LoCoMoOptions{Policy: pol, Progress: bar, Tick: bar.stage, Modes: sortedModes(commaList(*modes)), Convs: commaList(*convs), VectorCache: vectorCache(*vcache)}
 	emb, err := benchEmbedder(*vectors, stderr)
 	if err != nil {
 		return err
@@ -78,22 +80,34 @@ func runBenchRecall(ctx context.Context, args []string, stdout, stderr io.Writer
 	}
 	start := time.Now()
 	rep, err := bench.RunLoCoMo(ctx, data, o)
+	bar.done()
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "LoCoMo evidence recall (%s; vectors: %s; %s)\n\n", *file, model, time.Since(start).Round(time.Second))
-	rep.Write(stdout)
-	return nil
+	return c.print(benchResult{Bench: "recall", Data: *file, Model: model, Seconds: time.Since(start).Seconds(), Report: rep}, func(w io.Writer) {
+		fmt.Fprintf(w, "LoCoMo evidence recall (%s; vectors: %s; %s)\n\n", *file, model, time.Since(start).Round(time.Second))
+		rep.Write(w)
+	})
+}
+
+// benchResult is the --json form of a bench run: what ran, on what, with
+// which model, how long it took and the report.
+type benchResult struct {
+	Bench   string  `json:"bench"`
+	Data    string  `json:"data"`
+	Model   string  `json:"model"`
+	Seconds float64 `json:"seconds"`
+	Report  any     `json:"report"`
 }
 
 // runBenchSciFact measures the embedder and the embedded vector index on
 // SciFact (BEIR format): nDCG@10 over the test qrels and query latency.
 func runBenchSciFact(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("mnemo bench scifact", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	c := newCmdline("mnemo bench scifact", "mnemo bench scifact [flags]", stdout, stderr)
+	fs := c.fs
 	dir := fs.String("dir", filepath.Join(bench.DataDir(), "scifact"), "SciFact directory (corpus.jsonl, queries.jsonl, qrels/test.tsv)")
 	vcache := vectorCacheFlag(fs)
-	if err := fs.Parse(args); err != nil {
+	if _, err := c.parseN(args, 0); err != nil {
 		return err
 	}
 	emb, err := bench.OpenEmbedder(os.Getenv, filepath.Join(".cache", "mnemo"))
@@ -109,13 +123,15 @@ func runBenchSciFact(ctx context.Context, args []string, stdout, stderr io.Write
 		return err
 	}
 	defer os.RemoveAll(tmp)
+	start := time.Now()
 	rep, err := bench.RunSciFact(ctx, *dir, tmp, emb, vectorCache(*vcache), stderr)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "SciFact (%s)\n\n", *dir)
-	rep.Write(stdout)
-	return nil
+	return c.print(benchResult{Bench: "scifact", Data: *dir, Model: emb.ModelID(), Seconds: time.Since(start).Seconds(), Report: rep}, func(w io.Writer) {
+		fmt.Fprintf(w, "SciFact (%s)\n\n", *dir)
+		rep.Write(w)
+	})
 }
 
 // vectorCacheFlag declares -vector-cache on fs.
@@ -157,16 +173,6 @@ func benchPolicy(path string) (*policy.Policy, error) {
 		return policy.LoadFile(path)
 	}
 	return policy.Parse("default_policy.yaml", config.DefaultPolicy())
-}
-
-func benchList(s string) []string {
-	var out []string
-	for _, p := range strings.Split(s, ",") {
-		if p = strings.TrimSpace(p); p != "" {
-			out = append(out, p)
-		}
-	}
-	return out
 }
 
 func dropMode(ms []string, mode string) []string {

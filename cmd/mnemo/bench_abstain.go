@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
@@ -17,8 +16,8 @@ import (
 // whose topic the memories do not hold and answers those they do
 // (bench.RunAbstain).
 func runBenchAbstain(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("mnemo bench abstain", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	c := newCmdline("mnemo bench abstain", "mnemo bench abstain [flags]", stdout, stderr)
+	fs := c.fs
 	file := fs.String("file", filepath.Join(bench.DataDir(), "locomo-dev.json"), "LoCoMo bench file")
 	dir := fs.String("scifact", filepath.Join(bench.DataDir(), "scifact"), "SciFact directory (corpus.jsonl, queries.jsonl, qrels/test.tsv)")
 	convs := fs.String("conv", "", "only these LoCoMo sample ids, comma-separated (default all)")
@@ -28,7 +27,7 @@ func runBenchAbstain(ctx context.Context, args []string, stdout, stderr io.Write
 	policyFile := fs.String("policy", "", "policy file (default: the embedded default policy)")
 	dump := fs.String("dump", "", "write one JSON line per question to this file (best results and their signals)")
 	vcache := vectorCacheFlag(fs)
-	if err := fs.Parse(args); err != nil {
+	if _, err := c.parseN(args, 0); err != nil {
 		return err
 	}
 	pol, err := benchPolicy(*policyFile)
@@ -43,8 +42,10 @@ func runBenchAbstain(ctx context.Context, args []string, stdout, stderr io.Write
 		return errors.New("no ONNX embedder: abstention is calibrated on its cosine (run `make model`, or set MNEMO_ORT_LIB and MNEMO_MODEL_DIR)")
 	}
 	defer emb.Close()
-	o := bench.AbstainOptions{Convs: benchList(*convs), Claims: *claims, TestClaims: *testClaims, Abstracts: *abstracts,
-		Embedder: emb, Policy: pol, Progress: stderr, VectorCache: vectorCache(*vcache)}
+	o := bench.AbstainOptions{Convs: commaList(*convs), Claims: *claims, TestClaims: *testClaims, Abstracts: *abstracts,
+		Embedder: emb, Policy: pol, VectorCache: vectorCache(*vcache)}
+	bar := newProgress(stderr, "abstain", "", c.json)
+	o.Progress, o.Tick = bar, bar.stage
 	if *dump != "" {
 		f, err := os.Create(*dump)
 		if err != nil {
@@ -61,13 +62,16 @@ func runBenchAbstain(ctx context.Context, args []string, stdout, stderr io.Write
 	o.Dir = tmp
 	start := time.Now()
 	rep, err := bench.RunAbstain(ctx, *file, *dir, o)
+	bar.done()
 	if err != nil {
 		return err
 	}
 	rt := pol.Retrieval
-	fmt.Fprintf(stdout, "Abstention (%s, %s; model %s; relevance cosine_mid %.3f, cosine_width %.3f, coverage_weight %.3f; abstention_threshold %.2f; %s)\n\n",
-		*file, *dir, emb.ModelID(), rt.Relevance.CosineMid, rt.Relevance.CosineWidth, rt.Relevance.Coverage(),
-		rt.AbstentionThreshold, time.Since(start).Round(time.Second))
-	rep.Write(stdout)
-	return nil
+	res := benchResult{Bench: "abstain", Data: *file + "," + *dir, Model: emb.ModelID(), Seconds: time.Since(start).Seconds(), Report: rep}
+	return c.print(res, func(w io.Writer) {
+		fmt.Fprintf(w, "Abstention (%s, %s; model %s; relevance cosine_mid %.3f, cosine_width %.3f, coverage_weight %.3f; abstention_threshold %.2f; %s)\n\n",
+			*file, *dir, emb.ModelID(), rt.Relevance.CosineMid, rt.Relevance.CosineWidth, rt.Relevance.Coverage(),
+			rt.AbstentionThreshold, time.Since(start).Round(time.Second))
+		rep.Write(w)
+	})
 }

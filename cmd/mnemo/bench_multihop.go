@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"maps"
@@ -24,20 +23,14 @@ var multihopSets = []string{"musique", "hotpotqa"}
 // multi-hop sets (MuSiQue, HotpotQA) for each search mode, in-process on a
 // temporary embedded store.
 func runBenchMultihop(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("mnemo bench multihop", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	fs.Usage = func() {
-		fmt.Fprint(stderr, `usage: mnemo bench multihop [-set musique|hotpotqa|all] [-modes graph,keyword,vector,hybrid] [flags]
+	c := newCmdline("mnemo bench multihop", `mnemo bench multihop [-set musique|hotpotqa|all] [-modes graph,keyword,vector,hybrid] [flags]
 
 Ingests each set's passages (one note per passage, "title\ntext") into a temporary
 embedded store through the engine's write path, searches every question in each mode
 and prints passage recall R@2, R@5 (as HippoRAG) and search latency p50/p95/p99_ms.
 Each -fusion-weights and each -graph-weight value adds a variant of the policy,
-searched over the same store: e.g. -modes hybrid -graph-weight 0,0.3,0.5.
-
-`)
-		fs.PrintDefaults()
-	}
+searched over the same store: e.g. -modes hybrid -graph-weight 0,0.3,0.5.`, stdout, stderr)
+	fs := c.fs
 	dir := fs.String("dir", filepath.Join(bench.DataDir(), "multihop"), "directory holding <set>-dev.json")
 	sets := fs.String("set", "all", "musique, hotpotqa or all (comma-separated)")
 	modes := fs.String("modes", "graph,hybrid,vector,keyword", "search modes to measure, comma-separated")
@@ -52,14 +45,16 @@ searched over the same store: e.g. -modes hybrid -graph-weight 0,0.3,0.5.
 		return nil
 	})
 	graphWeights := fs.String("graph-weight", "", "variants with these graph fusion weights, comma-separated (e.g. 0,0.3)")
-	if err := fs.Parse(args); err != nil {
+	if _, err := c.parseN(args, 0); err != nil {
 		return err
 	}
 	pol, err := benchPolicy(*policyFile)
 	if err != nil {
 		return err
 	}
-	o := bench.MultihopOptions{Policy: pol, Modes: sortedModes(benchList(*modes)), TopK: *topK, BM25: *bm25, Progress: stderr, VectorCache: vectorCache(*vcache)}
+	bar := newProgress(stderr, "multihop", "", c.json)
+	o := bench.MultihopOptions{Policy: pol, Modes: sortedModes(commaList(*modes)), TopK: *topK, BM25: *bm25, Progress: bar, Tick: bar.stage,
+		VectorCache: vectorCache(*vcache)}
 	for _, w := range weights {
 		v, err := weightVariant(pol, w)
 		if err != nil {
@@ -67,14 +62,14 @@ searched over the same store: e.g. -modes hybrid -graph-weight 0,0.3,0.5.
 		}
 		o.Variants = append(o.Variants, v)
 	}
-	for _, g := range benchList(*graphWeights) {
+	for _, g := range commaList(*graphWeights) {
 		v, err := weightVariant(pol, "graph="+g)
 		if err != nil {
 			return fmt.Errorf("-graph-weight %q: %w", g, err)
 		}
 		o.Variants = append(o.Variants, v)
 	}
-	names := benchList(*sets)
+	names := commaList(*sets)
 	if slices.Equal(names, []string{"all"}) {
 		names = multihopSets
 	}
@@ -108,13 +103,16 @@ searched over the same store: e.g. -modes hybrid -graph-weight 0,0.3,0.5.
 	o.Dir = tmp
 	start := time.Now()
 	rep, err := bench.RunMultihop(ctx, data, o)
+	bar.done()
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(stdout, "Multi-hop passage recall (%s; vectors: %s; top_k %d; policy %s; %s)\n\n",
-		*dir, model, *topK, pol.Name(), time.Since(start).Round(time.Second))
-	rep.Write(stdout)
-	return nil
+	res := benchResult{Bench: "multihop", Data: *dir, Model: model, Seconds: time.Since(start).Seconds(), Report: rep}
+	return c.print(res, func(w io.Writer) {
+		fmt.Fprintf(w, "Multi-hop passage recall (%s; vectors: %s; top_k %d; policy %s; %s)\n\n",
+			*dir, model, *topK, pol.Name(), time.Since(start).Round(time.Second))
+		rep.Write(w)
+	})
 }
 
 // weightVariant is pol with the fusion weights spec ("graph=0.3,vector=0.7")
@@ -125,7 +123,7 @@ func weightVariant(pol *policy.Policy, spec string) (bench.Variant, error) {
 		w = map[string]float64{}
 	}
 	var names []string
-	for _, kv := range benchList(spec) {
+	for _, kv := range commaList(spec) {
 		k, v, ok := strings.Cut(kv, "=")
 		k = strings.TrimSpace(k)
 		if !ok || !slices.Contains([]string{"graph", "vector", "keyword"}, k) {

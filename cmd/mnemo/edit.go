@@ -2,9 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"strconv"
@@ -14,20 +11,16 @@ import (
 	"github.com/mnemo-dev/mnemo/graph"
 )
 
-const editUsage = "usage: mnemo edit propose MEMORY_ID --kind retract|amend|quarantine|attenuate|block --reason TEXT " +
+const editUsage = "mnemo edit propose MEMORY_ID --kind retract|amend|quarantine|attenuate|block --reason TEXT " +
 	"[--content TEXT] [--importance X] [--delta X] [--channel C] [--version V] | list MEMORY_ID [--status S] | " +
 	"approve EDIT_ID [--note TEXT] | reject EDIT_ID [--reason TEXT]"
 
 // runEdit implements `mnemo edit propose|list|approve|reject`: memory
 // surgery (docs/curation.md), in process, as `mnemo librarian` does.
 func runEdit(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	verb, err := verbOf(args, editUsage, stderr, "propose", "list", "approve", "reject")
-	if err != nil {
-		return err
-	}
-	fs := flag.NewFlagSet("mnemo edit "+verb, flag.ContinueOnError)
-	var id identity
-	id.register(fs, "librarian")
+	c := newCmdline("mnemo edit", editUsage, stdout, stderr).withConfig()
+	id := c.identity("librarian")
+	fs := c.fs
 	kind := fs.String("kind", "", "propose: retract, amend, quarantine, attenuate or block")
 	reason := fs.String("reason", "", "propose, reject: why")
 	note := fs.String("note", "", "approve: a note recorded with the approval")
@@ -37,17 +30,12 @@ func runEdit(ctx context.Context, args []string, stdout, stderr io.Writer) error
 	channel := fs.String("channel", "", "propose block: the channel to hide the memory on")
 	versionID := fs.String("version", "", "propose: pin the edit to this version")
 	status := fs.String("status", "", "list: edits with this status (pending, approved, rejected)")
-	a, pos, err := openWith(ctx, "mnemo edit "+verb, fs, args[1:], stderr)
+	verb, a, pos, err := c.openVerb(ctx, args, map[string]int{"propose": 1, "list": 1, "approve": 1, "reject": 1})
 	if err != nil {
 		return err
 	}
 	defer a.Close()
-	if len(pos) != 1 {
-		return errors.New(editUsage)
-	}
 	p := id.principal()
-	enc := json.NewEncoder(stdout)
-	enc.SetIndent("", "  ")
 	switch verb {
 	case "propose":
 		r := engine.EditRequest{Kind: graph.EditKind(*kind), Content: *content, Channel: *channel,
@@ -62,18 +50,19 @@ func runEdit(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		if err != nil {
 			return err
 		}
-		return enc.Encode(res)
+		return c.print(res, nil)
 	case "list":
 		eds, err := a.engine.ListMemoryEdits(ctx, p, pos[0], graph.EditStatus(*status))
 		if err != nil {
 			return err
 		}
-		for _, e := range eds {
-			fmt.Fprintf(stdout, "%s  %-10s  %-8s  %s  by %s  %q\n", e.ID, e.Kind, e.Status,
-				e.CreatedAt.Format("2006-01-02 15:04"), e.CreatedBy, e.Reason)
-		}
-		return nil
-	case "approve", "reject":
+		return c.print(nonNil(eds), func(w io.Writer) {
+			for _, e := range eds {
+				fmt.Fprintf(w, "%s  %-10s  %-8s  %s  by %s  %q\n", e.ID, e.Kind, e.Status,
+					e.CreatedAt.Format("2006-01-02 15:04"), e.CreatedBy, e.Reason)
+			}
+		})
+	default: // approve, reject
 		why := *note
 		if verb == "reject" {
 			why = *reason
@@ -82,9 +71,8 @@ func runEdit(ctx context.Context, args []string, stdout, stderr io.Writer) error
 		if err != nil {
 			return err
 		}
-		return enc.Encode(res)
+		return c.print(res, nil)
 	}
-	return errors.New(editUsage)
 }
 
 func optFloat(name, v string) (*float64, error) {
@@ -98,14 +86,14 @@ func optFloat(name, v string) (*float64, error) {
 	return &x, nil
 }
 
-const auditUsage = "usage: mnemo audit [--memory ID] [--actor A] [--action X] [--from T] [--to T] [--limit N] [--cursor C]"
+const auditUsage = "mnemo audit [--memory ID] [--actor A] [--action X] [--from T] [--to T] [--limit N] [--cursor C]"
 
 // runAudit implements `mnemo audit`: the audit trail, oldest first, one
 // page at a time (permission audit_read).
 func runAudit(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("mnemo audit", flag.ContinueOnError)
-	var id identity
-	id.register(fs, "librarian")
+	c := newCmdline("mnemo audit", auditUsage, stdout, stderr).withConfig()
+	id := c.identity("librarian")
+	fs := c.fs
 	memory := fs.String("memory", "", "events about this memory")
 	actor := fs.String("actor", "", "events by this principal")
 	action := fs.String("action", "", "events with this action (e.g. edit.approve)")
@@ -113,14 +101,11 @@ func runAudit(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	to := fs.String("to", "", "events before this time (RFC 3339 or YYYY-MM-DD)")
 	limit := fs.Int("limit", 100, "at most this many")
 	cursor := fs.String("cursor", "", "the next page's cursor, as the previous page printed it")
-	a, pos, err := openWith(ctx, "mnemo audit", fs, args, stderr)
+	a, _, err := c.open(ctx, args, 0)
 	if err != nil {
 		return err
 	}
 	defer a.Close()
-	if len(pos) != 0 {
-		return errors.New(auditUsage)
-	}
 	r := engine.AuditRequest{MemoryID: *memory, ActorID: *actor, Action: *action, Limit: *limit, Cursor: *cursor}
 	if r.From, err = cliTime("from", *from); err != nil {
 		return err
@@ -132,14 +117,13 @@ func runAudit(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return err
 	}
-	for _, ev := range evs {
-		fmt.Fprintf(stdout, "%s  %-22s  %s %s  by %s  %s  %q\n", ev.CreatedAt.Format(time.RFC3339), ev.Action,
-			ev.SubjectKind, ev.SubjectID, ev.ActorID, ev.Outcome, ev.Reason)
-	}
-	if next != "" {
-		fmt.Fprintf(stdout, "next page: --cursor %s\n", next)
-	}
-	return nil
+	return c.print(pageOf(evs, next), func(w io.Writer) {
+		for _, ev := range evs {
+			fmt.Fprintf(w, "%s  %-22s  %s %s  by %s  %s  %q\n", ev.CreatedAt.Format(time.RFC3339), ev.Action,
+				ev.SubjectKind, ev.SubjectID, ev.ActorID, ev.Outcome, ev.Reason)
+		}
+		printNext(w, next)
+	})
 }
 
 func cliTime(name, v string) (time.Time, error) {

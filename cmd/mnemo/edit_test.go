@@ -69,8 +69,16 @@ func TestEditCLI(t *testing.T) {
 func cliOn(data string) func(t *testing.T, args ...string) (string, int) {
 	return func(t *testing.T, args ...string) (string, int) {
 		t.Helper()
-		var out, errs bytes.Buffer
-		code := run(t.Context(), append(args, "--data-dir", data, "--vector", "off", "--log-level", "error"), &out, &errs)
-		return out.String() + errs.String(), code
+		out, errs, code := runCLI(t, append(args, "--data-dir", data, "--vector", "off", "--log-level", "error")...)
+		return out + errs, code
 	}
+}
+
+// runCLI runs one mnemo command line and returns its stdout, stderr and
+// exit status.
+func runCLI(t *testing.T, args ...string) (stdout, stderr string, code int) {
+	t.Helper()
+	var out, errs bytes.Buffer
+	code = run(t.Context(), args, &out, &errs)
+	return out.String(), errs.String(), code
 }

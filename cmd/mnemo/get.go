@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -37,43 +35,32 @@ func (f timeTravelFlags) parse() (engine.TimeTravel, error) {
 // runGet implements `mnemo get [--as-of T] [--known-at T] [--json] ID`: one
 // memory's effective view, as GET /v1/memories/{id} answers it.
 func runGet(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("mnemo get", flag.ContinueOnError)
-	var id identity
-	id.registerScope(fs, "reader")
-	tt := registerTimeTravel(fs)
-	asJSON := fs.Bool("json", false, "print the memory view as JSON")
-	a, pos, err := openWith(ctx, "mnemo get", fs, args, stderr)
+	c := newCmdline("mnemo get", "mnemo get [flags] ID", stdout, stderr).withConfig()
+	id := c.scope("reader")
+	tt := registerTimeTravel(c.fs)
+	pos, err := c.parseN(args, 1)
 	if err != nil {
 		return err
-	}
-	defer a.Close()
-	if len(pos) != 1 {
-		return errors.New("usage: mnemo get [flags] ID")
 	}
 	t, err := tt.parse()
 	if err != nil {
 		return err
 	}
+	a, err := c.openParsed(ctx)
+	if err != nil {
+		return err
+	}
+	defer a.Close()
 	view, err := a.engine.GetWith(ctx, id.principal(), pos[0], engine.GetOptions{TimeTravel: t})
 	if err != nil {
 		return err
 	}
-	if *asJSON {
-		return printJSON(stdout, view)
-	}
-	m := view.Memory
-	fmt.Fprintf(stdout, "%s  %s  %s  version %d of %d  %s\n", m.ID, m.Type, m.Status, view.Version.Number, m.VersionCount, m.Title)
-	if view.HeadID != "" {
-		fmt.Fprintf(stdout, "superseded; the chain's head: %s\n", view.HeadID)
-	}
-	fmt.Fprintln(stdout, view.Content)
-	return nil
-}
-
-// printJSON writes v to w as indented JSON (the --json output of the read
-// commands).
-func printJSON(w io.Writer, v any) error {
-	enc := json.NewEncoder(w)
-	enc.SetIndent("", "  ")
-	return enc.Encode(v)
+	return c.print(view, func(w io.Writer) {
+		m := view.Memory
+		fmt.Fprintf(w, "%s  %s  %s  version %d of %d  %s\n", m.ID, m.Type, m.Status, view.Version.Number, m.VersionCount, m.Title)
+		if view.HeadID != "" {
+			fmt.Fprintf(w, "superseded; the chain's head: %s\n", view.HeadID)
+		}
+		fmt.Fprintln(w, view.Content)
+	})
 }

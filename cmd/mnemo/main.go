@@ -5,13 +5,13 @@ package main
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
-	"slices"
 	"sort"
 	"syscall"
 )
@@ -29,7 +29,7 @@ func commands() map[string]command {
 		"mcp":       {"serve MCP on stdio as the key in MNEMO_API_KEY", runMCP},
 		"search":    {"search QUERY: run the read path and print ranked results (--as-of, --known-at: the past)", runSearch},
 		"get":       {"get ID: one memory's effective view (--as-of, --known-at: the past)", runGet},
-		"bench":     {"bench recall: retrieval quality on LoCoMo (recall@k per mode and BM25)", runBench},
+		"bench":     {"bench recall|multihop|scifact|abstain: retrieval quality (LoCoMo, MuSiQue/HotpotQA, SciFact, abstention)", runBench},
 		"policy":    {"policy check FILE: validate a policy file", runPolicy},
 		"ingest":    {"ingest [TEXT|-]: write one note; ingest backlog DIR: mirror **/*.md", runIngest},
 		"librarian": {"librarian list|show|approve|reject: review queued writes", runLibrarian},
@@ -57,27 +57,45 @@ func main() {
 
 func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	cmds := commands()
-	if len(args) == 0 || args[0] == "help" || args[0] == "-h" || args[0] == "--help" {
-		usage(stderr, cmds)
-		if len(args) == 0 {
-			return 2
-		}
-		return 0
-	}
-	c, ok := cmds[args[0]]
-	if !ok {
-		fmt.Fprintf(stderr, "mnemo: unknown command %q\n", args[0])
+	if len(args) == 0 {
 		usage(stderr, cmds)
 		return 2
 	}
+	if args[0] == "help" || args[0] == "-h" || args[0] == "--help" || args[0] == "-help" {
+		usage(stdout, cmds)
+		return 0
+	}
+	name := "mnemo " + args[0]
+	c, ok := cmds[args[0]]
+	if !ok {
+		err := &usageError{msg: fmt.Sprintf("unknown command %q (run 'mnemo -h' for the commands)", args[0])}
+		return fail(stderr, "mnemo", err, jsonRequested(args))
+	}
 	if err := c.run(ctx, args[1:], stdout, stderr); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			return 0 // -h: the usage is printed, nothing failed
+			return 0 // -h: the help is printed, nothing failed
 		}
-		fmt.Fprintf(stderr, "mnemo %s: %v\n", args[0], err)
-		return 1
+		return fail(stderr, name, err, jsonRequested(args[1:]))
 	}
 	return 0
+}
+
+// fail reports err on stderr, as {"error":{...}} with --json, and returns
+// the exit status: 2 for a usage error, 1 otherwise.
+func fail(stderr io.Writer, name string, err error, asJSON bool) int {
+	code := 1
+	var ue *usageError
+	if errors.As(err, &ue) {
+		code = 2
+	}
+	if asJSON {
+		_ = json.NewEncoder(stderr).Encode(struct {
+			Error cliError `json:"error"`
+		}{describe(err)})
+		return code
+	}
+	fmt.Fprintf(stderr, "%s: %v\n", name, err)
+	return code
 }
 
 func usage(w io.Writer, cmds map[string]command) {
@@ -86,28 +104,10 @@ func usage(w io.Writer, cmds map[string]command) {
 		names = append(names, n)
 	}
 	sort.Strings(names)
-	fmt.Fprintln(w, "usage: mnemo COMMAND [flags]\n\ncommands:")
+	fmt.Fprintln(w, "usage: mnemo COMMAND [flags] [arguments]\n\ncommands:")
 	for _, n := range names {
 		fmt.Fprintf(w, "  %-10s %s\n", n, cmds[n].summary)
 	}
-	fmt.Fprintln(w, "\nRun 'mnemo COMMAND -h' for a command's flags. Every flag also reads MNEMO_* from the environment.")
-}
-
-// verbOf reads the verb of a command with verbs (`mnemo edit propose ...`)
-// before anything is opened: -h, --help or help print usage and return
-// flag.ErrHelp (exit 0, no store created); no verb or an unknown one is an
-// error that shows usage.
-func verbOf(args []string, usage string, stderr io.Writer, verbs ...string) (string, error) {
-	if len(args) == 0 {
-		return "", errors.New(usage)
-	}
-	switch v := args[0]; {
-	case v == "-h" || v == "--help" || v == "help":
-		fmt.Fprintln(stderr, usage)
-		return "", flag.ErrHelp
-	case slices.Contains(verbs, v):
-		return v, nil
-	default:
-		return "", fmt.Errorf("unknown verb %q; %s", v, usage)
-	}
+	fmt.Fprintln(w, "\nRun 'mnemo COMMAND -h' for a command's flags. --json on any command prints one JSON document;\n"+
+		"configuration flags also read MNEMO_* from the environment.")
 }

@@ -19,9 +19,10 @@ import (
 // runMCP serves MCP on stdin/stdout until the client disconnects or ctx
 // ends. The caller is the principal of the API key in MNEMO_API_KEY, one of
 // the configured keys (MNEMO_API_KEYS), as over HTTP. Logs go to stderr;
-// stdout carries only the protocol.
-func runMCP(ctx context.Context, args []string, _, stderr io.Writer) error {
-	a, _, err := openApp(ctx, "mnemo mcp", args, stderr)
+// stdout carries only the protocol (--json makes only the errors JSON).
+func runMCP(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	c := newCmdline("mnemo mcp", "mnemo mcp [flags]   (MCP on stdin/stdout as the key in MNEMO_API_KEY)", stdout, stderr).withConfig()
+	a, _, err := c.open(ctx, args, 0)
 	if err != nil {
 		return err
 	}

@@ -2,10 +2,11 @@ package main
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"time"
+
+	"github.com/mnemo-dev/mnemo/graph"
 )
 
 // runOutbox implements `mnemo outbox status` (pending, due and dead
@@ -14,55 +15,64 @@ import (
 // background) and `mnemo outbox retry [ID...]` (requeue dead letters: the
 // ones named, or all).
 func runOutbox(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	const usage = "usage: mnemo outbox status [--dead N] | drain [--batch N] | retry [ID...]"
-	if _, err := verbOf(args, usage, stderr, "status", "drain", "retry"); err != nil {
-		return err
-	}
-	fs := flag.NewFlagSet("mnemo outbox "+args[0], flag.ContinueOnError)
-	batch := fs.Int("batch", 256, "items per pass (drain)")
-	dead := fs.Int("dead", 20, "dead letters to list (status)")
-	a, pos, err := openWith(ctx, "mnemo outbox "+args[0], fs, args[1:], stderr)
+	c := newCmdline("mnemo outbox", "mnemo outbox status [--dead N] | drain [--batch N] | retry [ID...]", stdout, stderr).withConfig()
+	batch := c.fs.Int("batch", 256, "items per pass (drain)")
+	dead := c.fs.Int("dead", 20, "dead letters to list (status)")
+	verb, a, pos, err := c.openVerb(ctx, args, map[string]int{"status": 0, "drain": 0, "retry": anyArgs})
 	if err != nil {
 		return err
 	}
 	defer a.Close()
-	switch args[0] {
+	switch verb {
 	case "status":
-		return outboxStatus(ctx, a, *dead, stdout)
+		st, err := a.engine.OutboxStatus(ctx, *dead)
+		if err != nil {
+			return err
+		}
+		return c.print(st, func(w io.Writer) { printOutboxStatus(w, st) })
 	case "retry":
 		n, err := a.engine.RequeueDeadLetters(ctx, pos)
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(stdout, "requeued %d dead letters; the server's next drain (or `mnemo outbox drain`) delivers them\n", n)
-		return nil
+		return c.print(map[string]int{"requeued": n}, func(w io.Writer) {
+			fmt.Fprintf(w, "requeued %d dead letters; the server's next drain (or `mnemo outbox drain`) delivers them\n", n)
+		})
 	}
-	var total, embedded, failed, died int
+	var d drained
 	for {
 		st, err := a.engine.DrainOutbox(ctx, *batch)
 		if err != nil {
 			return vectorsHint(err)
 		}
-		total, embedded, failed, died = total+st.Seen, embedded+st.Embedded, failed+st.Failed, died+st.Dead
+		d.Seen, d.Embedded, d.Failed, d.Dead = d.Seen+st.Seen, d.Embedded+st.Embedded, d.Failed+st.Failed, d.Dead+st.Dead
 		if st.Seen < *batch {
 			break
 		}
 	}
-	fmt.Fprintf(stdout, "drained %d items (%d embedded)\n", total-failed, embedded)
-	if failed > 0 {
-		return fmt.Errorf("%d items failed (see the log and `mnemo outbox status`); %d of them are now dead letters", failed, died)
+	d.Drained = d.Seen - d.Failed
+	if err := c.print(d, func(w io.Writer) { fmt.Fprintf(w, "drained %d items (%d embedded)\n", d.Drained, d.Embedded) }); err != nil {
+		return err
+	}
+	if d.Failed > 0 {
+		return fmt.Errorf("%d items failed (see the log and `mnemo outbox status`); %d of them are now dead letters", d.Failed, d.Dead)
 	}
 	return nil
 }
 
-func outboxStatus(ctx context.Context, a *app, deadLimit int, w io.Writer) error {
-	st, err := a.engine.OutboxStatus(ctx, deadLimit)
-	if err != nil {
-		return err
-	}
+// drained is what `mnemo outbox drain` did.
+type drained struct {
+	Seen     int `json:"seen"`
+	Drained  int `json:"drained"`
+	Embedded int `json:"embedded"`
+	Failed   int `json:"failed"`
+	Dead     int `json:"dead"`
+}
+
+func printOutboxStatus(w io.Writer, st graph.OutboxStatus) {
 	if st.Pending == 0 && st.Dead == 0 {
 		fmt.Fprintln(w, "outbox empty")
-		return nil
+		return
 	}
 	fmt.Fprintf(w, "%d pending (%d due now, %d waiting to retry), %d dead letters\n", st.Pending, st.Due, st.Pending-st.Due, st.Dead)
 	if !st.Oldest.IsZero() {
@@ -78,5 +88,4 @@ func outboxStatus(ctx context.Context, a *app, deadLimit int, w io.Writer) error
 	if st.Dead > 0 {
 		fmt.Fprintln(w, "`mnemo outbox retry` requeues dead letters")
 	}
-	return nil
 }

@@ -11,25 +11,46 @@ import (
 
 // runPolicy implements `mnemo policy check FILE...`.
 func runPolicy(_ context.Context, args []string, stdout, stderr io.Writer) error {
-	const usage = "usage: mnemo policy check FILE [FILE ...]"
-	if _, err := verbOf(args, usage, stderr, "check"); err != nil {
+	c := newCmdline("mnemo policy", "mnemo policy check [flags] FILE [FILE ...]", stdout, stderr)
+	if _, err := c.verb(args, "check"); err != nil {
 		return err
 	}
-	if len(args) < 2 {
-		return errors.New(usage)
+	files, err := c.parseN(args[1:], someArgs)
+	if err != nil {
+		return err
 	}
-	var failed bool
-	for _, f := range args[1:] {
-		p, err := policy.LoadFile(f)
-		if err != nil {
-			failed = true
-			fmt.Fprintln(stdout, err)
-			continue
+	var (
+		checks []policyCheck
+		failed bool
+	)
+	for _, f := range files {
+		ch := policyCheck{File: f, OK: true}
+		if p, err := policy.LoadFile(f); err != nil {
+			ch.OK, ch.Error, failed = false, err.Error(), true
+		} else {
+			ch.Policy = p.Name()
 		}
-		fmt.Fprintf(stdout, "%s: ok (%s)\n", f, p.Name())
+		checks = append(checks, ch)
 	}
-	if failed {
-		return errors.New("policy check failed")
+	err = c.print(checks, func(w io.Writer) {
+		for _, ch := range checks {
+			if ch.OK {
+				fmt.Fprintf(w, "%s: ok (%s)\n", ch.File, ch.Policy)
+			} else {
+				fmt.Fprintln(w, ch.Error)
+			}
+		}
+	})
+	if err == nil && failed {
+		err = errors.New("policy check failed")
 	}
-	return nil
+	return err
+}
+
+// policyCheck is one file's outcome of `mnemo policy check`.
+type policyCheck struct {
+	File   string `json:"file"`
+	OK     bool   `json:"ok"`
+	Policy string `json:"policy,omitempty"` // the policy's name, when ok
+	Error  string `json:"error,omitempty"`  // file:line errors, when not
 }

@@ -2,9 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"time"
@@ -13,7 +10,7 @@ import (
 	"github.com/mnemo-dev/mnemo/graph"
 )
 
-const proposalUsage = "usage: mnemo proposal create MEMORY_ID (--version V | --version-number N) --content TEXT [--title T] | " +
+const proposalUsage = "mnemo proposal create MEMORY_ID (--version V | --version-number N) --content TEXT [--title T] | " +
 	"accept ID [--note TEXT] | reject ID --reason TEXT | rebase ID [--content TEXT] [--title T] | show ID | " +
 	"list [--memory ID] [--status S] [--limit N]"
 
@@ -21,13 +18,9 @@ const proposalUsage = "usage: mnemo proposal create MEMORY_ID (--version V | --v
 // the curation loop's proposals (docs/curation.md), in process, as `mnemo
 // edit` does.
 func runProposal(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	verb, err := verbOf(args, proposalUsage, stderr, "create", "accept", "reject", "rebase", "show", "list")
-	if err != nil {
-		return err
-	}
-	fs := flag.NewFlagSet("mnemo proposal "+verb, flag.ContinueOnError)
-	var id identity
-	id.register(fs, "librarian")
+	c := newCmdline("mnemo proposal", proposalUsage, stdout, stderr).withConfig()
+	id := c.identity("librarian")
+	fs := c.fs
 	version := fs.String("version", "", "create: the version id the proposal was written against")
 	number := fs.Int("version-number", 0, "create: the version number the proposal was written against")
 	content := fs.String("content", "", "create: the proposed text; rebase: a new text")
@@ -37,30 +30,23 @@ func runProposal(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	memory := fs.String("memory", "", "list: the proposals on this memory")
 	status := fs.String("status", "", "list: proposals with this status (open, accepted, rejected, rebased)")
 	limit := fs.Int("limit", 50, "list: at most this many")
-	a, pos, err := openWith(ctx, "mnemo proposal "+verb, fs, args[1:], stderr)
+	verb, a, pos, err := c.openVerb(ctx, args, map[string]int{"create": 1, "accept": 1, "reject": 1, "rebase": 1, "show": 1, "list": 0})
 	if err != nil {
 		return err
 	}
 	defer a.Close()
 	p := id.principal()
-	enc := json.NewEncoder(stdout)
-	enc.SetIndent("", "  ")
 	if verb == "list" {
-		if len(pos) != 0 {
-			return errors.New(proposalUsage)
-		}
 		prs, err := a.engine.ListProposals(ctx, p, engine.ProposalList{MemoryID: *memory, Status: graph.ProposalStatus(*status), Limit: *limit})
 		if err != nil {
 			return err
 		}
-		for _, pr := range prs {
-			fmt.Fprintf(stdout, "%s  %-8s  memory %s at %s  by %s  %s\n", pr.ID, pr.Status, pr.MemoryID,
-				pr.TargetVersionID, pr.ProposedBy, pr.CreatedAt.Format(time.RFC3339))
-		}
-		return nil
-	}
-	if len(pos) != 1 {
-		return errors.New(proposalUsage)
+		return c.print(nonNil(prs), func(w io.Writer) {
+			for _, pr := range prs {
+				fmt.Fprintf(w, "%s  %-8s  memory %s at %s  by %s  %s\n", pr.ID, pr.Status, pr.MemoryID,
+					pr.TargetVersionID, pr.ProposedBy, pr.CreatedAt.Format(time.RFC3339))
+			}
+		})
 	}
 	var out any
 	switch verb {
@@ -73,41 +59,31 @@ func runProposal(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		out, err = a.engine.RejectProposal(ctx, p, pos[0], *reason)
 	case "rebase":
 		out, err = a.engine.RebaseProposal(ctx, p, pos[0], engine.RebaseRequest{Title: *title, Content: *content})
-	case "show":
+	default: // show
 		out, err = a.engine.GetProposal(ctx, p, pos[0])
-	default:
-		return errors.New(proposalUsage)
 	}
 	if err != nil {
 		return err
 	}
-	return enc.Encode(out)
+	return c.print(out, nil)
 }
 
-const baselineUsage = "usage: mnemo baseline promote [--name N] [--from BASELINE_ID] | list [--limit N] " +
+const baselineUsage = "mnemo baseline promote [--name N] [--from BASELINE_ID] | list [--limit N] " +
 	"(the repository is --org/--repo)"
 
 // runBaseline implements `mnemo baseline promote|list`: a repository's
 // published baselines (docs/curation.md).
 func runBaseline(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	verb, err := verbOf(args, baselineUsage, stderr, "promote", "list")
-	if err != nil {
-		return err
-	}
-	fs := flag.NewFlagSet("mnemo baseline "+verb, flag.ContinueOnError)
-	var id identity
-	id.register(fs, "librarian")
-	name := fs.String("name", "", "promote: the baseline's name (default: promoted <time>)")
-	from := fs.String("from", "", "promote: publish this older baseline's versions again (a rollback)")
-	limit := fs.Int("limit", 50, "list: at most this many")
-	a, pos, err := openWith(ctx, "mnemo baseline "+verb, fs, args[1:], stderr)
+	c := newCmdline("mnemo baseline", baselineUsage, stdout, stderr).withConfig()
+	id := c.identity("librarian")
+	name := c.fs.String("name", "", "promote: the baseline's name (default: promoted <time>)")
+	from := c.fs.String("from", "", "promote: publish this older baseline's versions again (a rollback)")
+	limit := c.fs.Int("limit", 50, "list: at most this many")
+	verb, a, _, err := c.openVerb(ctx, args, map[string]int{"promote": 0, "list": 0})
 	if err != nil {
 		return err
 	}
 	defer a.Close()
-	if len(pos) != 0 {
-		return errors.New(baselineUsage)
-	}
 	p := id.principal()
 	switch verb {
 	case "promote":
@@ -115,23 +91,21 @@ func runBaseline(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		if err != nil {
 			return err
 		}
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		return enc.Encode(b)
-	case "list":
+		return c.print(b, nil)
+	default: // list
 		bs, err := a.engine.ListBaselines(ctx, p, nil, *limit)
 		if err != nil {
 			return err
 		}
-		for _, b := range bs {
-			mark := " "
-			if b.Published {
-				mark = "*"
+		return c.print(nonNil(bs), func(w io.Writer) {
+			for _, b := range bs {
+				mark := " "
+				if b.Published {
+					mark = "*"
+				}
+				fmt.Fprintf(w, "%s %s  %-24s  %d versions  by %s  %s\n", mark, b.ID, b.Name, b.VersionCount,
+					b.PublishedBy, b.CreatedAt.Format(time.RFC3339))
 			}
-			fmt.Fprintf(stdout, "%s %s  %-24s  %d versions  by %s  %s\n", mark, b.ID, b.Name, b.VersionCount,
-				b.PublishedBy, b.CreatedAt.Format(time.RFC3339))
-		}
-		return nil
+		})
 	}
-	return errors.New(baselineUsage)
 }

@@ -2,33 +2,36 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"time"
 
 	"github.com/mnemo-dev/mnemo/engine"
+	"github.com/mnemo-dev/mnemo/graph"
 )
 
 // runReindex implements `mnemo reindex`: rebuild the vector index of one
 // scope from the graph.
 func runReindex(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("mnemo reindex", flag.ContinueOnError)
-	var id identity
-	id.register(fs, "admin")
-	a, _, err := openWith(ctx, "mnemo reindex", fs, args, stderr)
+	c := newCmdline("mnemo reindex", "mnemo reindex [flags]   (the scope is --tenant/--org/--repo)", stdout, stderr).withConfig()
+	id := c.identity("admin")
+	a, _, err := c.open(ctx, args, 0)
 	if err != nil {
 		return err
 	}
 	defer a.Close()
 	start := time.Now()
-	st, err := a.engine.Reindex(ctx, id.principal(), func(s engine.ReindexStats) {
-		if s.Memories%1024 == 0 {
-			a.log.Info("reindex progress", "memories", s.Memories)
-		}
-	})
+	// The total is the active memories the store counts: every scope's,
+	// so on a store of several scopes the bar ends short of full (unknown
+	// when the store cannot count).
+	var total int
+	if s, err := a.engine.Stats(ctx); err == nil && s.Counted {
+		total = s.Counts.Memories[graph.StatusActive]
+	}
+	bar := newProgress(stderr, "reindex", "memories", c.json)
+	st, err := a.engine.Reindex(ctx, id.principal(), func(s engine.ReindexStats) { bar.update(s.Memories, max(total, s.Memories), "") })
+	bar.done()
 	if err != nil {
 		return vectorsHint(err)
 	}
@@ -37,19 +40,22 @@ func runReindex(ctx context.Context, args []string, stdout, stderr io.Writer) er
 			return err
 		}
 	}
-	fmt.Fprintf(stdout, "reindexed %d memories, removed %d orphan points in %s\n", st.Memories, st.Removed, time.Since(start).Round(time.Millisecond))
-	return nil
+	took := time.Since(start)
+	return c.print(struct {
+		engine.ReindexStats
+		TookMS int64 `json:"took_ms"`
+	}{st, took.Milliseconds()}, func(w io.Writer) {
+		fmt.Fprintf(w, "reindexed %d memories, removed %d orphan points in %s\n", st.Memories, st.Removed, took.Round(time.Millisecond))
+	})
 }
 
 // runDoctor implements `mnemo doctor`: compare the graph with the vector
 // index and say what disagrees. It exits non-zero when they disagree.
 func runDoctor(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("mnemo doctor", flag.ContinueOnError)
-	var id identity
-	id.register(fs, "admin")
-	examples := fs.Int("examples", 10, "ids to list per problem")
-	asJSON := fs.Bool("json", false, "print the report as JSON")
-	a, _, err := openWith(ctx, "mnemo doctor", fs, args, stderr)
+	c := newCmdline("mnemo doctor", "mnemo doctor [flags]   (the scope is --tenant/--org/--repo)", stdout, stderr).withConfig()
+	id := c.identity("admin")
+	examples := c.fs.Int("examples", 10, "ids to list per problem")
+	a, _, err := c.open(ctx, args, 0)
 	if err != nil {
 		return err
 	}
@@ -58,16 +64,13 @@ func runDoctor(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return vectorsHint(err)
 	}
-	if *asJSON {
-		enc := json.NewEncoder(stdout)
-		enc.SetIndent("", "  ")
-		if err := enc.Encode(rep); err != nil {
-			return err
-		}
-	} else {
-		fmt.Fprintf(stdout, "graph: %d active memories; index: %d points\n", rep.Memories, rep.Points)
-		fmt.Fprintf(stdout, "missing from index: %d %v\nstale version in index: %d %v\nindex entries without a graph memory: %d %v\n",
+	err = c.print(rep, func(w io.Writer) {
+		fmt.Fprintf(w, "graph: %d active memories; index: %d points\n", rep.Memories, rep.Points)
+		fmt.Fprintf(w, "missing from index: %d %v\nstale version in index: %d %v\nindex entries without a graph memory: %d %v\n",
 			rep.MissingCount, rep.Missing, rep.StaleCount, rep.Stale, rep.OrphanCount, rep.Orphans)
+	})
+	if err != nil {
+		return err
 	}
 	if !rep.Healthy() {
 		return errors.New("graph and vector index disagree: run `mnemo reindex`")

@@ -2,9 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 
@@ -12,54 +9,47 @@ import (
 	"github.com/mnemo-dev/mnemo/graph"
 )
 
-const relateUsage = "usage: mnemo relate create FROM RELATES_TO|DEPENDS_ON|CONTRADICTS|DERIVED_FROM TO [--reason TEXT] | " +
+const relateUsage = "mnemo relate create FROM RELATES_TO|DEPENDS_ON|CONTRADICTS|DERIVED_FROM TO [--reason TEXT] | " +
 	"delete RELATION_ID [--reason TEXT] | list MEMORY_ID [--limit N]"
 
 // runRelate implements `mnemo relate create|delete|list`: explicit typed
 // relations between memories (docs/curation.md, "Relations"), in process,
 // as `mnemo edit` does.
 func runRelate(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	verb, err := verbOf(args, relateUsage, stderr, "create", "delete", "list")
-	if err != nil {
-		return err
-	}
-	fs := flag.NewFlagSet("mnemo relate "+verb, flag.ContinueOnError)
-	var id identity
-	id.register(fs, "writer")
-	reason := fs.String("reason", "", "create, delete: why (recorded in the audit trail)")
-	limit := fs.Int("limit", 100, "list: at most this many")
-	a, pos, err := openWith(ctx, "mnemo relate "+verb, fs, args[1:], stderr)
+	c := newCmdline("mnemo relate", relateUsage, stdout, stderr).withConfig()
+	id := c.identity("writer")
+	reason := c.fs.String("reason", "", "create, delete: why (recorded in the audit trail)")
+	limit := c.fs.Int("limit", 100, "list: at most this many")
+	verb, a, pos, err := c.openVerb(ctx, args, map[string]int{"create": 3, "delete": 1, "list": 1})
 	if err != nil {
 		return err
 	}
 	defer a.Close()
 	p := id.principal()
-	enc := json.NewEncoder(stdout)
-	enc.SetIndent("", "  ")
-	switch {
-	case verb == "create" && len(pos) == 3:
+	switch verb {
+	case "create":
 		res, err := a.engine.Relate(ctx, p, engine.RelationRequest{From: pos[0], Type: graph.RelationType(pos[1]), To: pos[2],
 			Reason: *reason})
 		if err != nil {
 			return err
 		}
-		return enc.Encode(res)
-	case verb == "delete" && len(pos) == 1:
+		return c.print(res, nil)
+	case "delete":
 		rel, err := a.engine.Unrelate(ctx, p, pos[0], *reason)
 		if err != nil {
 			return err
 		}
-		return enc.Encode(rel)
-	case verb == "list" && len(pos) == 1:
+		return c.print(rel, nil)
+	default: // list
 		rels, err := a.engine.ListRelations(ctx, p, pos[0], *limit)
 		if err != nil {
 			return err
 		}
-		for _, r := range rels {
-			fmt.Fprintf(stdout, "%s  %s -%s-> %s  by %s  %s  %q\n", r.ID, r.FromID, r.Type, r.ToID, r.CreatedBy,
-				r.CreatedAt.Format("2006-01-02 15:04"), r.Reason)
-		}
-		return nil
+		return c.print(nonNil(rels), func(w io.Writer) {
+			for _, r := range rels {
+				fmt.Fprintf(w, "%s  %s -%s-> %s  by %s  %s  %q\n", r.ID, r.FromID, r.Type, r.ToID, r.CreatedBy,
+					r.CreatedAt.Format("2006-01-02 15:04"), r.Reason)
+			}
+		})
 	}
-	return errors.New(relateUsage)
 }

@@ -2,8 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"strings"
@@ -14,30 +12,33 @@ import (
 // runSearch implements `mnemo search [flags] QUERY...`: the read path from
 // the command line, printing ranked results (or the full response as JSON).
 func runSearch(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("mnemo search", flag.ContinueOnError)
-	var id identity
-	id.registerScope(fs, "reader") // --user is the search's narrowing here
+	c := newCmdline("mnemo search", "mnemo search [flags] QUERY...", stdout, stderr).withConfig()
+	id := c.scope("reader") // --user is the search's narrowing here
+	fs := c.fs
 	mode := fs.String("mode", "", "graph, vector, keyword or hybrid (default: the policy's)")
 	limit := fs.Int("limit", engine.DefaultSearchLimit, "number of results")
 	user := fs.String("user", "", "only this user's memories")
 	types := fs.String("types", "", "only these memory types, comma-separated")
 	tags := fs.String("tags", "", "only memories carrying all these tags, comma-separated")
 	daysBack := fs.Int("days-back", 0, "only memories created in the last N days")
-	asJSON := fs.Bool("json", false, "print the full search response as JSON")
 	tt := registerTimeTravel(fs)
-	a, pos, err := openWith(ctx, "mnemo search", fs, args, stderr)
+	pos, err := c.parse(args)
 	if err != nil {
 		return err
 	}
-	defer a.Close()
 	query := strings.Join(pos, " ")
 	if strings.TrimSpace(query) == "" {
-		return errors.New("usage: mnemo search [flags] QUERY")
+		return c.usageErr("no QUERY")
 	}
 	t, err := tt.parse()
 	if err != nil {
 		return err
 	}
+	a, err := c.openParsed(ctx)
+	if err != nil {
+		return err
+	}
+	defer a.Close()
 	resp, err := a.engine.Search(ctx, id.principal(), engine.SearchRequest{
 		Query: query, Mode: *mode, Limit: *limit, UserID: *user,
 		Types: commaList(*types), Tags: commaList(*tags), DaysBack: *daysBack, TimeTravel: t,
@@ -45,9 +46,11 @@ func runSearch(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return err
 	}
-	if *asJSON {
-		return printJSON(stdout, resp)
-	}
+	return c.print(resp, func(w io.Writer) { printSearch(w, resp) })
+}
+
+// printSearch is the text form of a search response.
+func printSearch(stdout io.Writer, resp engine.SearchResponse) {
 	if resp.Message != "" {
 		fmt.Fprintln(stdout, resp.Message)
 	}
@@ -65,7 +68,6 @@ func runSearch(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if resp.Budget.TokenBudgetExceeded {
 		fmt.Fprintf(stdout, "token budget %d: %d left out\n", resp.Budget.TokenBudget, resp.Budget.ExcludedCount)
 	}
-	return nil
 }
 
 // oneLine folds whitespace and cuts s to n characters.

@@ -23,9 +23,12 @@ import (
 )
 
 // runServe serves the HTTP API until the context ends, then shuts down
-// gracefully, letting in-flight requests finish.
+// gracefully, letting in-flight requests finish. With --json it prints,
+// once listening, one JSON document saying where ({"addr", "metrics_addr",
+// "wiring"}): with --listen 127.0.0.1:0 a script learns its port.
 func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	a, _, err := openApp(ctx, "mnemo serve", args, stderr)
+	c := newCmdline("mnemo serve", "mnemo serve [flags]", stdout, stderr).withConfig()
+	a, _, err := c.open(ctx, args, 0)
 	if err != nil {
 		return err
 	}
@@ -101,6 +104,19 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return err
 	}
 	a.log.Info("mnemo serving", "addr", "http://"+ln.Addr().String(), "wiring", a.describe())
+	if c.json {
+		listening := map[string]string{"addr": "http://" + ln.Addr().String(), "wiring": a.describe()}
+		if mln != nil {
+			listening["metrics_addr"] = "http://" + mln.Addr().String()
+		}
+		if err := printJSON(stdout, listening); err != nil {
+			ln.Close()
+			if mln != nil {
+				mln.Close()
+			}
+			return err
+		}
+	}
 	errc := make(chan error, 2)
 	go func() { errc <- hs.Serve(ln) }()
 	servers := []*http.Server{hs}

@@ -1,9 +1,9 @@
 package main
 
 import (
+	"bytes"
 	"context"
-	"errors"
-	"flag"
+	"encoding/json"
 	"fmt"
 	"io"
 	"net/http"
@@ -20,39 +20,59 @@ var version = "dev"
 // runVersion prints the version and what the binary was built from: the Go
 // toolchain, the VCS revision and time when the build recorded them (go
 // build does unless -buildvcs=false), and the platform.
-func runVersion(_ context.Context, _ []string, out, _ io.Writer) error {
-	_, err := io.WriteString(out, buildInfo())
-	return err
+func runVersion(_ context.Context, args []string, stdout, stderr io.Writer) error {
+	c := newCmdline("mnemo version", "mnemo version [--json]", stdout, stderr)
+	if _, err := c.parseN(args, 0); err != nil {
+		return err
+	}
+	b := readBuild()
+	return c.print(b, func(w io.Writer) { b.write(w) })
 }
 
-func buildInfo() string {
-	var b strings.Builder
-	fmt.Fprintf(&b, "mnemo %s\n", version)
-	fmt.Fprintf(&b, "  go        %s %s/%s\n", runtime.Version(), runtime.GOOS, runtime.GOARCH)
+// build is what the binary was built from.
+type build struct {
+	Version  string `json:"version"`
+	Go       string `json:"go"`
+	Platform string `json:"platform"`
+	Revision string `json:"revision,omitempty"`
+	Modified bool   `json:"modified,omitempty"`
+	Time     string `json:"time,omitempty"`
+	Module   string `json:"module,omitempty"`
+	CGO      string `json:"cgo,omitempty"`
+}
+
+func readBuild() build {
+	b := build{Version: version, Go: runtime.Version(), Platform: runtime.GOOS + "/" + runtime.GOARCH}
 	bi, ok := debug.ReadBuildInfo()
 	if !ok {
-		return b.String()
+		return b
 	}
 	settings := map[string]string{}
 	for _, s := range bi.Settings {
 		settings[s.Key] = s.Value
 	}
-	if rev := settings["vcs.revision"]; rev != "" {
-		if settings["vcs.modified"] == "true" {
+	b.Revision, b.Modified, b.Time, b.CGO = settings["vcs.revision"], settings["vcs.modified"] == "true", settings["vcs.time"], settings["CGO_ENABLED"]
+	if bi.Main.Version != "" && bi.Main.Version != "(devel)" {
+		b.Module = bi.Main.Path + " " + bi.Main.Version
+	}
+	return b
+}
+
+func (b build) write(w io.Writer) {
+	fmt.Fprintf(w, "mnemo %s\n", b.Version)
+	fmt.Fprintf(w, "  go        %s %s\n", b.Go, b.Platform)
+	if b.Revision != "" {
+		rev := b.Revision
+		if b.Modified {
 			rev += " (modified)"
 		}
-		fmt.Fprintf(&b, "  revision  %s\n", rev)
+		fmt.Fprintf(w, "  revision  %s\n", rev)
 	}
-	if t := settings["vcs.time"]; t != "" {
-		fmt.Fprintf(&b, "  time      %s\n", t)
+	for _, kv := range [][2]string{{"time", b.Time}, {"module", b.Module}, {"cgo", b.CGO}} {
+		if kv[1] != "" {
+			fmt.Fprintf(w, "  %-9s %s\n", kv[0], kv[1])
+		}
 	}
-	if bi.Main.Version != "" && bi.Main.Version != "(devel)" {
-		fmt.Fprintf(&b, "  module    %s %s\n", bi.Main.Path, bi.Main.Version)
-	}
-	if cgo := settings["CGO_ENABLED"]; cgo != "" {
-		fmt.Fprintf(&b, "  cgo       %s\n", cgo)
-	}
-	return b.String()
 }
 
 // runHealth probes a running server's /healthz: exit status 0 when it
@@ -60,18 +80,15 @@ func buildInfo() string {
 // and no key (/healthz is open), so it is the container's health check
 // (the distroless image has no shell, curl or wget).
 func runHealth(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("mnemo health", flag.ContinueOnError)
-	fs.SetOutput(stderr)
+	c := newCmdline("mnemo health", "mnemo health [--url U] [--timeout D]", stdout, stderr)
+	fs := c.fs
 	def := os.Getenv("MNEMO_HEALTH_URL")
 	if def == "" {
 		def = "http://127.0.0.1:8080/healthz"
 	}
 	url := fs.String("url", def, "the server's /healthz URL (default from MNEMO_HEALTH_URL)")
 	timeout := fs.Duration("timeout", 5*time.Second, "give up after this long")
-	if err := fs.Parse(args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			return nil
-		}
+	if _, err := c.parseN(args, 0); err != nil {
 		return err
 	}
 	ctx, cancel := context.WithTimeout(ctx, *timeout)
@@ -89,6 +106,12 @@ func runHealth(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if resp.StatusCode != http.StatusOK {
 		return fmt.Errorf("%s: %s: %s", *url, resp.Status, strings.TrimSpace(string(body)))
 	}
-	_, err = fmt.Fprintln(stdout, strings.TrimSpace(string(body)))
-	return err
+	body = bytes.TrimSpace(body)
+	if c.json && json.Valid(body) {
+		_, err = fmt.Fprintf(stdout, "%s\n", body) // /healthz answers JSON: that is the document
+		return err
+	}
+	return c.print(struct {
+		Body string `json:"body"`
+	}{string(body)}, func(w io.Writer) { fmt.Fprintln(w, string(body)) })
 }

@@ -5,7 +5,6 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -54,21 +53,4 @@ func TestHealth(t *testing.T) {
 	var out, errOut bytes.Buffer
 	assert.Equal(t, 1, run(context.Background(), []string{"health", "--url", "http://127.0.0.1:1/healthz", "--timeout", "1s"}, &out, &errOut))
 	assert.Contains(t, errOut.String(), "connection refused")
-}
-
-// TestHelpOpensNothing runs `mnemo COMMAND -h` for every command in a fresh
-// working directory: each exits 0 and leaves the directory empty (`mnemo
-// librarian -h` used to open the store and create ./mnemo-data).
-func TestHelpOpensNothing(t *testing.T) {
-	for name := range commands() {
-		t.Run(name, func(t *testing.T) {
-			dir := t.TempDir()
-			t.Chdir(dir)
-			var out, errOut bytes.Buffer
-			assert.Equal(t, 0, run(context.Background(), []string{name, "-h"}, &out, &errOut), errOut.String())
-			entries, err := os.ReadDir(dir)
-			require.NoError(t, err)
-			assert.Empty(t, entries, "mnemo %s -h created files", name)
-		})
-	}
 }

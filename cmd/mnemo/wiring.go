@@ -85,29 +85,25 @@ type app struct {
 	metrics  *servermetrics.Metrics // set for mnemo serve only
 }
 
-// openApp loads configuration and wires stores, policy and engine.
-func openApp(ctx context.Context, name string, args []string, stderr io.Writer) (*app, []string, error) {
-	cfg, rest, err := config.Load(name, args, os.Getenv)
-	if err != nil {
-		return nil, nil, err
-	}
+// openApp wires stores, policy and engine on cfg for the command name.
+func openApp(ctx context.Context, name string, cfg config.Config, stderr io.Writer) (*app, error) {
 	log := newLogger(cfg, stderr)
 	pol, err := loadPolicy(cfg)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	holder, err := policy.NewHolder(pol)
 	if err != nil {
-		return nil, nil, err
+		return nil, err
 	}
 	store, err := openStore(ctx, cfg)
 	if err != nil {
-		return nil, nil, fmt.Errorf("open %s store: %w", cfg.Store, err)
+		return nil, fmt.Errorf("open %s store: %w", cfg.Store, err)
 	}
 	a := &app{cfg: cfg, log: log, store: store, policy: holder}
 	if err := a.openVectors(ctx, name == "mnemo serve", name == "mnemo reindex"); err != nil {
 		a.Close()
-		return nil, nil, err
+		return nil, err
 	}
 	opts := engine.Options{Store: store, Policy: holder, Logger: log,
 		VectorsOff: cfg.Vector.Backend == "off", Outbox: engine.OutboxOptions{MaxAttempts: int(cfg.OutboxMaxAttempts)}}
@@ -120,9 +116,9 @@ func openApp(ctx context.Context, name string, args []string, stderr io.Writer) 
 	}
 	if a.engine, err = engine.New(opts); err != nil {
 		a.Close()
-		return nil, nil, err
+		return nil, err
 	}
-	return a, rest, nil
+	return a, nil
 }
 
 // openVectors opens the embedder and the configured vector index. A missing

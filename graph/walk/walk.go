@@ -146,8 +146,30 @@ func (g *Graph) HasEntity(name string) bool { _, ok := g.ent[name]; return ok }
 // admitted memories mention.
 func Specificity(df int64) float64 { return 1 / math.Log(1+float64(max(df, 1))) }
 
-// Result is a memory's PageRank score and the entities that carried the
-// most of it.
+// Result is a memory's score and the entities that carried the most of
+// it.
+//
+// Score is the PageRank mass that reaches the memory over its edges,
+// divided by the memory's edge weight in the neighbourhood (its degree).
+// Two corrections to the raw PageRank p(v), which the dev sets confirmed
+// (docs/benchmarks.md, "Degree-normalised walk scores"):
+//
+//   - Per unit of degree. A memory with more, or more specific, entities
+//     collects more mass whatever the seeds: on an undirected graph p(v)
+//     grows with deg(v) even without personalization. p(v) / deg(v) is
+//     the sweep order of Andersen, Chung and Lang's local partitioning
+//     (PageRank-Nibble), and by the walk's reversibility it equals
+//     sum over seeds s of weight(s) * p_v(s) / deg(s), with p_v a walk
+//     that restarts at v: how close v is to the seeds, seen from v.
+//   - Without the restart. The walk restarts at a seed memory with mass
+//     (1 - damping) times its seed weight, and that weight comes from the
+//     other signals (the best vector and keyword hits): counted again in
+//     the graph signal it would only repeat them. What reaches a memory
+//     over its edges is what the graph adds, for a seed and a non-seed
+//     alike.
+//
+// A memory with no edge (no entity, no link) has no score and is not
+// returned, seed or not.
 type Result struct {
 	ID    string
 	Score float64
@@ -155,9 +177,9 @@ type Result struct {
 }
 
 // Rank runs personalized PageRank from the seeds of r that the Graph
-// holds and returns memories by score, highest first (ties by id), at most
-// r.Limit (all when 0). Seed memories are returned too: a seed the graph
-// confirms keeps its place. No seed in the Graph: nil.
+// holds and returns memories by Score, highest first (ties by id), at most
+// r.Limit (all when 0). Seed memories are returned too, scored by what the
+// graph sends back to them. No seed in the Graph: nil.
 func (g *Graph) Rank(r graph.WalkRequest) []Result {
 	n := len(g.ids)
 	// Weights of MENTIONS edges come from the entities' specificity.
@@ -200,10 +222,22 @@ func (g *Graph) Rank(r graph.WalkRequest) []Result {
 	if d <= 0 || d >= 1 {
 		d = graph.DefaultDamping
 	}
-	out := make([]float64, n) // total edge weight from each node
+	out := make([]float64, n) // total edge weight from each node, in the whole graph
 	for a, es := range g.adj {
 		for _, e := range es {
 			out[a] += e.w
+		}
+	}
+	// An entity the store counted more mentions for than it loaded (a
+	// seed entity's newest WalkFanout, a common entity of the second hop)
+	// walks to each memory with the chance the whole graph gives it, 1/df:
+	// the share of its unloaded memories leaves the neighbourhood. Were it
+	// spread over the memories loaded, a memory that hangs on a common
+	// entity alone would be as close to the seeds as one on a rare entity.
+	deg := slices.Clone(out) // the edge weight each node has in the neighbourhood
+	for a := range out {
+		if df, ok := g.df[g.ids[a]]; ok && g.isEnt[a] {
+			out[a] = max(out[a], float64(df)*Specificity(df))
 		}
 	}
 	p := slices.Clone(reset)
@@ -234,10 +268,23 @@ func (g *Graph) Rank(r graph.WalkRequest) []Result {
 			break
 		}
 	}
+	// A memory's score is the mass that reaches it over its edges at the
+	// fixed point — not the restart mass a seed memory receives, which is
+	// the seed weight the other signals already gave it — per unit of its
+	// own edge weight (Score).
+	arrived := make([]float64, n)
+	for a, es := range g.adj {
+		if out[a] == 0 || p[a] == 0 {
+			continue
+		}
+		for _, e := range es {
+			arrived[e.to] += d * p[a] * e.w / out[a]
+		}
+	}
 	res := make([]Result, 0, len(g.mem))
 	for id, k := range g.mem {
-		if p[k] > 0 {
-			res = append(res, Result{ID: id, Score: p[k]})
+		if arrived[k] > 0 {
+			res = append(res, Result{ID: id, Score: arrived[k] / deg[k]})
 		}
 	}
 	slices.SortFunc(res, func(a, b Result) int {
