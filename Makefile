@@ -39,26 +39,32 @@ test: model
 	exit $$status
 
 ## test-go: go test alone (uses NEO4J_URI when set; Neo4j tests skip otherwise unless MNEMO_REQUIRE_NEO4J=1).
-## With NEO4J_URI set, the engine and server tests also run on Neo4j
-## (graph/graphtest: MNEMO_TEST_STORE=neo4j), in a second `go test` beside the
-## first: that pass waits on Neo4j more than on the CPU, and the packages that
-## share the one Neo4j database take turns (graph/neo4j/neo4jtest holds a
-## lock per database). Its output is printed when both are done. On Neo4j the
-## access property tests make NEO4J_PROPERTY_READS reads (SQLite: 3000).
+## Beside the main pass (GOTESTFLAGS, -race in CI) run two side passes, whose
+## output is printed when all are done:
+##  - ./bench without -race: retrieval quality on the real model and data,
+##    whose time goes to the ONNX runtime and whose code has no concurrency
+##    the race detector could check (it took 4 to 29 min under -race);
+##  - with NEO4J_URI set, the engine and server tests again on Neo4j
+##    (graph/graphtest: MNEMO_TEST_STORE=neo4j). It waits on Neo4j more than
+##    on the CPU; the packages that share the one Neo4j database take turns
+##    (graph/neo4j/neo4jtest holds a lock per database). Its access property
+##    tests make NEO4J_PROPERTY_READS reads (SQLite: 3000).
 NEO4J_PROPERTY_READS ?= 1000
-NEO4J_PASS_LOG       := $(CACHE)/test-neo4j.log
 test-go:
-	@set -e; mkdir -p $(CACHE); neo=0; \
+	@set -e; mkdir -p $(CACHE); rm -f $(CACHE)/side-*; \
+	side() { name=$$1; shift; ( st=0; "$$@" > $(CACHE)/side-$$name.log 2>&1 || st=$$?; echo $$st > $(CACHE)/side-$$name.status ) & }; \
+	side bench $(GO) test -count=1 -timeout 30m ./bench/; \
 	if [ -n "$$NEO4J_URI" ]; then \
-	  neo=1; ( status=0; MNEMO_TEST_STORE=neo4j MNEMO_PROPERTY_READS=$(NEO4J_PROPERTY_READS) \
-	    $(GO) test $(GOTESTFLAGS) -count=1 -timeout 30m ./engine/ ./server/ > $(NEO4J_PASS_LOG) 2>&1 || status=$$?; \
-	    echo $$status > $(NEO4J_PASS_LOG).status ) & \
+	  side neo4j env MNEMO_TEST_STORE=neo4j MNEMO_PROPERTY_READS=$(NEO4J_PROPERTY_READS) \
+	    $(GO) test $(GOTESTFLAGS) -count=1 -timeout 30m ./engine/ ./server/; \
 	fi; \
-	status=0; $(GO) test $(GOTESTFLAGS) -count=1 -timeout 30m ./... || status=$$?; \
-	if [ $$neo = 1 ]; then \
-	  wait; echo "engine and server tests on Neo4j ($$NEO4J_URI):"; cat $(NEO4J_PASS_LOG); \
-	  neostatus=$$(cat $(NEO4J_PASS_LOG).status); [ "$$neostatus" = 0 ] || status=$$neostatus; \
-	fi; \
+	status=0; $(GO) test $(GOTESTFLAGS) -count=1 -timeout 30m $$($(GO) list ./... | grep -v '/bench$$') || status=$$?; \
+	wait; \
+	for f in $(CACHE)/side-*.status; do \
+	  name=$${f#$(CACHE)/side-}; name=$${name%.status}; \
+	  echo "== side pass $$name:"; cat $(CACHE)/side-$$name.log; \
+	  st=$$(cat $$f); [ "$$st" = 0 ] || status=$$st; \
+	done; \
 	exit $$status
 
 ## crash: the kill -9 harness (cmd/mnemo/crash_test.go): serve the embedded

@@ -30,7 +30,8 @@ type Config struct {
 	Store string `yaml:"store"`
 	// Neo4j is used when Store is neo4j.
 	Neo4j Neo4j `yaml:"neo4j"`
-	// Vector selects the vector index: embedded (default), qdrant or off.
+	// Vector selects the vector index: embedded (default), qdrant, neo4j
+	// (Neo4j's vector index, on the server Neo4j names) or off.
 	Vector Vector `yaml:"vector"`
 	// Embed locates the ONNX runtime and model; vector rerank is off when
 	// they are missing.
@@ -83,7 +84,7 @@ type Neo4j struct {
 
 // Vector configures the vector index.
 type Vector struct {
-	Backend   string `yaml:"backend"`    // embedded (default), qdrant, off
+	Backend   string `yaml:"backend"`    // embedded (default), qdrant, neo4j (the server of Neo4j), off
 	QdrantURL string `yaml:"qdrant_url"` // host:port of Qdrant's gRPC API
 }
 
@@ -160,7 +161,7 @@ func (c *Config) settings() []setting {
 		{flag: "neo4j-user", env: "MNEMO_NEO4J_USER", usage: "Neo4j user", str: &c.Neo4j.Username},
 		{flag: "neo4j-password", env: "MNEMO_NEO4J_PASSWORD", usage: "Neo4j password", str: &c.Neo4j.Password},
 		{flag: "neo4j-database", env: "MNEMO_NEO4J_DATABASE", usage: "Neo4j database", str: &c.Neo4j.Database},
-		{flag: "vector", env: "MNEMO_VECTOR", usage: "vector index: embedded|qdrant|off", str: &c.Vector.Backend},
+		{flag: "vector", env: "MNEMO_VECTOR", usage: "vector index: embedded|qdrant|neo4j|off", str: &c.Vector.Backend},
 		{flag: "qdrant-url", env: "MNEMO_QDRANT_URL", usage: "Qdrant gRPC URL, scheme://host[:port] (e.g. http://qdrant:6334; https for TLS)", str: &c.Vector.QdrantURL},
 		{flag: "ort-lib", env: "MNEMO_ORT_LIB", usage: "path to libonnxruntime.so", str: &c.Embed.ORTLib},
 		{flag: "model-dir", env: "MNEMO_MODEL_DIR", usage: "embedding model directory", str: &c.Embed.ModelDir},
@@ -377,8 +378,10 @@ func (c Config) Validate() error {
 		return fail("data_dir", "required for the sqlite store")
 	case c.Store == "neo4j" && c.Neo4j.URI == "":
 		return fail("neo4j.uri", "required for the neo4j store")
-	case c.Vector.Backend != "embedded" && c.Vector.Backend != "qdrant" && c.Vector.Backend != "off":
-		return fail("vector.backend", "%q is not embedded, qdrant or off", c.Vector.Backend)
+	case c.Vector.Backend == "neo4j" && c.Neo4j.URI == "":
+		return fail("neo4j.uri", "required for the neo4j vector backend")
+	case c.Vector.Backend != "embedded" && c.Vector.Backend != "qdrant" && c.Vector.Backend != "neo4j" && c.Vector.Backend != "off":
+		return fail("vector.backend", "%q is not embedded, qdrant, neo4j or off", c.Vector.Backend)
 	case c.Vector.Backend == "qdrant" && c.Vector.QdrantURL == "":
 		return fail("vector.qdrant_url", "required for the qdrant backend")
 	case c.MaxBodyBytes <= 0:

@@ -83,6 +83,7 @@ func TestLoadErrorsNameTheField(t *testing.T) {
 		{"unknown store", []string{"--store", "mysql"}, nil, "store"},
 		{"bad vector", nil, map[string]string{"MNEMO_VECTOR": "faiss"}, "vector.backend"},
 		{"qdrant without url", []string{"--vector", "qdrant"}, nil, "vector.qdrant_url"},
+		{"neo4j vectors without a uri", []string{"--vector", "neo4j", "--neo4j-uri", ""}, nil, "neo4j.uri"},
 		{"short key", []string{"--api-keys", "k:alice:admin:acme"}, nil, "api_keys[0].key"},
 		{"malformed key", []string{"--api-keys", "secretkey:alice"}, nil, "api_keys"},
 		{"key with six fields", []string{"--api-keys", "secretkey:alice:admin:acme:alice:x"}, nil, "api_keys"},

@@ -259,7 +259,7 @@ func (s *settlement) of(pl *plan) *graph.GateSettlement {
 
 // stillPending returns ErrConflict when the request was settled by someone
 // else; nil when it is still pending (or s is nil).
-func (s *settlement) stillPending(ctx context.Context, st graph.Store) error {
+func (s *settlement) stillPending(ctx context.Context, st gateReader) error {
 	if s == nil {
 		return nil
 	}

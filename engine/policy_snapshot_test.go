@@ -1,6 +1,7 @@
 package engine_test
 
 import (
+	"context"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -9,6 +10,7 @@ import (
 	"github.com/mnemo-dev/mnemo/config"
 	"github.com/mnemo-dev/mnemo/engine"
 	"github.com/mnemo-dev/mnemo/graph"
+	"github.com/mnemo-dev/mnemo/graph/graphtest"
 	"github.com/mnemo-dev/mnemo/policy"
 )
 
@@ -16,8 +18,7 @@ import (
 // reload while it runs (here: from inside its first store call) applies to
 // the requests that start afterwards, never to part of one.
 func TestPolicySnapshot(t *testing.T) {
-	fs := &faultStore{}
-	f := newIngFixture(t, ingOpts{wrap: fs.wrap})
+	f, fs := newFaultyFixture(t, ingOpts{})
 	ctx := ingCtx(t)
 	_, err := f.eng.Ingest(ctx, f.as("writer"), engine.IngestRequest{Type: "note", Content: "Grafana runs on host mon-1."})
 	require.NoError(t, err)
@@ -33,18 +34,12 @@ func TestPolicySnapshot(t *testing.T) {
 		pol.Retrieval.TokenBudget = 1
 		return pol, nil
 	}
-	fs.hook = func(method string) error {
-		if method == "PublishedBaselines" {
-			fs.hook = nil
-			return f.policy.Reload(strict)
-		}
-		return nil
-	}
+	fs.Arm(graphtest.Fault{Method: "PublishedBaselines", Do: func(context.Context) error { return f.policy.Reload(strict) }})
 	reader := f.as("writer") // the memory is the writer's own
 	resp, err := f.eng.ReadContext(ctx, reader, engine.ContextRequest{Query: "Which host runs Grafana?"})
 	require.NoError(t, err, "the request runs under the policy it started with")
 	require.NotEmpty(t, resp.Items, "under the old policy's token budget")
-	assert.Equal(t, 1, fs.count("PublishedBaselines"), "the reload happened mid-request")
+	assert.Equal(t, 1, fs.Calls("PublishedBaselines"), "the reload happened mid-request")
 
 	_, err = f.eng.ReadContext(ctx, reader, engine.ContextRequest{Query: "Which host runs Grafana?"})
 	require.ErrorIs(t, err, graph.ErrForbidden, "the next request runs under the new policy")

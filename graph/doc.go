@@ -56,6 +56,16 @@
 // not on Store. graph/graphtest.Store is every capability together, for
 // tests above the graph layer.
 //
+// # Fault injection
+//
+// graph/graphtest.Faulty wraps a real store for tests of partial failure
+// above the graph layer: it fails the Nth call of a named method (or every
+// call from the Nth on), before the store acts or after it committed (a lost
+// acknowledgement), and passes every capability through. Each store method
+// stays one transaction; the engine's tests use Faulty to check that its
+// use cases that take several store calls leave nothing partial
+// (docs/curation.md, "Partial failures").
+//
 // # Errors
 //
 // Methods return errors that wrap ErrInvalid (bad input, nothing written),

@@ -19,15 +19,11 @@ type Proposals interface {
 	// versions (else ErrInvalid).
 	CreateProposal(ctx context.Context, p Proposal, audit ...AuditEvent) (Proposal, error)
 	GetProposal(ctx context.Context, f Filter, id string) (Proposal, error)
-	// CreateDecision and GetDecision store and read decision artifacts.
-	CreateDecision(ctx context.Context, d Decision) (Decision, error)
+	// GetDecision reads a decision (RejectProposal writes them).
 	GetDecision(ctx context.Context, f Filter, id string) (Decision, error)
-	// CreateBaseline, GetBaseline and LatestBaseline store and read
-	// published baselines; LatestBaseline is the newest one visible under f
-	// (ErrNotFound when there is none).
-	CreateBaseline(ctx context.Context, b Baseline) (Baseline, error)
+	// GetBaseline reads a published baseline (PromoteBaseline writes
+	// them).
 	GetBaseline(ctx context.Context, f Filter, id string) (Baseline, error)
-	LatestBaseline(ctx context.Context, f Filter) (Baseline, error)
 
 	// The curation loop (docs/curation.md, "Proposals and published
 	// baselines"): proposals pinned to a version, settled by accept, reject

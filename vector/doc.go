@@ -9,7 +9,8 @@
 // nothing, falls back to Index.Search.
 //
 // Backends live in sub-packages (vector/local, the embedded default;
-// vector/qdrant) and all pass the conformance suite in vector/indextest.
+// vector/qdrant; vector/neo4j, Neo4j 5's vector index) and all pass the
+// conformance suite in vector/indextest.
 //
 // Access semantics match package graph (graph.Filter.Admits), restated in
 // Filter because this package does not import graph: a point is visible

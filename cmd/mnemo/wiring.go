@@ -20,6 +20,7 @@ import (
 	"github.com/mnemo-dev/mnemo/vector"
 	"github.com/mnemo-dev/mnemo/vector/embed"
 	"github.com/mnemo-dev/mnemo/vector/local"
+	vecneo4j "github.com/mnemo-dev/mnemo/vector/neo4j"
 	"github.com/mnemo-dev/mnemo/vector/qdrant"
 )
 
@@ -148,6 +149,9 @@ func (a *app) openVectors(ctx context.Context, required, reindexing bool) error 
 	case "qdrant":
 		idx, err = qdrant.Open(ctx, qdrant.Config{URL: a.cfg.Vector.QdrantURL, Dimensions: emb.Dimensions(), DiscardOldFormat: reindexing})
 		err = explainVectorFormat(err, "the Qdrant collection")
+	case "neo4j":
+		n := a.cfg.Neo4j
+		idx, err = vecneo4j.Open(ctx, vecneo4j.Config{URI: n.URI, Username: n.Username, Password: n.Password, Database: n.Database, Dimensions: emb.Dimensions()})
 	default:
 		var li *local.Index
 		dir := filepath.Join(a.cfg.DataDir, "vectors")

@@ -31,6 +31,7 @@ type Store interface {
 	graph.Proposals
 	graph.Edits
 	graph.Capsules
+	graph.Relations
 }
 
 // Open opens an empty store of the selected backend, closed when tb ends.
@@ -74,6 +75,8 @@ func CreateMemory(ctx context.Context, s graph.Store, in graph.MemoryInput) (gra
 func OpenSecond(tb testing.TB, s graph.Store) graph.Store {
 	tb.Helper()
 	switch st := s.(type) {
+	case *Faulty:
+		return OpenSecond(tb, st.s)
 	case *sqlite.Store:
 		second, err := sqlite.Open(context.Background(), st.Dir(), sqlite.Options{})
 		if err != nil {

@@ -107,22 +107,6 @@ func stamp(id *string, at *time.Time, now time.Time) {
 // createDecisionCypher writes a decision artifact. Uses decision_id.
 const createDecisionCypher = `CREATE (d:Decision) SET d = $props`
 
-// CreateDecision stores a decision artifact.
-func (s *Store) CreateDecision(ctx context.Context, d graph.Decision) (graph.Decision, error) {
-	if err := d.Validate(); err != nil {
-		return graph.Decision{}, fmt.Errorf("neo4j: create decision: %w", err)
-	}
-	stamp(&d.ID, &d.CreatedAt, s.now())
-	_, err := write(ctx, s, func(tx neo4jdrv.ManagedTransaction) (struct{}, error) {
-		_, err := collect(ctx, tx, createDecisionCypher, map[string]any{"props": decisionProps(d)})
-		return struct{}{}, err
-	})
-	if err != nil {
-		return graph.Decision{}, fmt.Errorf("neo4j: create decision: %w", err)
-	}
-	return d, nil
-}
-
 func decisionProps(d graph.Decision) map[string]any {
 	return scopeProps(d.Scope, map[string]any{
 		"id": d.ID, "name": d.Kind + " " + d.Outcome, "kind": d.Kind, "outcome": d.Outcome, "rule": d.Rule,
@@ -151,31 +135,6 @@ UNWIND $version_ids AS vid
 MATCH (v:Version {id: vid})
 CREATE (b)-[:PUBLISHES]->(v)`
 
-// CreateBaseline stores a published baseline.
-func (s *Store) CreateBaseline(ctx context.Context, b graph.Baseline) (graph.Baseline, error) {
-	if err := b.Validate(); err != nil {
-		return graph.Baseline{}, fmt.Errorf("neo4j: create baseline: %w", err)
-	}
-	stamp(&b.ID, &b.CreatedAt, s.now())
-	b.VersionIDs = dedupe(b.VersionIDs)
-	_, err := write(ctx, s, func(tx neo4jdrv.ManagedTransaction) (struct{}, error) {
-		if err := requireInScope(ctx, tx, versionsInScopeCypher, "version", b.Scope, b.VersionIDs...); err != nil {
-			return struct{}{}, err
-		}
-		_, err := collect(ctx, tx, createBaselineCypher, map[string]any{
-			"props": scopeProps(b.Scope, map[string]any{
-				"id": b.ID, "name": b.Name, "published_by": b.PublishedBy, "created_at": b.CreatedAt,
-			}),
-			"version_ids": b.VersionIDs,
-		})
-		return struct{}{}, err
-	})
-	if err != nil {
-		return graph.Baseline{}, fmt.Errorf("neo4j: create baseline: %w", err)
-	}
-	return b, nil
-}
-
 // baselineProjection returns a Baseline n with the versions it PUBLISHES.
 const baselineProjection = `n {.*, version_ids: [(n)-[:PUBLISHES]->(v:Version) | v.id]}`
 
@@ -183,15 +142,6 @@ const baselineProjection = `n {.*, version_ids: [(n)-[:PUBLISHES]->(v:Version) |
 const getBaselineCypher = `
 MATCH (n:Baseline {id: $id}) WHERE ` + inScope + `
 RETURN ` + baselineProjection + ` AS n`
-
-// latestBaselineCypher reads the newest baseline in scope (published by
-// $known_at when set). Uses baseline_tenant_created.
-const latestBaselineCypher = `
-MATCH (n:Baseline) WHERE ` + inScope + `
-  AND ($known_at IS NULL OR n.created_at <= $known_at)
-RETURN ` + baselineProjection + ` AS n
-ORDER BY n.created_at DESC, n.id DESC
-LIMIT 1`
 
 // GetBaseline reads a baseline in scope.
 func (s *Store) GetBaseline(ctx context.Context, f graph.Filter, id string) (graph.Baseline, error) {
@@ -201,15 +151,6 @@ func (s *Store) GetBaseline(ctx context.Context, f graph.Filter, id string) (gra
 	b, err := s.readBaseline(ctx, f, getBaselineCypher, id)
 	if err != nil {
 		return graph.Baseline{}, fmt.Errorf("neo4j: get baseline: %w", err)
-	}
-	return b, nil
-}
-
-// LatestBaseline reads the newest baseline visible under f.
-func (s *Store) LatestBaseline(ctx context.Context, f graph.Filter) (graph.Baseline, error) {
-	b, err := s.readBaseline(ctx, f, latestBaselineCypher, "")
-	if err != nil {
-		return graph.Baseline{}, fmt.Errorf("neo4j: latest baseline: %w", err)
 	}
 	return b, nil
 }

@@ -149,9 +149,12 @@ RETURN k.org_id AS org_id, k.repo_id AS repo_id, k.owner AS owner, k.docs AS doc
 
 // keywordSearchCypher walks the tenant's memories that hold a query term
 // once: those of admitted groups ($groups) give each term's document
-// frequency and idf (bm25.IDF, in Cypher), and those that pass the whole
-// filter are scored, Σ over the query's terms of idf · bm25.Saturate, in the
-// query's order, as graph/sqlite sums them. A candidate without any term
+// frequency and idf (bm25.IDF, in Cypher), and all are scored, Σ over the
+// query's terms of idf · bm25.Saturate, in the query's order, as
+// graph/sqlite sums them; then the whole filter runs on them best first
+// until $limit pass (the score reads two properties of a memory, the
+// filter a dozen, so filtering every candidate of a common term first cost
+// the most of the query: docs/benchmarks.md). A candidate without any term
 // (Lucene splits tokens longer than 255 characters) scores 0 and is
 // dropped. The filter's memories are all in admitted groups, since the
 // groups are what graph.Filter.Admits lets the reader read. Uses
@@ -165,12 +168,16 @@ WITH rows, [d IN df | log(($n - d + 0.5) / (d + 0.5))] AS idf
 WITH rows, [x IN idf | CASE WHEN x > 0 THEN x ELSE $min_idf END] AS idf
 UNWIND rows AS r
 WITH r[0] AS m, r[1] AS tf, idf
-WHERE ` + memoryVisible + `
 WITH m, idf, m.kw_len AS len, [t IN $terms | toInteger(split(coalesce(split(tf, ' ' + t + ':')[1], '0 '), ' ')[0])] AS f
 WITH m, reduce(s = 0.0, j IN range(0, size($terms) - 1) | CASE WHEN f[j] = 0 THEN s
   ELSE s + idf[j] * (f[j] * ($k1 + 1) / (f[j] + $k1 * (1 - $b + $b * len / $avgdl))) END) AS score
 WHERE score > 0
-WITH m, score ORDER BY score DESC, m.created_at DESC, m.id DESC LIMIT $limit
+WITH m, score ORDER BY score DESC, m.created_at DESC, m.id DESC
+WITH collect([m, score]) AS ranked
+UNWIND ranked AS r
+WITH r[0] AS m, r[1] AS score
+WHERE ` + memoryVisible + `
+WITH m, score LIMIT $limit
 RETURN ` + memoryProjection + ` AS m, score`
 
 // KeywordSearch ranks memories by BM25 relevance of query over their title

@@ -390,9 +390,10 @@ func (s *Store) PromoteBaseline(ctx context.Context, b graph.Baseline, audit ...
 }
 
 // publishedBaselinesCypher returns the newest baseline of each repository
-// in scope. Uses baseline_tenant_created.
+// in scope, among those promoted by $known_at when it is set. Uses
+// baseline_tenant_created.
 const publishedBaselinesCypher = `
-MATCH (n:Baseline) WHERE ` + inScope + `
+MATCH (n:Baseline) WHERE ` + inScope + ` AND ($known_at IS NULL OR n.created_at <= $known_at)
 WITH n ORDER BY n.created_at DESC, n.id DESC
 WITH n.tenant_id AS t, n.org_id AS o, n.repo_id AS r, collect(n)[0] AS n
 RETURN ` + baselineProjection + ` AS n
@@ -407,12 +408,12 @@ ORDER BY n.created_at DESC, n.id DESC
 LIMIT $limit`
 
 // PublishedBaselines returns the published baseline of every repository
-// visible under f.
+// visible under f (as published at f.KnownAt when it is set).
 func (s *Store) PublishedBaselines(ctx context.Context, f graph.Filter) ([]graph.Baseline, error) {
 	if err := f.Validate(); err != nil {
 		return nil, fmt.Errorf("neo4j: published baselines: %w", err)
 	}
-	return s.baselines(ctx, publishedBaselinesCypher, readScopeParams(f, nil))
+	return s.baselines(ctx, publishedBaselinesCypher, readScopeParams(f, map[string]any{"known_at": timeParam(f.KnownAt)}))
 }
 
 // ListBaselines lists the baselines visible under f, newest first.

@@ -117,27 +117,40 @@ func (s *Store) Candidates(ctx context.Context, f graph.Filter, names []string, 
 // reader may not read yields nothing, lest its entities leak.
 var seedAccess = strings.ReplaceAll(memoryAccess, "m.", "seed.")
 
-// neighbourWalksCypher walks, per readable seed and per entity it mentions,
-// the entity's $fanout newest visible memories that are not seeds, and
-// returns each reached memory once per seed with the entities (and their
-// mention counts) that reached it. Rows come in seed order. Uses memory_id.
+// neighbourWalksCypher walks each distinct entity of the readable seeds
+// once: its memories newest first, then the first $fanout of them that are
+// not seeds and pass the filter. The order reads two properties of every
+// memory mentioning the entity and the filter only those it reaches, so a
+// popular entity costs a sort of its mentions rather than the whole filter
+// on each (PROFILEd at 10k memories, docs/benchmarks.md); mentions is the
+// number of memories mentioning it, whatever their status or scope. It
+// returns the (seed position, entity) pairs and, per entity, [norm name,
+// mentions, [[id, created_at] of each memory reached]]. Uses memory_id.
 var neighbourWalksCypher = `
 UNWIND range(0, size($seeds) - 1) AS i
 MATCH (seed:Memory {id: $seeds[i]})
 WHERE ` + seedAccess + `
 MATCH (seed)-[:MENTIONS]->(e:Entity)
+WITH collect([i, e.norm_name]) AS pairs, collect(DISTINCT e) AS es
 CALL {
-  WITH e
-  MATCH (e)<-[:MENTIONS]-(m:Memory)
-  WHERE NOT m.id IN $seeds AND ` + memoryVisible + `
-  WITH m ORDER BY m.created_at DESC, m.id DESC LIMIT $fanout
-  RETURN collect(m) AS reached
+  WITH es
+  UNWIND es AS e
+  CALL {
+    WITH e
+    MATCH (e)<-[:MENTIONS]-(m:Memory)
+    WITH m ORDER BY m.created_at DESC, m.id DESC
+    RETURN collect(m) AS newest
+  }
+  CALL {
+    WITH newest
+    UNWIND newest AS m
+    WITH m WHERE NOT m.id IN $seeds AND ` + memoryVisible + `
+    WITH m LIMIT $fanout
+    RETURN collect([m.id, m.created_at]) AS reached
+  }
+  RETURN collect([e.norm_name, size(newest), reached]) AS walks
 }
-WITH i, seed, e, reached, COUNT { (:Memory)-[:MENTIONS]->(e) } AS mentions
-UNWIND reached AS m
-WITH i, seed, m, collect([e.norm_name, mentions]) AS shared
-RETURN i, seed.id AS seed_id, m.id AS id, m.created_at AS created_at, shared
-ORDER BY i`
+RETURN pairs, walks`
 
 // memoriesByIDCypher projects memories by id (already filtered); bind
 // f_known_at for a filter with KnownAt (asKnown).
@@ -163,32 +176,7 @@ func (s *Store) Neighbours(ctx context.Context, f graph.Filter, seedIDs []string
 		if err != nil {
 			return nil, err
 		}
-		var (
-			out    []graph.Neighbour
-			ns     []graph.Neighbour
-			shared [][]graph.SharedEntity
-			cur    = int64(-1)
-		)
-		flush := func() {
-			out = append(out, graph.RankNeighbours(ns, shared, perSeed)...)
-			ns, shared = nil, nil
-		}
-		for _, r := range recs {
-			p := r.AsMap()
-			if i := p["i"].(int64); i != cur {
-				flush()
-				cur = i
-			}
-			ns = append(ns, graph.Neighbour{SeedID: p["seed_id"].(string),
-				Memory: graph.Memory{ID: p["id"].(string), CreatedAt: tm(p, "created_at")}})
-			var es []graph.SharedEntity
-			for _, x := range p["shared"].([]any) {
-				pair := x.([]any)
-				es = append(es, graph.SharedEntity{Name: pair[0].(string), Mentions: pair[1].(int64)})
-			}
-			shared = append(shared, es)
-		}
-		flush()
+		out := neighboursOf(recs[0].AsMap(), seeds, perSeed)
 		if len(out) == 0 {
 			return nil, nil
 		}
@@ -214,6 +202,60 @@ func (s *Store) Neighbours(ctx context.Context, f graph.Filter, seedIDs []string
 		return nil, fmt.Errorf("neo4j: neighbours: %w", err)
 	}
 	return out, nil
+}
+
+// neighboursOf assembles neighbourWalksCypher's answer per seed, in seed
+// order: each memory an entity of the seed reached, with the entities
+// (and their mentions) that reached it, ranked by graph.RankNeighbours.
+func neighboursOf(p map[string]any, seeds []string, perSeed int) []graph.Neighbour {
+	type reach struct {
+		id string
+		at time.Time
+	}
+	type walk struct {
+		mentions int64
+		reached  []reach
+	}
+	walks := map[string]walk{}
+	for _, x := range p["walks"].([]any) {
+		row := x.([]any)
+		w := walk{mentions: row[1].(int64)}
+		for _, r := range row[2].([]any) {
+			pair := r.([]any)
+			at, _ := pair[1].(time.Time)
+			w.reached = append(w.reached, reach{id: pair[0].(string), at: at.UTC()})
+		}
+		walks[row[0].(string)] = w
+	}
+	bySeed := make([][]string, len(seeds))
+	for _, x := range p["pairs"].([]any) {
+		pair := x.([]any)
+		i := pair[0].(int64)
+		bySeed[i] = append(bySeed[i], pair[1].(string))
+	}
+	var out []graph.Neighbour
+	for i, names := range bySeed {
+		var (
+			ns     []graph.Neighbour
+			shared [][]graph.SharedEntity
+			at     = map[string]int{}
+		)
+		for _, name := range names {
+			w := walks[name]
+			for _, r := range w.reached {
+				k, ok := at[r.id]
+				if !ok {
+					k = len(ns)
+					at[r.id] = k
+					ns = append(ns, graph.Neighbour{SeedID: seeds[i], Memory: graph.Memory{ID: r.id, CreatedAt: r.at}})
+					shared = append(shared, nil)
+				}
+				shared[k] = append(shared[k], graph.SharedEntity{Name: name, Mentions: w.mentions})
+			}
+		}
+		out = append(out, graph.RankNeighbours(ns, shared, perSeed)...)
+	}
+	return out
 }
 
 // pageLimit applies graph.Page's default (50) and cap (1000).

@@ -23,7 +23,9 @@ const memoryDetail = `[m.id, [(m)-[:MENTIONS]->(x:Entity) | x.norm_name],
 // filter admits; the seed names resolved to the tenant's entities by norm
 // name or alias (as [name, norm name]); for each seed entity its df (the
 // admitted memories that mention it, counted up to $max_df + 1) and, when
-// that is no more than $max_df, its $fanout newest admitted memories; and
+// that is no more than $max_df, its $fanout newest admitted memories (the
+// newest among those the count admitted, so the filter runs once per
+// memory, not twice); and
 // the admitted memories linked to the seed memories and those (NEXT,
 // SUPERSEDES, either way); the detail (memoryDetail) of them all. Uses
 // memory_id, entity_norm, and entity_tenant for aliases (a scan of the
@@ -59,16 +61,15 @@ CALL {
     MATCH (e)<-[:MENTIONS]-(m:Memory)
     WHERE ` + memoryVisible + `
     WITH m LIMIT $max_df + 1
-    RETURN count(m) AS df
+    RETURN collect(m) AS admitted
   }
   CALL {
-    WITH e, df
-    MATCH (e)<-[:MENTIONS]-(m:Memory)
-    WHERE df <= $max_df AND ` + memoryVisible + `
+    WITH admitted
+    UNWIND CASE WHEN size(admitted) <= $max_df THEN admitted ELSE [] END AS m
     WITH m ORDER BY m.created_at DESC, m.id DESC LIMIT $fanout
     RETURN collect(m) AS ms
   }
-  RETURN collect([e.norm_name, df, [m IN ms | m.id]]) AS hop1, collect(ms) AS lists
+  RETURN collect([e.norm_name, size(admitted), [m IN ms | m.id]]) AS hop1, collect(ms) AS lists
 }
 CALL {
   WITH seeds, lists

@@ -51,23 +51,6 @@ func orNewID(id string) string {
 const insertDecision = `INSERT INTO decisions (id, tenant_id, org_id, repo_id, kind, outcome, rule, reason, decided_by,
 	created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`
 
-// CreateDecision implements graph.Store.
-func (s *Store) CreateDecision(ctx context.Context, d graph.Decision) (graph.Decision, error) {
-	if err := d.Validate(); err != nil {
-		return d, fmt.Errorf("create decision: %w", err)
-	}
-	err := s.write(ctx, func(t *tx) error {
-		d.ID, d.CreatedAt = orNewID(d.ID), orNow(d.CreatedAt, t.now)
-		_, err := t.exec(insertDecision, append(append([]any{d.ID}, scopeArgs(d.Scope)...), d.Kind, d.Outcome, d.Rule,
-			d.Reason, d.DecidedBy, nanos(d.CreatedAt))...)
-		return err
-	})
-	if err != nil {
-		return d, fmt.Errorf("create decision: %w", err)
-	}
-	return d, nil
-}
-
 const selectDecision = `SELECT id, tenant_id, org_id, repo_id, kind, outcome, rule, reason, decided_by, created_at
 FROM decisions WHERE id = ?`
 
@@ -86,23 +69,6 @@ func (s *Store) GetDecision(ctx context.Context, f graph.Filter, id string) (gra
 
 const insertBaseline = `INSERT INTO baselines (id, tenant_id, org_id, repo_id, name, version_ids, published_by,
 	created_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)`
-
-// CreateBaseline implements graph.Store.
-func (s *Store) CreateBaseline(ctx context.Context, b graph.Baseline) (graph.Baseline, error) {
-	if err := b.Validate(); err != nil {
-		return b, fmt.Errorf("create baseline: %w", err)
-	}
-	err := s.write(ctx, func(t *tx) error {
-		b.ID, b.CreatedAt = orNewID(b.ID), orNow(b.CreatedAt, t.now)
-		_, err := t.exec(insertBaseline, append(append([]any{b.ID}, scopeArgs(b.Scope)...), b.Name,
-			jsonList(b.VersionIDs), b.PublishedBy, nanos(b.CreatedAt))...)
-		return err
-	})
-	if err != nil {
-		return b, fmt.Errorf("create baseline: %w", err)
-	}
-	return b, nil
-}
 
 const baselineCols = `b.id, b.tenant_id, b.org_id, b.repo_id, b.name, b.version_ids, b.published_by, b.created_at`
 
@@ -124,32 +90,6 @@ func (s *Store) GetBaseline(ctx context.Context, f graph.Filter, id string) (gra
 	err := s.getOne(ctx, f, "baseline", `SELECT `+baselineCols+` FROM baselines b WHERE b.id = ?`, id,
 		func(sc scanner) (graph.Scope, error) { return scanBaseline(sc, &b) })
 	return b, err
-}
-
-// The newest baseline visible under the scope. Relies on
-// baselines_tenant_created.
-const latestBaseline = `SELECT ` + baselineCols + ` FROM baselines b WHERE %s
-ORDER BY b.created_at DESC, b.rid DESC LIMIT 1`
-
-// LatestBaseline implements graph.Store.
-func (s *Store) LatestBaseline(ctx context.Context, f graph.Filter) (graph.Baseline, error) {
-	if err := f.Validate(); err != nil {
-		return graph.Baseline{}, fmt.Errorf("latest baseline: %w", err)
-	}
-	w := &where{}
-	w.readScope("b", f)
-	if !f.KnownAt.IsZero() {
-		w.add("b.created_at <= ?", nanos(f.KnownAt)) // the newest published by then
-	}
-	var b graph.Baseline
-	_, err := scanBaseline(s.r.QueryRowContext(ctx, fmt.Sprintf(latestBaseline, w.sql()), w.args...), &b)
-	if errors.Is(err, sql.ErrNoRows) {
-		return b, fmt.Errorf("latest baseline: %w", graph.ErrNotFound)
-	}
-	if err != nil {
-		return b, fmt.Errorf("latest baseline: %w", err)
-	}
-	return b, nil
 }
 
 const insertEdit = `INSERT INTO edits (id, tenant_id, org_id, repo_id, kind, status, memory_rid, target_memory_id,

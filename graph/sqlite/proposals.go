@@ -5,6 +5,7 @@ import (
 	"database/sql"
 	"errors"
 	"fmt"
+	"math"
 	"slices"
 
 	"github.com/mnemo-dev/mnemo/graph"
@@ -381,20 +382,28 @@ func dedupeIDs(ids []string) []string {
 	return out
 }
 
-// The newest baseline of each repository. Relies on baselines_repo.
-const publishedBaselines = `SELECT ` + baselineCols + ` FROM baselines b WHERE %s
+// The newest baseline of each repository, among those promoted by ?
+// (nanoseconds; the largest integer when not reading as known at a time).
+// Relies on baselines_repo.
+const publishedBaselines = `SELECT ` + baselineCols + ` FROM baselines b WHERE %s AND b.created_at <= ?
 AND NOT EXISTS (SELECT 1 FROM baselines n WHERE n.tenant_id = b.tenant_id AND n.org_id = b.org_id
-	AND n.repo_id = b.repo_id AND (n.created_at > b.created_at OR (n.created_at = b.created_at AND n.rid > b.rid)))
+	AND n.repo_id = b.repo_id AND n.created_at <= ?
+	AND (n.created_at > b.created_at OR (n.created_at = b.created_at AND n.rid > b.rid)))
 ORDER BY b.created_at DESC, b.rid DESC`
 
-// PublishedBaselines implements graph.Proposals.
+// PublishedBaselines implements graph.Proposals. With f.KnownAt it returns
+// what was published then: the newest baseline promoted by that instant.
 func (s *Store) PublishedBaselines(ctx context.Context, f graph.Filter) ([]graph.Baseline, error) {
 	if err := f.Validate(); err != nil {
 		return nil, fmt.Errorf("published baselines: %w", err)
 	}
 	w := &where{}
 	w.readScope("b", f)
-	return s.baselines(ctx, fmt.Sprintf(publishedBaselines, w.sql()), w.args...)
+	known := int64(math.MaxInt64)
+	if !f.KnownAt.IsZero() {
+		known = nanos(f.KnownAt)
+	}
+	return s.baselines(ctx, fmt.Sprintf(publishedBaselines, w.sql()), append(w.args, known, known)...)
 }
 
 // ListBaselines implements graph.Proposals.

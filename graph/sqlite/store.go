@@ -28,6 +28,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"strings"
 	"sync"
 	"time"
 
@@ -71,6 +72,9 @@ type Store struct {
 	closeErr  error
 }
 
+// uriPath escapes a file path for an SQLite URI filename.
+var uriPath = strings.NewReplacer("%", "%25", "?", "%3F", "#", "%23")
+
 // Open opens (creating when missing) the store in dir and applies pending
 // schema migrations.
 func Open(ctx context.Context, dir string, opts Options) (*Store, error) {
@@ -87,6 +91,8 @@ func Open(ctx context.Context, dir string, opts Options) (*Store, error) {
 		opts.Now = time.Now
 	}
 	path := filepath.Join(dir, FileName)
+	// The DSN is an SQLite URI: '?' and '#' in the path would end it (a
+	// directory named "a#1" would open the file "a"), so they are escaped.
 	dsn := func(extra ...string) string {
 		q := url.Values{}
 		q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", opts.BusyTimeout.Milliseconds()))
@@ -98,7 +104,7 @@ func Open(ctx context.Context, dir string, opts Options) (*Store, error) {
 		for i := 0; i+1 < len(extra); i += 2 {
 			q.Add(extra[i], extra[i+1])
 		}
-		return "file:" + path + "?" + q.Encode()
+		return "file:" + uriPath.Replace(path) + "?" + q.Encode()
 	}
 	// secure_delete: content an erase removes (forget.go) is overwritten in
 	// the file, not left in free pages.

@@ -2,6 +2,8 @@ package sqlite_test
 
 import (
 	"context"
+	"os"
+	"path/filepath"
 	"sync"
 	"testing"
 
@@ -48,4 +50,26 @@ func TestConformance(t *testing.T) {
 
 func TestRelations(t *testing.T) {
 	storetest.RunRelations(t, func(t *testing.T) graph.Store { return open(t, t.TempDir()) }, storetest.Config{})
+}
+
+// TestOpenURIPath: a directory whose name holds characters special in an
+// SQLite URI ('#', '?', '%', as a subtest's t.TempDir() does for "case#1")
+// opens a store in that directory, not in a file named after the part of
+// the path before them.
+func TestOpenURIPath(t *testing.T) {
+	for _, name := range []string{"case#1", "what?", "100%", "a%23b"} {
+		t.Run(name, func(t *testing.T) {
+			parent := t.TempDir()
+			dir := filepath.Join(parent, name)
+			require.NoError(t, os.Mkdir(dir, 0o700))
+			s, err := sqlite.Open(context.Background(), dir, sqlite.Options{})
+			require.NoError(t, err)
+			require.NoError(t, s.Close())
+			_, err = os.Stat(filepath.Join(dir, sqlite.FileName))
+			require.NoError(t, err, "the database is in the directory")
+			entries, err := os.ReadDir(parent)
+			require.NoError(t, err)
+			require.Len(t, entries, 1, "nothing beside the directory")
+		})
+	}
 }

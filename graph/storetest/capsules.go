@@ -37,14 +37,13 @@ func testCapsules(t *testing.T, x *suite) {
 	m1 := x.create(t, memIn(s, "first", "one")).Memory.ID
 	c2 := x.create(t, memIn(s, "second", "two"))
 	m3 := x.create(t, memIn(s, "third", "three")).Memory.ID
-	d, err := x.pr.CreateDecision(ctx(t), graph.Decision{Scope: s, Kind: "curation", Outcome: "accept", DecidedBy: "lib"})
-	require.NoError(t, err)
+	d := x.decide(t, graph.Decision{Scope: s, Kind: "curation", Outcome: "reject", DecidedBy: "lib"}, c2.Version.ID)
 	f := graph.Filter{Scope: s, Reader: graph.Reader{UserID: "u"}}
 	c := graph.Capsule{ID: "c-" + graph.NewID(), Scope: s, Subject: "handover", Audience: []string{"a1", "a2"},
 		MemoryIDs: []string{m1, m3}, VersionIDs: []string{c2.Version.ID}, DecisionIDs: []string{d.ID},
 		CreatedBy: "lead", CreatedAt: base, ExpiresAt: base.Add(24 * time.Hour)}
 	audit := graph.AuditEvent{Scope: s, Action: "capsule.create", SubjectKind: "Capsule", SubjectID: c.ID, ActorID: "lead"}
-	_, err = cs.CreateCapsule(ctx(t), c, audit)
+	_, err := cs.CreateCapsule(ctx(t), c, audit)
 	require.NoError(t, err)
 
 	t.Run("ReadBack", func(t *testing.T) {

@@ -11,9 +11,11 @@ import (
 )
 
 // testProposalsRoundTrip stores and reads back decisions, proposals (with
-// their version edges) and baselines.
+// their version edges) and baselines, in a repository (baselines are
+// published per repository).
 func testProposalsRoundTrip(t *testing.T, x *suite) {
 	s := newScope(t)
+	s.OrgID, s.RepoID = "o1", "r1"
 	f := in(s)
 	verID := x.create(t, memIn(s, "curated", "a memory to curate", "go")).Version.ID
 	v2, err := x.s.AddVersion(ctx(t), s, x.activeCopy(t, s), graph.VersionInput{Content: "second"})
@@ -21,8 +23,7 @@ func testProposalsRoundTrip(t *testing.T, x *suite) {
 
 	dec := graph.Decision{ID: "d-" + graph.NewID(), Scope: s, Kind: "curation", Outcome: "reject",
 		Rule: "dup", Reason: "duplicate", DecidedBy: "lib-1", CreatedAt: base}
-	gotDec, err := x.pr.CreateDecision(ctx(t), dec)
-	require.NoError(t, err)
+	gotDec := x.decide(t, dec, verID)
 	assert.Equal(t, dec.ID, gotDec.ID)
 	rd, err := x.pr.GetDecision(ctx(t), f, dec.ID)
 	require.NoError(t, err)
@@ -43,7 +44,7 @@ func testProposalsRoundTrip(t *testing.T, x *suite) {
 
 	b := graph.Baseline{ID: "b-" + graph.NewID(), Scope: s, Name: "release-1", VersionIDs: []string{verID, v2.ID},
 		PublishedBy: "lib-1", CreatedAt: base}
-	_, err = x.pr.CreateBaseline(ctx(t), b)
+	_, err = x.pr.PromoteBaseline(ctx(t), b)
 	require.NoError(t, err)
 	rb, err := x.pr.GetBaseline(ctx(t), f, b.ID)
 	require.NoError(t, err)
@@ -53,11 +54,27 @@ func testProposalsRoundTrip(t *testing.T, x *suite) {
 	assert.Equal(t, s, rb.Scope)
 	b2 := graph.Baseline{ID: "b-" + graph.NewID(), Scope: s, Name: "release-2", VersionIDs: []string{v2.ID},
 		PublishedBy: "lib-1", CreatedAt: base.Add(time.Hour)}
-	_, err = x.pr.CreateBaseline(ctx(t), b2)
+	_, err = x.pr.PromoteBaseline(ctx(t), b2)
 	require.NoError(t, err)
-	lb, err := x.pr.LatestBaseline(ctx(t), f)
+	lb, err := x.pr.ListBaselines(ctx(t), f, 1)
 	require.NoError(t, err)
-	assert.Equal(t, b2.ID, lb.ID, "latest baseline is the newest")
+	if assert.Len(t, lb, 1) {
+		assert.Equal(t, b2.ID, lb[0].ID, "the newest baseline first")
+	}
+}
+
+// decide writes decision d as the stores' users do: it rejects a new
+// proposal on version verID (in d's scope) with it.
+func (x *suite) decide(t *testing.T, d graph.Decision, verID string) graph.Decision {
+	t.Helper()
+	v, err := x.s.GetVersion(ctx(t), graph.Filter{Scope: d.Scope, Reader: graph.System}, verID)
+	require.NoError(t, err)
+	p, err := x.pr.CreateProposal(ctx(t), graph.Proposal{Scope: d.Scope, Title: "p", Content: "c", ProposedBy: "a",
+		MemoryID: v.MemoryID, TargetVersionID: verID})
+	require.NoError(t, err)
+	_, got, err := x.pr.RejectProposal(ctx(t), d.Scope, p.ID, d)
+	require.NoError(t, err)
+	return got
 }
 
 // testEditsRoundTrip stores and reads back edits of every shape, and settles
@@ -134,9 +151,14 @@ func refuses(t *testing.T, cases []invalidCase) {
 // testProposalsInvalid feeds bad curation records to graph.Proposals.
 func testProposalsInvalid(t *testing.T, x *suite) {
 	s := newScope(t)
+	s.OrgID, s.RepoID = "o1", "r1"
+	target := x.create(t, memIn(s, "target", "a memory to curate"))
+	open, err := x.pr.CreateProposal(ctx(t), graph.Proposal{Scope: s, Title: "p", Content: "c", ProposedBy: "a",
+		MemoryID: target.Memory.ID, TargetVersionID: target.Version.ID})
+	require.NoError(t, err)
 	refuses(t, []invalidCase{
 		{"DecisionUnknownKind", func() error {
-			_, err := x.pr.CreateDecision(ctx(t), graph.Decision{Scope: s, Kind: "vibes", Outcome: "x", DecidedBy: "l"})
+			_, _, err := x.pr.RejectProposal(ctx(t), s, open.ID, graph.Decision{Scope: s, Kind: "vibes", Outcome: "x", DecidedBy: "l"})
 			return err
 		}},
 		{"ProposalUnknownStatus", func() error {
@@ -144,12 +166,16 @@ func testProposalsInvalid(t *testing.T, x *suite) {
 			return err
 		}},
 		{"BaselineEmptyVersionID", func() error {
-			_, err := x.pr.CreateBaseline(ctx(t), graph.Baseline{Scope: s, VersionIDs: []string{""}, PublishedBy: "l"})
+			_, err := x.pr.PromoteBaseline(ctx(t), graph.Baseline{Scope: s, VersionIDs: []string{""}, PublishedBy: "l"})
 			return err
 		}},
 	})
-	_, err := x.pr.LatestBaseline(ctx(t), in(s))
-	assert.ErrorIs(t, err, graph.ErrNotFound, "nothing refused was written")
+	bs, err := x.pr.ListBaselines(ctx(t), in(s), 10)
+	require.NoError(t, err)
+	assert.Empty(t, bs, "nothing refused was written")
+	p, err := x.pr.GetProposal(ctx(t), in(s), open.ID)
+	require.NoError(t, err)
+	assert.Equal(t, graph.ProposalOpen, p.Status, "nothing refused was written")
 }
 
 // testEditsInvalid feeds bad edits to graph.Edits.

@@ -1,6 +1,8 @@
 package storetest
 
 import (
+	"time"
+
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -283,6 +285,21 @@ func testBaselinePromote(t *testing.T, x *suite) {
 	pub, err = x.pr.PublishedBaselines(ctx(t), in(newScope(t)))
 	require.NoError(t, err)
 	assert.Empty(t, pub, "another tenant")
+
+	// As known at an instant between the first promote and the rollback,
+	// the first is r1's published baseline; before it, r1 has none.
+	require.True(t, rollback.CreatedAt.After(first.CreatedAt), "first %v, rollback %v", first.CreatedAt, rollback.CreatedAt)
+	between := in(r1)
+	between.KnownAt = first.CreatedAt.Add(rollback.CreatedAt.Sub(first.CreatedAt) / 2)
+	pub, err = x.pr.PublishedBaselines(ctx(t), between)
+	require.NoError(t, err)
+	require.Len(t, pub, 1, "as known between the promotes")
+	assert.Equal(t, first.ID, pub[0].ID)
+	before := in(r1)
+	before.KnownAt = first.CreatedAt.Add(-time.Second)
+	pub, err = x.pr.PublishedBaselines(ctx(t), before)
+	require.NoError(t, err)
+	assert.Empty(t, pub, "as known before any promote")
 
 	list, err := x.pr.ListBaselines(ctx(t), in(r1), 10)
 	require.NoError(t, err)

@@ -151,11 +151,15 @@ func (x *suite) checkIsolation(t *testing.T, own graph.Scope, mine, its world) {
 			notFound(t, err)
 			_, err = x.pr.GetDecision(ctx(t), f, its.decision)
 			notFound(t, err)
-			_, err = x.pr.GetBaseline(ctx(t), f, its.baseline)
-			notFound(t, err)
-			lb, err := x.pr.LatestBaseline(ctx(t), f)
+			if its.baseline != "" {
+				_, err = x.pr.GetBaseline(ctx(t), f, its.baseline)
+				notFound(t, err)
+			}
+			lb, err := x.pr.ListBaselines(ctx(t), f, 1000)
 			require.NoError(t, err)
-			assert.Equal(t, mine.baseline, lb.ID)
+			for _, b := range lb {
+				assert.Equal(t, mine.baseline, b.ID, "only its own tenant's baselines")
+			}
 		}
 		if x.ed != nil {
 			_, err := x.ed.GetEdit(ctx(t), f, its.edit)
@@ -303,19 +307,22 @@ func (x *suite) buildRecords(t *testing.T, s graph.Scope, c graph.Created, at ti
 }
 
 // buildCuration writes one of every record of the capabilities the store
-// implements into scope s (the baseline pins verID and is dated at, the
-// capsule and edit are on memory memID) and returns their ids, "" for a
-// capability the store lacks.
+// implements into scope s (the decision rejects a proposal on verID; the
+// baseline pins verID and is dated at, only when s is a repository's:
+// baselines are published per repository; the capsule and edit are on
+// memory memID) and returns their ids, "" for a record not written.
 func (x *suite) buildCuration(t *testing.T, s graph.Scope, verID, memID string, at time.Time) (decision, proposal, baseline, capsule, edit string) {
 	t.Helper()
 	if x.pr != nil {
-		d, err := x.pr.CreateDecision(ctx(t), graph.Decision{Scope: s, Kind: "gate", Outcome: "queue", DecidedBy: "gate"})
-		require.NoError(t, err)
+		d := x.decide(t, graph.Decision{Scope: s, Kind: "curation", Outcome: "reject", DecidedBy: "l"}, verID)
 		p, err := x.pr.CreateProposal(ctx(t), graph.Proposal{Scope: s, Title: "p", Content: "c", ProposedBy: "a", TargetVersionID: verID})
 		require.NoError(t, err)
-		b, err := x.pr.CreateBaseline(ctx(t), graph.Baseline{Scope: s, Name: "b", VersionIDs: []string{verID}, PublishedBy: "l", CreatedAt: at})
-		require.NoError(t, err)
-		decision, proposal, baseline = d.ID, p.ID, b.ID
+		decision, proposal = d.ID, p.ID
+		if s.RepoID != "" {
+			b, err := x.pr.PromoteBaseline(ctx(t), graph.Baseline{Scope: s, Name: "b", VersionIDs: []string{verID}, PublishedBy: "l", CreatedAt: at})
+			require.NoError(t, err)
+			baseline = b.ID
+		}
 	}
 	if x.cp != nil {
 		cp, err := x.cp.CreateCapsule(ctx(t), minCapsule(s, memID))
@@ -348,8 +355,10 @@ func (x *suite) checkRecords(t *testing.T, f graph.Filter, order []string, recs 
 		}
 		if x.pr != nil {
 			gets = append(gets, get{"proposal", err1(x.pr.GetProposal(ctx(t), f, r.proposal))},
-				get{"decision", err1(x.pr.GetDecision(ctx(t), f, r.decision))},
-				get{"baseline", err1(x.pr.GetBaseline(ctx(t), f, r.baseline))})
+				get{"decision", err1(x.pr.GetDecision(ctx(t), f, r.decision))})
+			if r.baseline != "" {
+				gets = append(gets, get{"baseline", err1(x.pr.GetBaseline(ctx(t), f, r.baseline))})
+			}
 		}
 		if x.cp != nil {
 			gets = append(gets, get{"capsule", err1(x.cp.GetCapsule(ctx(t), f, capsuleReader, r.capsule))})
@@ -366,7 +375,9 @@ func (x *suite) checkRecords(t *testing.T, f graph.Filter, order []string, recs 
 		}
 		if seen[name] {
 			wantEdits, wantGates, wantAudit = append(wantEdits, r.edit), append(wantGates, r.gate), append(wantAudit, r.audit)
-			newest = r.baseline
+			if r.baseline != "" {
+				newest = r.baseline
+			}
 		}
 	}
 	var got []string
@@ -393,9 +404,12 @@ func (x *suite) checkRecords(t *testing.T, f graph.Filter, order []string, recs 
 	}
 	assert.ElementsMatch(t, wantAudit, got, "ListAudit")
 	if x.pr != nil {
-		b, err := x.pr.LatestBaseline(ctx(t), f)
-		if assert.NoError(t, err, "LatestBaseline") {
-			assert.Equal(t, newest, b.ID, "LatestBaseline is the newest visible one")
+		bs, err := x.pr.ListBaselines(ctx(t), f, 1)
+		require.NoError(t, err)
+		if newest == "" {
+			assert.Empty(t, bs, "ListBaselines")
+		} else if assert.Len(t, bs, 1, "ListBaselines") {
+			assert.Equal(t, newest, bs[0].ID, "ListBaselines: the newest visible one first")
 		}
 	}
 }

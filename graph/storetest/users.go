@@ -64,8 +64,7 @@ func (x *suite) readCalls(id string) []readCall {
 		calls = append(calls,
 			readCall{"GetProposal", func(c context.Context, f graph.Filter) error { _, err := pr.GetProposal(c, f, id); return err }},
 			readCall{"GetDecision", func(c context.Context, f graph.Filter) error { _, err := pr.GetDecision(c, f, id); return err }},
-			readCall{"GetBaseline", func(c context.Context, f graph.Filter) error { _, err := pr.GetBaseline(c, f, id); return err }},
-			readCall{"LatestBaseline", func(c context.Context, f graph.Filter) error { _, err := pr.LatestBaseline(c, f); return err }})
+			readCall{"GetBaseline", func(c context.Context, f graph.Filter) error { _, err := pr.GetBaseline(c, f, id); return err }})
 	}
 	if ed := x.ed; ed != nil {
 		calls = append(calls,

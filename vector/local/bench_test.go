@@ -1,15 +1,14 @@
 package local_test
 
 import (
-	"context"
 	"fmt"
 	"testing"
 	"time"
 
 	"github.com/stretchr/testify/require"
 
-	"github.com/mnemo-dev/mnemo/bench/stats"
 	"github.com/mnemo-dev/mnemo/vector"
+	"github.com/mnemo-dev/mnemo/vector/indextest"
 	"github.com/mnemo-dev/mnemo/vector/local"
 )
 
@@ -41,7 +40,7 @@ func BenchmarkSearch(b *testing.B) {
 		b.Run(kind.name, func(b *testing.B) {
 			for _, size := range benchSizes {
 				b.Run(size.name, func(b *testing.B) {
-					d := newDataset(size.n, 100, benchDim, kind.clusters, 7)
+					d := indextest.NewDataset(size.n, 100, benchDim, kind.clusters, 7)
 					for _, mode := range []struct {
 						name      string
 						threshold int
@@ -56,30 +55,14 @@ func BenchmarkSearch(b *testing.B) {
 	}
 }
 
-func benchSearch(b *testing.B, d dataset, opts local.Options) {
+func benchSearch(b *testing.B, d indextest.Dataset, opts local.Options) {
 	idx, err := local.Open(b.TempDir(), opts)
 	require.NoError(b, err)
 	defer idx.Close()
 	start := time.Now()
-	load(b, idx, d)
+	d.Load(b, idx)
 	build := time.Since(start)
-	f := vector.Filter{TenantID: "acme", AllUsers: true, Subscopes: true}
-	rec := recall(b, idx, d, f, 10)
-
-	ctx := context.Background()
-	lat := make([]time.Duration, 0, b.N)
-	b.ResetTimer()
-	for i := 0; b.Loop(); i++ {
-		t := time.Now()
-		_, err := idx.Search(ctx, d.queries[i%len(d.queries)], f, 10)
-		lat = append(lat, time.Since(t))
-		if err != nil {
-			b.Fatal(err)
-		}
-	}
-	b.StopTimer()
-	stats.Report(b, lat)
-	b.ReportMetric(rec, "R@10")
+	d.Bench(b, idx, vector.Filter{TenantID: "acme", AllUsers: true, Subscopes: true})
 	b.ReportMetric(build.Seconds(), "build-s")
 	st := idx.Stats()
 	if st.Fallbacks > 0 {

@@ -7,6 +7,7 @@ import (
 	"github.com/stretchr/testify/require"
 
 	"github.com/mnemo-dev/mnemo/vector"
+	"github.com/mnemo-dev/mnemo/vector/indextest"
 	"github.com/mnemo-dev/mnemo/vector/local"
 )
 
@@ -21,11 +22,11 @@ func TestRecall(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a 20k-point graph")
 	}
-	d := newDataset(20000, 100, 384, 200, 1)
+	d := indextest.NewDataset(20000, 100, 384, 200, 1)
 	idx, err := local.Open(t.TempDir(), local.Options{Dimensions: 384})
 	require.NoError(t, err)
 	defer idx.Close()
-	load(t, idx, d)
+	d.Load(t, idx)
 
 	require.True(t, idx.Stats().Graph, "20k points must be past the graph threshold")
 
@@ -45,15 +46,15 @@ func TestRecall(t *testing.T) {
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			before := idx.Stats()
-			r := recall(t, idx, d, tc.f, 10)
+			r := d.Recall(t, idx, tc.f, 10)
 			after := idx.Stats()
 			t.Logf("recall@10 = %.4f, stats %+v", r, after)
 			assert.GreaterOrEqual(t, r, 0.95)
 			assert.Zero(t, after.Fallbacks-before.Fallbacks, "no fallback expected")
 			if tc.graph {
-				assert.Equal(t, int64(len(d.queries)), after.GraphSearches-before.GraphSearches)
+				assert.Equal(t, int64(len(d.Queries)), after.GraphSearches-before.GraphSearches)
 			} else {
-				assert.Equal(t, int64(len(d.queries)), after.ExactSearches-before.ExactSearches)
+				assert.Equal(t, int64(len(d.Queries)), after.ExactSearches-before.ExactSearches)
 			}
 		})
 	}

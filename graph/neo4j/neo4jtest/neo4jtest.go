@@ -93,6 +93,15 @@ func Wipe(ctx context.Context, cfg neo4j.Config) error {
 	return err
 }
 
+// Lock blocks until this test process holds the database cfg names, as
+// Open does before wiping it, for tests that share the database without a
+// graph store (vector/neo4j): another package's Open must not wipe their
+// nodes mid-test. The lock is held until the process exits.
+func Lock(tb testing.TB, cfg neo4j.Config) {
+	tb.Helper()
+	lockDatabase(tb, cfg)
+}
+
 var (
 	lockOnce sync.Once
 	lockErr  error
