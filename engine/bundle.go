@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 
+	"golang.org/x/sync/errgroup"
+
 	"github.com/mnemo-dev/mnemo/graph"
 )
 
@@ -97,19 +99,31 @@ func (e *Engine) ContextBundle(ctx context.Context, p graph.Principal, r BundleR
 	if err != nil {
 		return BundleResponse{}, err
 	}
-	sections, err := e.bundleMemories(ctx, f, r)
-	if err != nil {
-		return BundleResponse{}, err
-	}
-	var capsules []CapsuleView
+	// The memory sections and the capsules are independent reads: run
+	// together, a bundle waits for the slower of them, not their sum
+	// (docs/benchmarks.md, "Curation targets").
+	var (
+		sections map[string][]ItemView
+		capsules []CapsuleView
+	)
+	g, gctx := errgroup.WithContext(ctx)
+	g.Go(func() error {
+		var err error
+		sections, err = e.bundleMemories(gctx, f, r)
+		return err
+	})
 	if caps, err := e.capsules(); err == nil {
-		cs, _, err := caps.ListCapsules(ctx, f, graph.CapsuleQuery{Agent: p.ID, At: now}, graph.Page{Limit: MaxBundleCapsules})
-		if err != nil {
-			return BundleResponse{}, fmt.Errorf("bundle capsules: %w", err)
-		}
-		if capsules, err = e.resolveCapsules(ctx, p, cs, now, r.Channel); err != nil {
-			return BundleResponse{}, err
-		}
+		g.Go(func() error {
+			cs, _, err := caps.ListCapsules(gctx, f, graph.CapsuleQuery{Agent: p.ID, At: now}, graph.Page{Limit: MaxBundleCapsules})
+			if err != nil {
+				return fmt.Errorf("bundle capsules: %w", err)
+			}
+			capsules, err = e.resolveCapsules(gctx, p, cs, now, r.Channel)
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return BundleResponse{}, err
 	}
 	budget := r.TokenBudget
 	if budget == 0 {
@@ -159,17 +173,31 @@ func (e *Engine) bundleMemories(ctx context.Context, f graph.Filter, r BundleReq
 		session.SessionID = r.SessionID
 		qs = append(qs, query{SectionSession, session})
 	}
+	// The listings run concurrently (each its own round trip; the store's
+	// pool bounds them) and are merged in order, so the result is the
+	// same as reading them one after the other.
+	lists := make([][]graph.Memory, len(qs))
+	g, gctx := errgroup.WithContext(ctx)
+	for i, q := range qs {
+		g.Go(func() error {
+			l, err := e.store.ListMemories(gctx, q.f, graph.Page{Limit: MaxBundleSection})
+			if err != nil {
+				return fmt.Errorf("bundle %s: %w", q.section, err)
+			}
+			lists[i] = l.Memories
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
 	var (
 		hs      []*hit
 		section = map[*hit]string{}
 		seen    = map[string]bool{}
 	)
-	for _, q := range qs {
-		l, err := e.store.ListMemories(ctx, q.f, graph.Page{Limit: MaxBundleSection})
-		if err != nil {
-			return nil, fmt.Errorf("bundle %s: %w", q.section, err)
-		}
-		for _, m := range l.Memories {
+	for i, q := range qs {
+		for _, m := range lists[i] {
 			if seen[m.ID] {
 				continue
 			}

@@ -200,7 +200,7 @@ func (s *Store) ListCapsules(ctx context.Context, f graph.Filter, q graph.Capsul
 		query, args = listCapsulesBy, []any{q.Agent}
 	}
 	args = append(append(args, w.args...), nanos(q.At), limit+1)
-	rows, err := s.r.QueryContext(ctx, fmt.Sprintf(query, w.sql()), args...)
+	rows, err := s.cachedQuery(ctx, fmt.Sprintf(query, w.sql()), args...)
 	if err != nil {
 		return nil, "", fmt.Errorf("list capsules: %w", err)
 	}
@@ -249,7 +249,7 @@ func (s *Store) readItems(ctx context.Context, rids []int64, cs []*graph.Capsule
 		byRID[rid] = cs[i]
 	}
 	ids, _ := json.Marshal(rids)
-	rows, err := s.r.QueryContext(ctx, selectCapsuleItems, string(ids))
+	rows, err := s.cachedQuery(ctx, selectCapsuleItems, string(ids))
 	if err != nil {
 		return err
 	}

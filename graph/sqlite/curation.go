@@ -248,17 +248,8 @@ func (s *Store) ListEdits(ctx context.Context, f graph.Filter, q graph.EditQuery
 		err  error
 	)
 	if len(q.MemoryIDs) > 0 {
-		text := fmt.Sprintf(listEditsOf, w.sql())
-		args := append([]any{jsonList(q.MemoryIDs), f.Scope.TenantID}, w.args...)
-		var st *sql.Stmt
-		if st, err = s.stmts.get(ctx, text); err != nil {
-			return nil, fmt.Errorf("list edits: %w", err)
-		}
-		if st != nil {
-			rows, err = st.QueryContext(ctx, args...)
-		} else {
-			rows, err = s.r.QueryContext(ctx, text, args...)
-		}
+		rows, err = s.cachedQuery(ctx, fmt.Sprintf(listEditsOf, w.sql()),
+			append([]any{jsonList(q.MemoryIDs), f.Scope.TenantID}, w.args...)...)
 	} else {
 		rows, err = s.r.QueryContext(ctx, fmt.Sprintf(listEdits, w.sql()), w.args...)
 	}

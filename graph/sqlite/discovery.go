@@ -80,7 +80,7 @@ func (s *Store) ListMemories(ctx context.Context, f graph.Filter, p graph.Page) 
 		w.add("(m.created_at < ? OR (m.created_at = ? AND m.id < ?))", c.At, c.At, c.Key)
 	}
 	limit := pageLimit(p)
-	rows, err := s.r.QueryContext(ctx, fmt.Sprintf(listMemories, w.sql()), append(w.args, limit+1)...)
+	rows, err := s.cachedQuery(ctx, fmt.Sprintf(listMemories, w.sql()), append(w.args, limit+1)...)
 	if err != nil {
 		return graph.Listing{}, fmt.Errorf("list memories: %w", err)
 	}

@@ -90,11 +90,13 @@ WHERE memory_rid = ?`
 	// key and relations_to.
 	eraseRelations = `DELETE FROM relations WHERE from_rid = ?1 OR to_rid = ?1`
 	// The memory and its versions leave every capsule. Relies on
-	// capsule_items_memory.
-	eraseCapsuleItems = `DELETE FROM capsule_items WHERE memory_rid = ?`
-	// By tenant and memory id.
+	// capsule_items_memory, which is partial: the "<> 0" lets the planner
+	// use it (a bound parameter does not prove the index's condition).
+	eraseCapsuleItems = `DELETE FROM capsule_items WHERE memory_rid = ?1 AND memory_rid <> 0`
+	// By tenant and memory id. Relies on gate_memory (partial: see
+	// eraseCapsuleItems).
 	eraseGateRequests = `UPDATE gate_requests SET title = '', reason = '', payload = 'null'
-WHERE tenant_id = ? AND memory_id = ? RETURNING id`
+WHERE tenant_id = ?1 AND memory_id = ?2 AND memory_id <> '' RETURNING id`
 	eraseAuditReasons = `UPDATE audit_events SET reason = '' WHERE tenant_id = ? AND subject_id = ?`
 	// The proposals on the memory (their text) and the reasons of the
 	// decisions that rejected them. Relies on proposals_memory.

@@ -35,17 +35,7 @@ func TestEditAndAuditPlans(t *testing.T) {
 		{"listAuditByActor", fmt.Sprintf(listAudit, audit.sql()), "audit_actor", append(audit.args, 10)},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			rows, err := s.r.QueryContext(t.Context(), "EXPLAIN QUERY PLAN "+tc.query, tc.args...)
-			require.NoError(t, err)
-			defer rows.Close()
-			var plan []string
-			for rows.Next() {
-				var id, parent, unused int
-				var detail string
-				require.NoError(t, rows.Scan(&id, &parent, &unused, &detail))
-				plan = append(plan, detail)
-			}
-			require.NoError(t, rows.Err())
+			plan := explain(t, s.r, tc.query, tc.args...)
 			assert.Contains(t, strings.Join(plan, "\n"), tc.index, "plan:\n%s", strings.Join(plan, "\n"))
 		})
 	}

@@ -1,6 +1,7 @@
 package sqlite
 
 import (
+	"database/sql"
 	"fmt"
 	"strings"
 	"testing"
@@ -80,17 +81,7 @@ func checkPlans(t *testing.T, s *Store, f graph.Filter, bigTables map[string]boo
 		{"deadOutbox", deadOutbox, []any{10}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			rows, err := s.r.QueryContext(t.Context(), "EXPLAIN QUERY PLAN "+tc.query, tc.args...)
-			require.NoError(t, err)
-			defer rows.Close()
-			var plan []string
-			for rows.Next() {
-				var id, parent, unused int
-				var detail string
-				require.NoError(t, rows.Scan(&id, &parent, &unused, &detail))
-				plan = append(plan, detail)
-			}
-			require.NoError(t, rows.Err())
+			plan := explain(t, s.r, tc.query, tc.args...)
 			require.NotEmpty(t, plan)
 			for _, step := range plan {
 				assert.NotContains(t, step, "memories_tenant_created", "scans the tenant's memories:\n%s", strings.Join(plan, "\n"))
@@ -126,4 +117,55 @@ func TestSessionPlan(t *testing.T) {
 	joined := strings.Join(plan, "\n")
 	assert.Contains(t, joined, "memories_session", joined)
 	assert.NotContains(t, joined, "TEMP B-TREE", "sorts the session:\n%s", joined)
+}
+
+// TestCurationPlans: the statements an erase runs per memory or entity,
+// and the bundle's listing of one visibility's decisions, seek the index
+// named (each scanned a table, or a tenant's rows, before: a partial index
+// a bound parameter cannot prove, or no index by entity; see
+// docs/benchmarks.md, "Curation targets") and scan no table.
+func TestCurationPlans(t *testing.T) {
+	s, err := Open(t.Context(), t.TempDir(), Options{})
+	require.NoError(t, err)
+	defer s.Close()
+	f := graph.Filter{Scope: graph.Scope{TenantID: "t"}, Reader: graph.Reader{UserID: "u"},
+		Types: []string{"decision"}, Visibility: []graph.Visibility{graph.VisibilityUser}}
+	w, err := memoryFilter(f, false)
+	require.NoError(t, err)
+	for _, tc := range []struct {
+		name, query, index string
+		args               []any
+	}{
+		{"eraseCapsuleItems", eraseCapsuleItems, "capsule_items_memory", []any{1}},
+		{"eraseGateRequests", eraseGateRequests, "gate_memory", []any{"t", "m"}},
+		{"deleteOrphanAliases", deleteOrphanAliases, "entity_aliases_entity", []any{1}},
+		{"deleteOrphan", deleteOrphan, "entity_aliases_entity", []any{1}},
+		{"bundleDecisions", fmt.Sprintf(listMemories, w.sql()), "memories_type_visibility_created", append(w.args, 21)},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			plan := explain(t, s.w, tc.query, tc.args...)
+			joined := strings.Join(plan, "\n")
+			assert.Contains(t, joined, tc.index, joined)
+			for _, step := range plan {
+				assert.False(t, strings.HasPrefix(step, "SCAN "), "scans a table:\n%s", joined)
+			}
+		})
+	}
+}
+
+// explain returns the steps of query's plan on db.
+func explain(t *testing.T, db *sql.DB, query string, args ...any) []string {
+	t.Helper()
+	rows, err := db.QueryContext(t.Context(), "EXPLAIN QUERY PLAN "+query, args...)
+	require.NoError(t, err)
+	defer rows.Close()
+	var plan []string
+	for rows.Next() {
+		var id, parent, unused int
+		var detail string
+		require.NoError(t, rows.Scan(&id, &parent, &unused, &detail))
+		plan = append(plan, detail)
+	}
+	require.NoError(t, rows.Err())
+	return plan
 }

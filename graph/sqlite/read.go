@@ -43,7 +43,7 @@ func (s *Store) GetMemories(ctx context.Context, f graph.Filter, ids []string) (
 	if len(ids) == 0 {
 		return nil, nil
 	}
-	rows, err := s.r.QueryContext(ctx, fmt.Sprintf(selectMemoriesByID, w.sql()), append([]any{jsonList(ids)}, w.args...)...)
+	rows, err := s.cachedQuery(ctx, fmt.Sprintf(selectMemoriesByID, w.sql()), append([]any{jsonList(ids)}, w.args...)...)
 	if err != nil {
 		return nil, fmt.Errorf("get memories: %w", err)
 	}
@@ -111,7 +111,7 @@ func (s *Store) GetVersions(ctx context.Context, f graph.Filter, ids []string) (
 }
 
 func (s *Store) queryVersions(ctx context.Context, query string, args []any) ([]graph.Version, error) {
-	rows, err := s.r.QueryContext(ctx, query, args...)
+	rows, err := s.cachedQuery(ctx, query, args...)
 	if err != nil {
 		return nil, fmt.Errorf("versions: %w", err)
 	}

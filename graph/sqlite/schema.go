@@ -432,6 +432,18 @@ CREATE TRIGGER memory_counts_status AFTER UPDATE OF status ON memories WHEN OLD.
 	INSERT INTO memory_counts (status, n) VALUES (NEW.status, 1) ON CONFLICT (status) DO UPDATE SET n = n + 1;
 END;
 `,
+	// 18: a context bundle lists decisions one visibility at a time
+	// (engine.DecisionOrder); by type alone, the private visibilities
+	// walked every decision of the tenant to find a reader's few.
+	`
+CREATE INDEX IF NOT EXISTS memories_type_visibility_created ON memories(tenant_id, type, visibility, created_at DESC, id DESC);
+`,
+	// 19: an erase deletes the entities nothing mentions any more, with
+	// their aliases: without an index by entity, each deletion scanned
+	// the tenant's aliases twice (the delete and the foreign-key check).
+	`
+CREATE INDEX IF NOT EXISTS entity_aliases_entity ON entity_aliases(entity_rid);
+`,
 }
 
 const createMigrationsTable = `CREATE TABLE IF NOT EXISTS schema_migrations (

@@ -74,3 +74,17 @@ func (c *stmtCache) close() error {
 	}
 	return first
 }
+
+// cachedQuery runs query on the reader pool through the statement cache
+// (prepared once per connection; the text prepared per call once the
+// cache is full). Not for use inside a read transaction: see stmtCache.
+func (s *Store) cachedQuery(ctx context.Context, query string, args ...any) (*sql.Rows, error) {
+	st, err := s.stmts.get(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	if st == nil {
+		return s.r.QueryContext(ctx, query, args...)
+	}
+	return st.QueryContext(ctx, args...)
+}
