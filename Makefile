@@ -49,6 +49,7 @@ test: model
 ##    on the CPU; the packages that share the one Neo4j database take turns
 ##    (graph/neo4j/neo4jtest holds a lock per database). Its access property
 ##    tests make NEO4J_PROPERTY_READS reads (SQLite: 3000).
+## A test binary's time includes its wait for the Neo4j lock, hence 45m.
 NEO4J_PROPERTY_READS ?= 1000
 test-go:
 	@set -e; mkdir -p $(CACHE); rm -f $(CACHE)/side-*; \
@@ -56,9 +57,9 @@ test-go:
 	side bench $(GO) test -count=1 -timeout 30m ./bench/; \
 	if [ -n "$$NEO4J_URI" ]; then \
 	  side neo4j env MNEMO_TEST_STORE=neo4j MNEMO_PROPERTY_READS=$(NEO4J_PROPERTY_READS) \
-	    $(GO) test $(GOTESTFLAGS) -count=1 -timeout 30m ./engine/ ./server/; \
+	    $(GO) test $(GOTESTFLAGS) -count=1 -timeout 45m ./engine/ ./server/; \
 	fi; \
-	status=0; $(GO) test $(GOTESTFLAGS) -count=1 -timeout 30m $$($(GO) list ./... | grep -v '/bench$$') || status=$$?; \
+	status=0; $(GO) test $(GOTESTFLAGS) -count=1 -timeout 45m $$($(GO) list ./... | grep -v '/bench$$') || status=$$?; \
 	wait; \
 	for f in $(CACHE)/side-*.status; do \
 	  name=$${f#$(CACHE)/side-}; name=$${name%.status}; \
