@@ -49,10 +49,7 @@ test: model
 ##    on the CPU; the packages that share the one Neo4j database take turns
 ##    (graph/neo4j/neo4jtest holds a lock per database). Its access property
 ##    tests make NEO4J_PROPERTY_READS reads (SQLite: 3000).
-## A test binary's time includes its wait for the Neo4j lock, hence 45m; and
-## a binary waiting for it holds one of go test's -p slots, so the main pass
-## runs 6 at once (at -p 2, cmd/mnemo and graph/neo4j held both slots for 15
-## minutes while the CPU-bound packages queued).
+## A test binary's time includes its wait for the Neo4j lock, hence 45m.
 NEO4J_PROPERTY_READS ?= 1000
 test-go:
 	@set -e; mkdir -p $(CACHE); rm -f $(CACHE)/side-*; \
@@ -62,7 +59,7 @@ test-go:
 	  side neo4j env MNEMO_TEST_STORE=neo4j MNEMO_PROPERTY_READS=$(NEO4J_PROPERTY_READS) \
 	    $(GO) test $(GOTESTFLAGS) -count=1 -timeout 45m ./engine/ ./server/; \
 	fi; \
-	status=0; $(GO) test $(GOTESTFLAGS) -p 6 -count=1 -timeout 45m $$($(GO) list ./... | grep -v '/bench$$') || status=$$?; \
+	status=0; $(GO) test $(GOTESTFLAGS) -count=1 -timeout 45m $$($(GO) list ./... | grep -v '/bench$$') || status=$$?; \
 	wait; \
 	for f in $(CACHE)/side-*.status; do \
 	  name=$${f#$(CACHE)/side-}; name=$${name%.status}; \
