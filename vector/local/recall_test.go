@@ -1,6 +1,7 @@
 package local_test
 
 import (
+	"os"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -20,7 +21,10 @@ func TestRecall(t *testing.T) {
 		return vector.Filter{TenantID: tenant, AllUsers: true, Subscopes: true}
 	}
 	if testing.Short() {
-		t.Skip("builds a 20k-point graph")
+		if os.Getenv("CI") != "" {
+			t.Fatal("TestRecall must run in CI: drop -short")
+		}
+		t.Skip("builds a 20k-point graph (-short)")
 	}
 	d := indextest.NewDataset(20000, 100, 384, 200, 1)
 	idx, err := local.Open(t.TempDir(), local.Options{Dimensions: 384})
