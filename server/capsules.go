@@ -3,7 +3,6 @@ package server
 import (
 	"net/http"
 	"strconv"
-	"strings"
 
 	"github.com/gin-gonic/gin"
 
@@ -90,13 +89,8 @@ func (s *Server) getCapsule(c *gin.Context) {
 // body {"reason": "..."}: 200 with the revoked capsule; 403 for an agent
 // of its audience, 404 for anyone else or a capsule no longer live.
 func (s *Server) revokeCapsule(c *gin.Context) {
-	id, verb, ok := strings.Cut(c.Param("id"), ":")
-	if !ok || verb != "revoke" {
-		s.fail(c, errorf(http.StatusNotFound, "not_found", "", "no such route: use {id}:revoke"))
-		return
-	}
-	if err := graph.CheckID("id", id); err != nil {
-		s.fail(c, err)
+	id, _, ok := s.customMethod(c, "id", "revoke")
+	if !ok {
 		return
 	}
 	reason, ok := s.reason(c)

@@ -2,7 +2,6 @@ package server
 
 import (
 	"net/http"
-	"strings"
 
 	"github.com/gin-gonic/gin"
 
@@ -70,13 +69,8 @@ type editList struct {
 // /v1/edits/{id}:reject, with an optional body {"reason": "..."}. An edit
 // that is not pending is 409; one the caller cannot see, 404.
 func (s *Server) decideEdit(c *gin.Context) {
-	id, verb, ok := strings.Cut(c.Param("id"), ":")
-	if !ok || (verb != "approve" && verb != "reject") {
-		s.fail(c, errorf(http.StatusNotFound, "not_found", "", "no such route: use {id}:approve or {id}:reject"))
-		return
-	}
-	if err := graph.CheckID("id", id); err != nil {
-		s.fail(c, err)
+	id, verb, ok := s.customMethod(c, "id", "approve", "reject")
+	if !ok {
 		return
 	}
 	var req decisionRequest

@@ -2,7 +2,6 @@ package server
 
 import (
 	"net/http"
-	"strings"
 
 	"github.com/gin-gonic/gin"
 
@@ -61,13 +60,8 @@ func (s *Server) archiveMemory(c *gin.Context) {
 // becomes active again) and POST /v1/memories/{id}:erase (its content is
 // removed for good; docs/forgetting.md).
 func (s *Server) memoryAction(c *gin.Context) {
-	id, verb, ok := strings.Cut(c.Param("id"), ":")
-	if !ok || (verb != "restore" && verb != "erase") {
-		s.fail(c, errorf(http.StatusNotFound, "not_found", "", "no such route: use {id}:restore or {id}:erase"))
-		return
-	}
-	if err := graph.CheckID("id", id); err != nil {
-		s.fail(c, err)
+	id, verb, ok := s.customMethod(c, "id", "restore", "erase")
+	if !ok {
 		return
 	}
 	reason, ok := s.reason(c)
@@ -94,13 +88,8 @@ func (s *Server) memoryAction(c *gin.Context) {
 // userAction serves POST /v1/users/{user}:erase: every memory of the user
 // that the principal reaches is erased.
 func (s *Server) userAction(c *gin.Context) {
-	user, verb, ok := strings.Cut(c.Param("user"), ":")
-	if !ok || verb != "erase" {
-		s.fail(c, errorf(http.StatusNotFound, "not_found", "", "no such route: use {user}:erase"))
-		return
-	}
-	if err := graph.CheckID("user", user); err != nil {
-		s.fail(c, err)
+	user, _, ok := s.customMethod(c, "user", "erase")
+	if !ok {
 		return
 	}
 	reason, ok := s.reason(c)

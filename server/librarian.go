@@ -3,7 +3,6 @@ package server
 import (
 	"net/http"
 	"strconv"
-	"strings"
 
 	"github.com/gin-gonic/gin"
 
@@ -66,13 +65,8 @@ type decisionRequest struct {
 // answers the written memory's result; reject answers the reason and a
 // suggested fix. A request that is not pending is 409.
 func (s *Server) decideGateRequest(c *gin.Context) {
-	id, verb, ok := strings.Cut(c.Param("id"), ":")
-	if !ok || (verb != "approve" && verb != "reject") {
-		s.fail(c, errorf(http.StatusNotFound, "not_found", "", "no such route: use {id}:approve or {id}:reject"))
-		return
-	}
-	if err := graph.CheckID("id", id); err != nil {
-		s.fail(c, err)
+	id, verb, ok := s.customMethod(c, "id", "approve", "reject")
+	if !ok {
 		return
 	}
 	var req decisionRequest

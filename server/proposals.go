@@ -3,7 +3,6 @@ package server
 import (
 	"net/http"
 	"strconv"
-	"strings"
 
 	"github.com/gin-gonic/gin"
 
@@ -79,13 +78,8 @@ func (s *Server) listProposals(c *gin.Context) {
 // :rebase. A proposal that is not open, or (accept) pinned to a version
 // that is no longer current, is 409; one the caller cannot see, 404.
 func (s *Server) proposalStep(c *gin.Context) {
-	id, verb, ok := strings.Cut(c.Param("id"), ":")
-	if !ok || (verb != "accept" && verb != "reject" && verb != "rebase") {
-		s.fail(c, errorf(http.StatusNotFound, "not_found", "", "no such route: use {id}:accept, {id}:reject or {id}:rebase"))
-		return
-	}
-	if err := graph.CheckID("id", id); err != nil {
-		s.fail(c, err)
+	id, verb, ok := s.customMethod(c, "id", "accept", "reject", "rebase")
+	if !ok {
 		return
 	}
 	var req proposalStepRequest
