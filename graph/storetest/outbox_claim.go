@@ -14,10 +14,7 @@ import (
 // the same item, and together get every due item; a claimed item is not
 // due again before its lease runs out, and is due after it.
 func testOutboxClaim(t *testing.T, x *suite) {
-	second := x.s
-	if x.cfg.OpenSecond != nil {
-		second = x.cfg.OpenSecond(t, x.s)
-	}
+	second := x.otherClient(t)
 	s := newScope(t)
 	const n = 24
 	mine := map[string]bool{}

@@ -14,10 +14,7 @@ import (
 // of the same data (replicas) mark at once, and the mark read back is the
 // newest one written.
 func testPolicyMark(t *testing.T, x *suite) {
-	second := x.s
-	if x.cfg.OpenSecond != nil {
-		second = x.cfg.OpenSecond(t, x.s)
-	}
+	second := x.otherClient(t)
 	before, err := x.s.PolicyMark(ctx(t))
 	require.NoError(t, err)
 	const marks = 8

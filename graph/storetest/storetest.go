@@ -197,6 +197,15 @@ func (x *suite) create(t *testing.T, in graph.MemoryInput) graph.Created {
 	return c
 }
 
+// otherClient returns a second client of the suite's data (what another
+// process would hold) when the backend can open one, else the store itself.
+func (x *suite) otherClient(t *testing.T) graph.Store {
+	if x.cfg.OpenSecond == nil {
+		return x.s
+	}
+	return x.cfg.OpenSecond(t, x.s)
+}
+
 // createOne writes one memory through s.CreateMemories.
 func createOne(c context.Context, s graph.Store, in graph.MemoryInput) (graph.Created, error) {
 	out, err := s.CreateMemories(c, []graph.MemoryInput{in})
