@@ -67,7 +67,6 @@ func checkPlans(t *testing.T, s *Store, f graph.Filter, bigTables map[string]boo
 		{"selectSeeds", fmt.Sprintf(selectSeeds, w.sql()), append([]any{ids}, w.args...)},
 		{"seedEntities", seedEntities, []any{`[1,2]`}},
 		{"matchedEntities", matchedEntities, []any{`[1,2]`, `[3]`}},
-		{"entityWalk", fmt.Sprintf(entityWalk, w.sql()), append(append([]any{1, `[1]`}, w.args...), 32)},
 		{"resolveNames", resolveNames, []any{"t", ids, "t", ids}},
 		{"walkResolve", walkResolve, []any{ids, "t", ids, "t"}},
 		{"walkSeeds", fmt.Sprintf(walkSeeds, w.sql()), append([]any{ids}, w.args...)},

@@ -29,8 +29,8 @@ JOIN entities e ON e.rid = a.entity_rid`
 const walkSeeds = `SELECT m.rid, m.id FROM json_each(?) j CROSS JOIN memories m ON m.id = j.value WHERE %s`
 
 // For each entity of a list, its first ? admitted memories, newest
-// first, as "rid id valid_from valid_to rid id ..." (ids hold no space:
-// graph.CheckID); NULL for none. It walks the entity's posting list (the
+// first, as "rid id valid_from valid_to mentioned_at rid id ..." (ids hold
+// no space: graph.CheckID); NULL for none. It walks the entity's posting list (the
 // mentions primary key, backwards) with the filter on memories joined by
 // rowid, and stops at its LIMIT. The first hop reads graph.WalkMaxDF + 1
 // (the df, counted as far as it matters, and the newest graph.WalkFanout),
@@ -38,8 +38,8 @@ const walkSeeds = `SELECT m.rid, m.id FROM json_each(?) j CROSS JOIN memories m 
 // all). %[1]s: the filter; its parameters come first, then the limit and
 // the list.
 const walkPostings = `SELECT j.value, (
-  SELECT group_concat(rid || ' ' || id || ' ' || vf || ' ' || vt, ' ') FROM (
-    SELECT x.memory_rid AS rid, m.id AS id, m.valid_from AS vf, m.valid_to AS vt
+  SELECT group_concat(rid || ' ' || id || ' ' || vf || ' ' || vt || ' ' || at, ' ') FROM (
+    SELECT x.memory_rid AS rid, m.id AS id, m.valid_from AS vf, m.valid_to AS vt, x.created_at AS at
     FROM mentions x CROSS JOIN memories m ON m.rid = x.memory_rid
     WHERE x.entity_rid = j.value AND %[1]s
     ORDER BY x.created_at DESC, x.memory_rid DESC LIMIT ?))
@@ -611,23 +611,24 @@ func (l *walkLoad) linked(from []int64) error {
 	return nil
 }
 
-// parsePostings reads walkPostings' "rid id valid_from valid_to ...".
+// parsePostings reads walkPostings' "rid id valid_from valid_to
+// mentioned_at ...".
 func parsePostings(s string) ([]postingMem, error) {
 	f := strings.Fields(s)
-	if len(f)%4 != 0 {
+	if len(f)%5 != 0 {
 		return nil, fmt.Errorf("malformed posting list %q", s)
 	}
-	out := make([]postingMem, 0, len(f)/4)
-	for i := 0; i < len(f); i += 4 {
-		var n [3]int64
-		for j, k := range [3]int{0, 2, 3} {
+	out := make([]postingMem, 0, len(f)/5)
+	for i := 0; i < len(f); i += 5 {
+		var n [4]int64
+		for j, k := range [4]int{0, 2, 3, 4} {
 			v, err := strconv.ParseInt(f[i+k], 10, 64)
 			if err != nil {
 				return nil, fmt.Errorf("malformed posting list: %w", err)
 			}
 			n[j] = v
 		}
-		out = append(out, postingMem{rid: n[0], id: f[i+1], from: n[1], to: n[2]})
+		out = append(out, postingMem{rid: n[0], id: f[i+1], from: n[1], to: n[2], at: n[3]})
 	}
 	return out, nil
 }

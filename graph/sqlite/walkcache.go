@@ -36,7 +36,7 @@ type walkCache struct {
 	m    map[postingKey]posting
 }
 
-// maxWalkCacheRows bounds the cache (about 60 bytes a memory: some 30 MiB);
+// maxWalkCacheRows bounds the cache (about 70 bytes a memory: some 35 MiB);
 // past it the cache starts over.
 const maxWalkCacheRows = 1 << 19
 
@@ -55,11 +55,13 @@ type posting struct {
 }
 
 // postingMem is one memory of a posting list with its validity
-// (valid_from, valid_to in nanoseconds, 0 for unbounded).
+// (valid_from, valid_to in nanoseconds, 0 for unbounded) and the time of
+// the mention (the posting list's order, which Neighbours ranks by).
 type postingMem struct {
 	rid      int64
 	id       string
 	from, to int64
+	at       int64
 }
 
 // validAt reports whether the memory is valid at instant at (nanoseconds;
@@ -112,6 +114,9 @@ func (c *walkCache) put(g uint64, ps map[postingKey]posting) {
 		c.at, c.rows, c.m = g, 0, map[postingKey]posting{}
 	}
 	for k, p := range ps {
+		if old, ok := c.m[k]; ok && (old.complete || len(old.mems) >= len(p.mems)) {
+			continue // the same list at the same sequence, as long or longer
+		}
 		if c.rows+len(p.mems) > maxWalkCacheRows {
 			c.rows, c.m = 0, map[postingKey]posting{}
 		}
