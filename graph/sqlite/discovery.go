@@ -602,9 +602,11 @@ func (s *Store) KeywordSearch(ctx context.Context, f graph.Filter, query string,
 		rids   []int64
 		scores = map[int64]float64{}
 	)
-	// A selective filter passes few matches: the batches double so that
-	// walking all of them takes a logarithmic number of statements.
-	for batch := max(2*limit, 32); len(out) < limit && ranking.Len() > 0; batch = min(2*batch, 4096) {
+	// The first batch is the limit: when the filter passes every match (a
+	// search's usual case) nothing is loaded to be dropped. A selective
+	// filter passes few: the batches double so that walking all of them
+	// takes a logarithmic number of statements.
+	for batch := max(limit, 32); len(out) < limit && ranking.Len() > 0; batch = min(2*batch, 4096) {
 		rids = ranking.next(rids[:0], scores, batch)
 		got, err := filterBatch(ctx, t, filterStmt, filter, w.args, rids)
 		if err != nil {
