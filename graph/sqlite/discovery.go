@@ -502,12 +502,9 @@ func (s *Store) Neighbours(ctx context.Context, f graph.Filter, seedIDs []string
 	if len(out) == 0 {
 		return nil, nil
 	}
-	ridJSON, _ := json.Marshal(rids)
-	rows, err = query(ctx, conn, stmts[2], memoriesByRID, string(ridJSON))
-	if err != nil {
-		return nil, fmt.Errorf("neighbours: %w", err)
-	}
-	ms, err := scanMemories(rows)
+	ms, err := s.walks.loadByRID(l.gen, rids, func(js string) (*sql.Rows, error) {
+		return query(ctx, conn, stmts[2], memoriesByRID, js)
+	})
 	if err == nil {
 		err = asKnown(ctx, conn, f, ms)
 	}

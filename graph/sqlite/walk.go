@@ -174,12 +174,7 @@ func (s *Store) walk(ctx context.Context, l *walkLoad, texts []string, stmts []*
 	for i, x := range res {
 		rids[i] = l.rids[x.ID]
 	}
-	ridJSON, _ := json.Marshal(rids)
-	rows, err := l.run(wsByRID, string(ridJSON))
-	if err != nil {
-		return nil, err
-	}
-	ms, err := scanMemories(rows)
+	ms, err := l.cache.loadByRID(l.gen, rids, func(js string) (*sql.Rows, error) { return l.run(wsByRID, js) })
 	if err == nil {
 		err = asKnown(ctx, t, l.f, ms)
 	}
