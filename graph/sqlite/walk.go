@@ -49,13 +49,6 @@ FROM json_each(?) j`
 const walkMentions = `SELECT x.memory_rid, x.entity_rid, e.norm_name
 FROM json_each(?) j CROSS JOIN mentions x ON x.memory_rid = j.value JOIN entities e ON e.rid = x.entity_rid`
 
-// The MENTIONS edges from a list of memories to a list of entities.
-// Relies on mentions_memory, read by memory only: the unary + keeps the
-// planner from probing every (memory, entity) pair of the two lists.
-const walkPairs = `SELECT x.memory_rid, x.entity_rid
-FROM json_each(?) j CROSS JOIN mentions x ON x.memory_rid = j.value
-WHERE +x.entity_rid IN (SELECT value FROM json_each(?))`
-
 // Links among a list of memories: SUPERSEDES and NEXT, with their kind.
 // Relies on the supersedes and memory_next primary keys, read by the
 // first column only: the unary + keeps the planner from probing every pair
@@ -87,7 +80,6 @@ const (
 	wsPostings           // walkPostings under the filter
 	wsPostingsAll        // walkPostings under the filter without ValidAt (walkCache)
 	wsMentions           // walkMentions
-	wsPairs              // walkPairs
 	wsLinks              // walkLinks
 	wsLinked             // walkLinked
 	wsByRID              // memoriesByRID
@@ -98,7 +90,7 @@ const (
 // the same without ValidAt), in the order of the ws constants.
 func walkStatements(f graph.Filter, w, w0 *where) []string {
 	return []string{walkResolve, fmt.Sprintf(walkSeeds, w.sql()), fmt.Sprintf(walkPostings, w.sql()),
-		fmt.Sprintf(walkPostings, w0.sql()), walkMentions, walkPairs, walkLinks, fmt.Sprintf(walkLinked, w.sql()),
+		fmt.Sprintf(walkPostings, w0.sql()), walkMentions, walkLinks, fmt.Sprintf(walkLinked, w.sql()),
 		memoriesByRID, walkRelatedText(f, w)}
 }
 
@@ -108,13 +100,13 @@ func walkStatements(f graph.Filter, w, w0 *where) []string {
 // the memories linked to those (walkLinked), read the entities of the
 // memories reached (walkMentions), expand those (walkPostings again) and
 // add the memories linked to the first hop (walkLinked again), complete
-// the MENTIONS edges of the second hop's memories (walkPairs), read the
-// links among them all (walkLinks) — runs walk.Rank in Go, and loads the
-// memories returned (memoriesByRID). Every statement that reaches a memory
-// applies the filter; the others start from memories already admitted.
-// Posting lists come from the walk cache when it holds them (walkCache:
-// same filter, no write since); a walk that a commit overlapped runs again
-// without it.
+// the MENTIONS edges of the second hop's memories to the entities loaded
+// (walkMentions again), read the links among them all (walkLinks) — runs
+// walk.Rank in Go, and loads the memories returned (memoriesByRID). Every
+// statement that reaches a memory applies the filter; the others start
+// from memories already admitted. Posting lists, the memories' entities
+// and the rows returned come from the walk cache when it holds them
+// (walkCache: same filter, no write since).
 func (s *Store) Walk(ctx context.Context, f graph.Filter, r graph.WalkRequest) ([]graph.Walked, error) {
 	w, err := memoryFilter(f, false)
 	if err != nil {
@@ -275,26 +267,22 @@ func (l *walkLoad) load(ctx context.Context) error {
 	}
 	hop1 := len(l.order)
 	// The entities of the seed memories and of the first hop.
-	js, _ := json.Marshal(l.order)
-	rows, err := l.run(wsMentions, string(js))
-	if err != nil {
-		return err
+	mentions := func(rids []int64) (map[int64][]mention, error) {
+		return l.cache.mentionsOf(l.gen, rids, func(js string) (*sql.Rows, error) { return l.run(wsMentions, js) })
 	}
-	type mention struct {
-		mem, ent int64
-		name     string
-	}
-	ms, err := collect(rows, func(sc scanner) (x mention, err error) { return x, sc.Scan(&x.mem, &x.ent, &x.name) })
+	ms, err := mentions(l.order)
 	if err != nil {
 		return err
 	}
 	var e2 []int64
-	for _, x := range ms {
-		if _, ok := l.ents[x.ent]; !ok {
-			l.ents[x.ent] = x.name
-			e2 = append(e2, x.ent)
+	for _, rid := range l.order {
+		for _, x := range ms[rid] {
+			if _, ok := l.ents[x.ent]; !ok {
+				l.ents[x.ent] = x.name
+				e2 = append(e2, x.ent)
+			}
+			l.pairs[[2]int64{x.mem, x.ent}] = true
 		}
-		l.pairs[[2]int64{x.mem, x.ent}] = true
 	}
 	// Second hop: the memories of those entities whose admitted memories
 	// all fit in the fanout, and the MENTIONS edges of the memories reached
@@ -306,22 +294,16 @@ func (l *walkLoad) load(ctx context.Context) error {
 		return err
 	}
 	if len(l.order) > hop1 {
-		ents := make([]int64, 0, len(l.ents))
-		for rid := range l.ents {
-			ents = append(ents, rid)
-		}
-		mjs, _ := json.Marshal(l.order[hop1:])
-		ejs, _ := json.Marshal(ents)
-		rows, err := l.run(wsPairs, string(mjs), string(ejs))
+		ms, err := mentions(l.order[hop1:])
 		if err != nil {
 			return err
 		}
-		pairs, err := collect(rows, func(sc scanner) (p [2]int64, err error) { return p, sc.Scan(&p[0], &p[1]) })
-		if err != nil {
-			return err
-		}
-		for _, p := range pairs {
-			l.pairs[p] = true
+		for _, rid := range l.order[hop1:] {
+			for _, x := range ms[rid] {
+				if _, ok := l.ents[x.ent]; ok {
+					l.pairs[[2]int64{x.mem, x.ent}] = true
+				}
+			}
 		}
 	}
 	// Explicit relations: the related memories join (walk_relations.go),
@@ -356,7 +338,7 @@ func (l *walkLoad) load(ctx context.Context) error {
 	// Links among the memories loaded: one per pair, NEXT before
 	// SUPERSEDES (as on every store).
 	all, _ := json.Marshal(loaded)
-	rows, err = l.run(wsLinks, string(all), string(all), string(all), string(all))
+	rows, err := l.run(wsLinks, string(all), string(all), string(all), string(all))
 	if err != nil {
 		return err
 	}

@@ -43,6 +43,13 @@ type walkCache struct {
 	rows int    // memories held in m, bounded by maxWalkCacheRows
 	m    map[postingKey]posting
 	mems map[int64]graph.Memory // memory rows by rid, at most maxCachedMemories
+	ents map[int64][]mention    // the entities each memory mentions, by rid, at most maxCachedMemories
+}
+
+// mention is an entity a memory mentions (walkMentions' row).
+type mention struct {
+	mem, ent int64
+	name     string
 }
 
 // maxCachedMemories bounds the memory rows the cache holds (about 1 KiB
@@ -100,7 +107,7 @@ func (p posting) valid(at int64, n int) ([]postingMem, bool) {
 }
 
 func newWalkCache() *walkCache {
-	return &walkCache{m: map[postingKey]posting{}, mems: map[int64]graph.Memory{}}
+	return &walkCache{m: map[postingKey]posting{}, mems: map[int64]graph.Memory{}, ents: map[int64][]mention{}}
 }
 
 // get returns the entry of k at sequence g.
@@ -145,7 +152,8 @@ func (c *walkCache) put(g uint64, ps map[postingKey]posting) {
 
 // startOver empties the cache for sequence g.
 func (c *walkCache) startOver(g uint64) {
-	c.at, c.rows, c.m, c.mems = g, 0, map[postingKey]posting{}, map[int64]graph.Memory{}
+	c.at, c.rows, c.m = g, 0, map[postingKey]posting{}
+	c.mems, c.ents = map[int64]graph.Memory{}, map[int64][]mention{}
 }
 
 // memories returns the rows of rids held at sequence g, and the rids it
@@ -226,6 +234,61 @@ func (c *walkCache) loadByRID(g uint64, rids []int64, run func(ridJSON string) (
 			m.Tags = slices.Clone(m.Tags)
 			out = append(out, m)
 		}
+	}
+	return out, nil
+}
+
+// mentionsOf returns the entities each memory of rids mentions
+// (walkMentions, run by run in a transaction whose snapshot is at sequence
+// g), from the cache where it holds them. The memories were admitted by
+// the statements that reached them; a memory's mentions are not filtered.
+func (c *walkCache) mentionsOf(g uint64, rids []int64, run func(ridJSON string) (*sql.Rows, error)) (map[int64][]mention, error) {
+	out := make(map[int64][]mention, len(rids))
+	var miss []int64
+	c.mu.Lock()
+	for _, rid := range rids {
+		if ms, ok := c.ents[rid]; ok && c.at == g {
+			out[rid] = ms
+		} else {
+			miss = append(miss, rid)
+		}
+	}
+	c.mu.Unlock()
+	if len(miss) == 0 {
+		return out, nil
+	}
+	js, _ := json.Marshal(miss)
+	rows, err := run(string(js))
+	if err != nil {
+		return nil, err
+	}
+	read, err := collect(rows, func(sc scanner) (x mention, err error) { return x, sc.Scan(&x.mem, &x.ent, &x.name) })
+	if err != nil {
+		return nil, err
+	}
+	fresh := make(map[int64][]mention, len(miss))
+	for _, rid := range miss {
+		fresh[rid] = []mention{} // a memory without entities is known too
+	}
+	for _, x := range read {
+		fresh[x.mem] = append(fresh[x.mem], x)
+	}
+	for rid, ms := range fresh {
+		out[rid] = ms
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	switch {
+	case g < c.at:
+		return out, nil // read at an older sequence: not kept
+	case g > c.at:
+		c.startOver(g)
+	}
+	if len(c.ents)+len(fresh) > maxCachedMemories {
+		c.ents = map[int64][]mention{}
+	}
+	for rid, ms := range fresh {
+		c.ents[rid] = ms
 	}
 	return out, nil
 }
