@@ -33,8 +33,9 @@ import (
 // another client is seen by the next walk (storetest Walk/SecondClient).
 //
 // It also keeps memory rows by rid (memoriesByRID, what Walk and
-// Neighbours load last), under the same sequence: a row is the same in
-// every snapshot of one sequence. The statements that decide which rids a
+// Neighbours load last) and the entities each memory mentions
+// (walkMentions), under the same sequence: both are the same in every
+// snapshot of one sequence. The statements that decide which rids a
 // reader reaches apply its filter in SQL; the cache only spares reading
 // and decoding the rows of memories already admitted.
 type walkCache struct {
