@@ -136,6 +136,7 @@ func RunEdits(t *testing.T, open func(t *testing.T) graph.Store, cfg Config) {
 		{"RoundTrip", testEditsRoundTrip},
 		{"Effective", testEdits},
 		{"Audit", testEditAudit},
+		{"Listed", testEditsListed},
 		{"InvalidInput", testEditsInvalid},
 	})
 }
