@@ -10,7 +10,7 @@ import (
 )
 
 const capsuleUsage = "mnemo capsule create --subject TEXT --to AGENT[,AGENT] [--memory ID,...] [--version ID,...] " +
-	"[--decision ID,...] [--ttl DURATION] | list [--sent] [--limit N] [--cursor C] | show CAPSULE_ID | " +
+	"[--decision ID,...] [--ttl DURATION] [--idempotency-key K] | list [--sent] [--limit N] [--cursor C] | show CAPSULE_ID | " +
 	"revoke CAPSULE_ID [--reason TEXT]"
 
 // runCapsule implements `mnemo capsule create|list|show|revoke`: capsules
@@ -30,6 +30,7 @@ func runCapsule(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	limit := fs.Int("limit", 20, "list: at most this many")
 	cursor := fs.String("cursor", "", "list: the next page's cursor, as the previous page printed it")
 	reason := fs.String("reason", "", "revoke: why")
+	key := fs.String("idempotency-key", "", "create: a retry with the same key answers the first create's capsule")
 	verb, a, pos, err := c.openVerb(ctx, args, map[string]int{"create": 0, "list": 0, "show": 1, "revoke": 1})
 	if err != nil {
 		return err
@@ -43,7 +44,7 @@ func runCapsule(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		}
 		cp, err := a.engine.CreateCapsule(ctx, p, engine.CapsuleRequest{Subject: *subject, Audience: commaList(*to),
 			MemoryIDs: commaList(*memories), VersionIDs: commaList(*versions), DecisionIDs: commaList(*decisions),
-			TTLSeconds: int64(*ttl / time.Second)})
+			TTLSeconds: int64(*ttl / time.Second), IdempotencyKey: *key})
 		if err != nil {
 			return err
 		}

@@ -21,18 +21,26 @@ func TestCapsuleCLI(t *testing.T) {
 	require.GreaterOrEqual(t, len(fields), 2, out)
 	mem := fields[1]
 
-	out, code = mnemo(t, "capsule", "create", "--subject", "ci handover", "--to", "bot", "--memory", mem, "--ttl", "48h")
-	require.Zero(t, code, out)
 	var c struct {
 		ID        string `json:"id"`
 		CreatedBy string `json:"created_by"`
 	}
-	require.NoError(t, json.Unmarshal([]byte(out), &c), out)
-	assert.Equal(t, "cli", c.CreatedBy)
+	for range 2 { // a retry with the same idempotency key: the same capsule
+		first := c.ID
+		out, code = mnemo(t, "capsule", "create", "--subject", "ci handover", "--to", "bot", "--memory", mem, "--ttl", "48h",
+			"--idempotency-key", "handover-1")
+		require.Zero(t, code, out)
+		require.NoError(t, json.Unmarshal([]byte(out), &c), out)
+		assert.Equal(t, "cli", c.CreatedBy)
+		if first != "" {
+			assert.Equal(t, first, c.ID, "the retry answers the first capsule")
+		}
+	}
 
 	out, code = mnemo(t, "capsule", "list", "--as", "bot", "--roles", "reader")
 	require.Zero(t, code, out)
 	assert.Contains(t, out, c.ID)
+	assert.Equal(t, 1, strings.Count(out, "ci handover"), "one capsule: %s", out)
 	assert.Contains(t, out, mem, "with its items")
 	out, code = mnemo(t, "capsule", "show", c.ID, "--as", "bot", "--roles", "reader")
 	require.Zero(t, code, out)
