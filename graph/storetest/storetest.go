@@ -57,6 +57,7 @@ func Run(t *testing.T, open func(t *testing.T) graph.Store, cfg Config) {
 		{"ExclusiveKeyRace", testExclusiveKeyRace},
 		{"ArchiveAndTouch", testArchiveAndTouch},
 		{"ArchiveRestore", testArchiveRestore},
+		{"LifecycleAudit", testLifecycleAudit},
 		{"Erase", testErase},
 		{"EraseChain", testEraseChain},
 		{"EraseEdges", testEraseEdges},
