@@ -10,7 +10,9 @@ import (
 )
 
 // TestCapsuleCLI: a memory ingested from the command line handed to agent
-// bot in a capsule; bot lists and shows it, may not revoke it; its creator
+// bot in a capsule (a retry with the same idempotency key: the same one);
+// bot lists and shows it, finds it in its context bundle, may not revoke
+// it; its creator
 // revokes it and bot no longer sees it.
 func TestCapsuleCLI(t *testing.T) {
 	data := t.TempDir()
@@ -47,6 +49,22 @@ func TestCapsuleCLI(t *testing.T) {
 	assert.Contains(t, out, "Jenkins runs on host ci-1.")
 	out, code = mnemo(t, "capsule", "show", c.ID, "--as", "someone", "--roles", "reader")
 	assert.NotZero(t, code, "not its audience: %s", out)
+	out, code = mnemo(t, "capsule", "bundle", "--as", "bot", "--roles", "reader", "--budget", "500")
+	require.Zero(t, code, out)
+	var b struct {
+		AgentID  string `json:"agent_id"`
+		Capsules []struct {
+			ID string `json:"id"`
+		} `json:"capsules"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &b), out)
+	assert.Equal(t, "bot", b.AgentID)
+	if assert.Len(t, b.Capsules, 1, "the bundle holds the capsule addressed to bot") {
+		assert.Equal(t, c.ID, b.Capsules[0].ID)
+	}
+	out, code = mnemo(t, "capsule", "bundle", "--as", "bot", "--roles", "reader", "--budget", "-1")
+	assert.NotZero(t, code, out)
+	assert.Contains(t, out, "token_budget")
 	out, code = mnemo(t, "capsule", "revoke", c.ID, "--as", "bot", "--roles", "reader")
 	assert.NotZero(t, code, "the audience may not revoke: %s", out)
 	out, code = mnemo(t, "capsule", "create", "--subject", "x", "--to", "bot", "--memory", mem, "--ttl", "1000h")
