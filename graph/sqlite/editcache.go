@@ -30,12 +30,22 @@ import (
 // older than g. It serves an entry only when the sequence it has just read
 // is the entry's, so a write of this process or of another one on the
 // same file (storetest Edits/SecondClient) is seen by the next read.
+//
+// Beside the edits of each memory it keeps, per filter, the set of memory
+// ids any edit it admits targets (targets): most memories have none, and a
+// memory outside the set needs no lookup at all. The set is read once per
+// sequence (a scan of the filter's edits in edits_target), and not kept
+// for a filter admitting more than maxEditTargets memories.
 type editCache struct {
-	mu sync.Mutex
-	at uint64 // the sequence of the entries in m
-	n  int    // entries and edits held in m, bounded by maxEditCacheRows
-	m  map[editKey][]editRow
+	mu      sync.Mutex
+	at      uint64 // the sequence of the entries in m and targets
+	n       int    // entries, edits and targets held, bounded by maxEditCacheRows
+	m       map[editKey][]editRow
+	targets map[string]map[string]bool // filter -> target memory ids; nil: too many
 }
+
+// maxEditTargets bounds a filter's target set.
+const maxEditTargets = 1 << 16
 
 // maxEditCacheRows bounds the cache (a memory id and its edits each
 // count one); past it the cache starts over.
@@ -53,7 +63,45 @@ type editRow struct {
 	e            graph.Edit
 }
 
-func newEditCache() *editCache { return &editCache{m: map[editKey][]editRow{}} }
+func newEditCache() *editCache {
+	c := &editCache{}
+	c.reset(0)
+	return c
+}
+
+// reset empties the cache for sequence g (c.mu held, or c new).
+func (c *editCache) reset(g uint64) {
+	c.at, c.n, c.m, c.targets = g, 0, map[editKey][]editRow{}, map[string]map[string]bool{}
+}
+
+// targetsOf returns the target set of filter at sequence g, and whether
+// the cache holds it (a nil set held: too many to keep).
+func (c *editCache) targetsOf(g uint64, filter string) (map[string]bool, bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.at != g {
+		return nil, false
+	}
+	set, ok := c.targets[filter]
+	return set, ok
+}
+
+// putTargets stores filter's target set read at sequence g (nil: too many).
+func (c *editCache) putTargets(g uint64, filter string, set map[string]bool) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	switch {
+	case g < c.at:
+		return
+	case g > c.at:
+		c.reset(g)
+	}
+	if c.n+1+len(set) > maxEditCacheRows {
+		c.reset(g)
+	}
+	c.targets[filter] = set
+	c.n += 1 + len(set)
+}
 
 // get returns the entries of ids under filter at sequence g, and the ids
 // it holds none for.
@@ -87,12 +135,12 @@ func (c *editCache) put(g uint64, filter string, ids []string, rows []editRow) {
 	case g < c.at:
 		return
 	case g > c.at:
-		c.at, c.n, c.m = g, 0, map[editKey][]editRow{}
+		c.reset(g)
 	}
 	for _, id := range ids {
 		k, rs := editKey{filter, id}, by[id]
 		if c.n+1+len(rs) > maxEditCacheRows {
-			c.n, c.m = 0, map[editKey][]editRow{}
+			c.reset(g)
 		}
 		if old, ok := c.m[k]; ok {
 			c.n -= 1 + len(old)
@@ -114,6 +162,16 @@ func (s *Store) editsOf(ctx context.Context, w *where, tenant string, ids []stri
 		return nil, err
 	}
 	filter := w.sql() + "\x00" + tenant + "\x00" + string(args)
+	targets, err := s.editTargets(ctx, g, filter, w)
+	if err != nil {
+		return nil, err
+	}
+	if targets != nil { // only the memories some edit targets need a lookup
+		ids = slices.DeleteFunc(slices.Clone(ids), func(id string) bool { return !targets[id] })
+		if len(ids) == 0 {
+			return nil, nil
+		}
+	}
 	rows, misses := s.edits.get(g, filter, slices.Compact(slices.Sorted(slices.Values(ids))))
 	if len(misses) > 0 {
 		rs, err := s.cachedQuery(ctx, fmt.Sprintf(listEditsOf, w.sql()), append([]any{jsonList(misses), tenant}, w.args...)...)
@@ -129,6 +187,38 @@ func (s *Store) editsOf(ctx context.Context, w *where, tenant string, ids []stri
 	}
 	slices.SortFunc(rows, func(a, b editRow) int { return cmp.Or(cmp.Compare(a.created, b.created), cmp.Compare(a.rid, b.rid)) })
 	return editsIn(rows), nil
+}
+
+// The memories the edits admitted by a filter target, at most one more than
+// a target set keeps. Relies on edits_target (tenant first).
+const editTargetsOf = `SELECT DISTINCT ed.target_memory_id FROM edits ed INDEXED BY edits_target WHERE %s LIMIT ?`
+
+// editTargets returns the target set of filter (w) at sequence g, read
+// when the cache lacks it; nil when it holds more than maxEditTargets.
+func (s *Store) editTargets(ctx context.Context, g uint64, filter string, w *where) (map[string]bool, error) {
+	if set, ok := s.edits.targetsOf(g, filter); ok {
+		return set, nil
+	}
+	rows, err := s.cachedQuery(ctx, fmt.Sprintf(editTargetsOf, w.sql()), append(slices.Clone(w.args), maxEditTargets+1)...)
+	if err != nil {
+		return nil, err
+	}
+	ids, err := collect(rows, func(sc scanner) (string, error) {
+		var id string
+		return id, sc.Scan(&id)
+	})
+	if err != nil {
+		return nil, err
+	}
+	var set map[string]bool
+	if len(ids) <= maxEditTargets {
+		set = make(map[string]bool, len(ids))
+		for _, id := range ids {
+			set[id] = true
+		}
+	}
+	s.edits.putTargets(g, filter, set)
+	return set, nil
 }
 
 // editsIn returns the edits of rows, their pointer fields copied: a cached
