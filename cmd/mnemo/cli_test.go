@@ -41,6 +41,7 @@ var subcommands = [][]string{
 	{"reindex"},
 	{"relate"}, {"relate", "create"}, {"relate", "delete"}, {"relate", "list"},
 	{"search"},
+	{"context"},
 	{"serve"},
 	{"version"},
 }
