@@ -22,15 +22,7 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	baseline := fs.String("baseline", "", "read this baseline's versions (selector baseline)")
 	maxItems := fs.Int("max-items", 0, fmt.Sprintf("at most this many items (default %d)", engine.DefaultContextItems))
 	tt := registerTimeTravel(fs)
-	pos, err := c.parse(args)
-	if err != nil {
-		return err
-	}
-	query := strings.Join(pos, " ")
-	if strings.TrimSpace(query) == "" {
-		return c.usageErr("no QUERY")
-	}
-	t, err := tt.parse()
+	query, t, err := c.parseQuery(args, tt)
 	if err != nil {
 		return err
 	}
@@ -52,4 +44,19 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) er
 				oneLine(it.Content, 160))
 		}
 	})
+}
+
+// parseQuery parses args as flags and QUERY... (the words joined), with
+// the time-travel flags tt: the command lines of search and context.
+func (c *cmdline) parseQuery(args []string, tt timeTravelFlags) (string, engine.TimeTravel, error) {
+	pos, err := c.parse(args)
+	if err != nil {
+		return "", engine.TimeTravel{}, err
+	}
+	query := strings.Join(pos, " ")
+	if strings.TrimSpace(query) == "" {
+		return "", engine.TimeTravel{}, c.usageErr("no QUERY")
+	}
+	t, err := tt.parse()
+	return query, t, err
 }

@@ -69,6 +69,18 @@ func newEditCache() *editCache {
 	return c
 }
 
+// advance moves the cache to sequence g (c.mu held), emptying it for a
+// newer one; false when g is older than its entries, which stay.
+func (c *editCache) advance(g uint64) bool {
+	switch {
+	case g < c.at:
+		return false
+	case g > c.at:
+		c.reset(g)
+	}
+	return true
+}
+
 // reset empties the cache for sequence g (c.mu held, or c new).
 func (c *editCache) reset(g uint64) {
 	c.at, c.n, c.m, c.targets = g, 0, map[editKey][]editRow{}, map[string]map[string]bool{}
@@ -90,11 +102,8 @@ func (c *editCache) targetsOf(g uint64, filter string) (map[string]bool, bool) {
 func (c *editCache) putTargets(g uint64, filter string, set map[string]bool) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	switch {
-	case g < c.at:
+	if !c.advance(g) {
 		return
-	case g > c.at:
-		c.reset(g)
 	}
 	if c.n+1+len(set) > maxEditCacheRows {
 		c.reset(g)
@@ -131,11 +140,8 @@ func (c *editCache) put(g uint64, filter string, ids []string, rows []editRow) {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	switch {
-	case g < c.at:
+	if !c.advance(g) {
 		return
-	case g > c.at:
-		c.reset(g)
 	}
 	for _, id := range ids {
 		k, rs := editKey{filter, id}, by[id]
