@@ -1,7 +1,7 @@
 # mnemo: one binary (cgo, for the ONNX runtime loader), the ONNX runtime and
 # the embedding model, on a small glibc base, running as a non-root user.
 #
-#   docker build -t mnemo .
+#   make docker   (docker build -t mnemo --build-arg VERSION=... --build-arg REVISION=... .)
 #   docker run -p 8080:8080 -e MNEMO_API_KEYS=key:alice:admin:acme mnemo
 #
 # The model is built in the first stage exactly as `make model` builds it on
@@ -19,8 +19,12 @@ RUN go mod download
 COPY vector/embed/ vector/embed/
 RUN bash vector/embed/install.sh /opt/mnemo
 COPY . .
+# .git is not in the context (.dockerignore): the version and revision come
+# in as build arguments (make docker passes git's), for `mnemo version`.
 ARG VERSION=dev
-RUN CGO_ENABLED=1 go build -trimpath -ldflags "-X main.version=${VERSION}" -o /out/mnemo ./cmd/mnemo \
+ARG REVISION=
+RUN CGO_ENABLED=1 go build -trimpath -buildvcs=false \
+    -ldflags "-X main.version=${VERSION} -X main.revision=${REVISION}" -o /out/mnemo ./cmd/mnemo \
  && mkdir -p /out/data
 
 # cc-debian12 carries libstdc++, which libonnxruntime.so links against;

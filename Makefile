@@ -13,10 +13,16 @@ BIN         := bin/mnemo
 export MNEMO_ORT_LIB   ?= $(CACHE)/onnxruntime/libonnxruntime.so
 export MNEMO_MODEL_DIR ?= $(CACHE)/model
 
-.PHONY: build demo smoke test test-go crash model neo4j neo4j-stop bench lint clean schemathesis schemathesis-install notebook notebook-install
+.PHONY: build docker demo smoke test test-go crash model neo4j neo4j-stop bench lint clean schemathesis schemathesis-install notebook notebook-install
 
 build:
 	$(GO) build -o $(BIN) ./cmd/mnemo
+
+## docker: build the image (Dockerfile) with git's version and revision, which
+## `mnemo version` prints (the build context leaves .git out).
+docker:
+	docker build -t mnemo --build-arg VERSION=$$(git describe --tags --always --dirty) \
+		--build-arg REVISION=$$(git rev-parse HEAD) .
 
 ## demo: build, start mnemo on the embedded store, store a few memories, list them back.
 demo: build

@@ -47,8 +47,10 @@ func (r *SciFactReport) Write(w io.Writer) {
 // into a temporary vector/local index under tmp, every test claim searches
 // it, and nDCG@10 over the test qrels is returned. With vectorCache set,
 // abstract vectors are cached across runs (see NewCachedEmbedder); claims
-// are always embedded, as their latency includes it.
-func RunSciFact(ctx context.Context, dir, tmp string, emb engine.Embedder, vectorCache string, progress io.Writer) (*SciFactReport, error) {
+// are always embedded, as their latency includes it. tick is told how far
+// the two stages are (abstracts embedded, claims searched); progress gets
+// what is worth a line of its own (a vector cache that was not saved).
+func RunSciFact(ctx context.Context, dir, tmp string, emb engine.Embedder, vectorCache string, progress io.Writer, tick Tick) (*SciFactReport, error) {
 	corpus, err := readJSONL(filepath.Join(dir, "corpus.jsonl"))
 	if err != nil {
 		return nil, err
@@ -90,9 +92,7 @@ func RunSciFact(ctx context.Context, dir, tmp string, emb engine.Embedder, vecto
 		if err := idx.Upsert(ctx, pts); err != nil {
 			return nil, err
 		}
-		if (i/batch)%20 == 0 && progress != nil {
-			fmt.Fprintf(progress, "embedded %d/%d abstracts\n", i+len(docs), len(corpus))
-		}
+		tick.at("embed abstracts", i+len(docs), len(corpus))
 	}
 	if err := cached.Save(); err != nil && progress != nil {
 		fmt.Fprintf(progress, "vector cache not saved: %v\n", err)
@@ -103,6 +103,12 @@ func RunSciFact(ctx context.Context, dir, tmp string, emb engine.Embedder, vecto
 		sum float64
 		lat []time.Duration
 	)
+	tested := 0
+	for _, q := range queries {
+		if _, ok := qrels[q.ID]; ok {
+			tested++
+		}
+	}
 	for _, q := range queries {
 		rel, ok := qrels[q.ID]
 		if !ok {
@@ -123,6 +129,7 @@ func RunSciFact(ctx context.Context, dir, tmp string, emb engine.Embedder, vecto
 			ids[i] = h.ID
 		}
 		sum += NDCG(ids, rel, 10)
+		tick.at("search", len(lat), tested)
 	}
 	if len(lat) == 0 {
 		return nil, errors.New("no test query has qrels")

@@ -123,8 +123,10 @@ func runBenchSciFact(ctx context.Context, args []string, stdout, stderr io.Write
 		return err
 	}
 	defer os.RemoveAll(tmp)
+	bar := newProgress(stderr, "scifact", "", c.json)
 	start := time.Now()
-	rep, err := bench.RunSciFact(ctx, *dir, tmp, emb, vectorCache(*vcache), stderr)
+	rep, err := bench.RunSciFact(ctx, *dir, tmp, emb, vectorCache(*vcache), bar, bar.stage)
+	bar.done()
 	if err != nil {
 		return err
 	}

@@ -3,6 +3,8 @@ package main
 import (
 	"context"
 	"maps"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 
@@ -61,5 +63,43 @@ func TestBenchFlags(t *testing.T) {
 			assert.Contains(t, err.Error(), c.want)
 			assert.Empty(t, out.String())
 		})
+	}
+}
+
+// TestBenchSciFactProgress runs `mnemo bench scifact` on a three-abstract
+// set with the real model: stderr (not a terminal) carries the plain
+// progress line of each stage at its end, --json leaves them out, and the
+// report is on stdout.
+func TestBenchSciFactProgress(t *testing.T) {
+	requireModel(t)
+	dir := t.TempDir()
+	require.NoError(t, os.MkdirAll(filepath.Join(dir, "qrels"), 0o755))
+	for name, body := range map[string]string{
+		"corpus.jsonl": `{"_id":"1","title":"Aspirin","text":"Aspirin lowers the risk of heart attack."}
+{"_id":"2","title":"Coffee","text":"Coffee raises alertness for a few hours."}
+{"_id":"3","title":"Sleep","text":"Short sleep impairs memory consolidation."}
+`,
+		"queries.jsonl": `{"_id":"q1","text":"aspirin prevents heart attacks"}
+{"_id":"q2","text":"lack of sleep harms memory"}
+`,
+		"qrels/test.tsv": "query-id\tcorpus-id\tscore\nq1\t1\t1\nq2\t3\t1\n",
+	} {
+		require.NoError(t, os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644))
+	}
+	for _, asJSON := range []bool{false, true} {
+		args := []string{"scifact", "-dir", dir, "-vector-cache", "off"}
+		if asJSON {
+			args = append(args, "--json")
+		}
+		var out, errOut strings.Builder
+		require.NoError(t, runBench(t.Context(), args, &out, &errOut), errOut.String())
+		if asJSON {
+			assert.Empty(t, errOut.String())
+			assert.Contains(t, out.String(), `"bench": "scifact"`)
+			continue
+		}
+		assert.Regexp(t, `(?m)^embed abstracts: 3/3 [0-9.]+/s$`, errOut.String())
+		assert.Regexp(t, `(?m)^search: 2/2 [0-9.]+/s$`, errOut.String())
+		assert.Contains(t, out.String(), "SciFact (")
 	}
 }

@@ -14,8 +14,10 @@ import (
 	"time"
 )
 
-// version is set at build time with -ldflags "-X main.version=...".
-var version = "dev"
+// version is set at build time with -ldflags "-X main.version=...";
+// revision likewise, by builds without the VCS at hand (the container
+// image: -buildvcs=false), where the build info records none.
+var version, revision = "dev", ""
 
 // runVersion prints the version and what the binary was built from: the Go
 // toolchain, the VCS revision and time when the build recorded them (go
@@ -43,6 +45,7 @@ type build struct {
 
 func readBuild() build {
 	b := build{Version: version, Go: runtime.Version(), Platform: runtime.GOOS + "/" + runtime.GOARCH}
+	b.Revision = revision
 	bi, ok := debug.ReadBuildInfo()
 	if !ok {
 		return b
@@ -51,7 +54,10 @@ func readBuild() build {
 	for _, s := range bi.Settings {
 		settings[s.Key] = s.Value
 	}
-	b.Revision, b.Modified, b.Time, b.CGO = settings["vcs.revision"], settings["vcs.modified"] == "true", settings["vcs.time"], settings["CGO_ENABLED"]
+	if r := settings["vcs.revision"]; r != "" {
+		b.Revision, b.Modified, b.Time = r, settings["vcs.modified"] == "true", settings["vcs.time"]
+	}
+	b.CGO = settings["CGO_ENABLED"]
 	if bi.Main.Version != "" && bi.Main.Version != "(devel)" {
 		b.Module = bi.Main.Path + " " + bi.Main.Version
 	}

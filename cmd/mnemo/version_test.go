@@ -5,6 +5,9 @@ import (
 	"context"
 	"net/http"
 	"net/http/httptest"
+	"os"
+	"os/exec"
+	"path/filepath"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -53,4 +56,26 @@ func TestHealth(t *testing.T) {
 	var out, errOut bytes.Buffer
 	assert.Equal(t, 1, run(context.Background(), []string{"health", "--url", "http://127.0.0.1:1/healthz", "--timeout", "1s"}, &out, &errOut))
 	assert.Contains(t, errOut.String(), "connection refused")
+}
+
+// TestVersionImageBuild builds the binary as the Dockerfile does (no VCS
+// at hand: -buildvcs=false, the version and revision as -X flags) and
+// checks that `mnemo version` names both (without -trimpath, which would
+// rebuild every package rather than reuse the build cache).
+func TestVersionImageBuild(t *testing.T) {
+	if testing.Short() {
+		if os.Getenv("CI") != "" {
+			t.Fatal("TestVersionImageBuild must run in CI: drop -short")
+		}
+		t.Skip("builds the binary (-short)")
+	}
+	bin := filepath.Join(t.TempDir(), "mnemo")
+	build := exec.Command("go", "build", "-buildvcs=false",
+		"-ldflags", "-X main.version=v9.9.9 -X main.revision=0123abc", "-o", bin, ".")
+	build.Stderr = os.Stderr
+	require.NoError(t, build.Run())
+	out, err := exec.Command(bin, "version").CombinedOutput()
+	require.NoError(t, err, string(out))
+	assert.Contains(t, string(out), "mnemo v9.9.9\n")
+	assert.Contains(t, string(out), "  revision  0123abc\n")
 }

@@ -1,4 +1,4 @@
-package mcp_test
+package mcp
 
 import (
 	"context"
@@ -18,7 +18,6 @@ import (
 	"github.com/mnemo-dev/mnemo/graph/sqlite"
 	"github.com/mnemo-dev/mnemo/graph/storetest"
 	"github.com/mnemo-dev/mnemo/policy"
-	"github.com/mnemo-dev/mnemo/server/mcp"
 )
 
 // BenchmarkMCPOverhead measures what MCP adds to an engine call: each
@@ -58,15 +57,9 @@ func BenchmarkMCPOverhead(b *testing.B) {
 	eng, err := engine.New(engine.Options{Store: store, Policy: holder})
 	require.NoError(b, err)
 	p := graph.Principal{ID: "bench", Roles: []string{"reader"}, Scope: scope}
-	m, err := mcp.New(mcp.Options{Engine: eng, Principal: &p})
+	m, err := New(Options{Engine: eng, Principal: &p})
 	require.NoError(b, err)
-	ct, st := sdk.NewInMemoryTransports()
-	ss, err := m.Connect(ctx, st)
-	require.NoError(b, err)
-	defer ss.Close()
-	cs, err := sdk.NewClient(&sdk.Implementation{Name: "bench", Version: "v0"}, nil).Connect(ctx, ct, nil)
-	require.NoError(b, err)
-	defer cs.Close()
+	cs := connect(b, m.sdk)
 
 	ents, words := corpus.EntityQueries(200), corpus.KeywordQueries(200)
 	queries := make([]string, len(ents))
@@ -95,6 +88,42 @@ func BenchmarkMCPOverhead(b *testing.B) {
 			return len(got["results"].([]any)) == len(want.(engine.SearchResponse).Results)
 		})
 	})
+	// recall_answer is the MCP part alone, without the engine's noise:
+	// the recall tool, registered as mnemo registers it, answering the
+	// engine's answers computed before the loop. Its CPU per call is all
+	// MCP: the handler, the SDK's server and client, both ways.
+	answers := make([]engine.SearchResponse, 20)
+	for i := range answers {
+		answers[i], err = eng.Search(ctx, p, engine.SearchRequest{Query: queries[i]})
+		require.NoError(b, err)
+	}
+	fixed := &Server{sdk: sdk.NewServer(&sdk.Implementation{Name: "fixed", Version: "v0"}, nil), fixed: &p, log: m.log}
+	require.NoError(b, add(fixed, "recall", "Recall", "", reads,
+		func(_ context.Context, _ graph.Principal, in RecallInput) (engine.SearchResponse, error) {
+			return answers[in.Limit], nil
+		}, nil))
+	fcs := connect(b, fixed.sdk)
+	b.Run("recall_answer", func(b *testing.B) {
+		overhead(b, fcs, "recall", func(i int) (any, map[string]any, error) {
+			return answers[i%len(answers)], map[string]any{"query": "q", "limit": i % len(answers)}, nil
+		}, func(want any, got map[string]any) bool {
+			return len(got["results"].([]any)) == len(want.(engine.SearchResponse).Results)
+		})
+	})
+}
+
+// connect serves s on an in-memory transport and connects the SDK's
+// client to it, both closed when b ends.
+func connect(b *testing.B, s *sdk.Server) *sdk.ClientSession {
+	ctx := context.Background()
+	ct, st := sdk.NewInMemoryTransports()
+	ss, err := s.Connect(ctx, st, nil)
+	require.NoError(b, err)
+	b.Cleanup(func() { _ = ss.Close() })
+	cs, err := sdk.NewClient(&sdk.Implementation{Name: "bench", Version: "v0"}, nil).Connect(ctx, ct, nil)
+	require.NoError(b, err)
+	b.Cleanup(func() { _ = cs.Close() })
+	return cs
 }
 
 // overhead runs call i on the engine (direct, which also answers the
@@ -162,13 +191,7 @@ func BenchmarkEmptyCall(b *testing.B) {
 			return &sdk.CallToolResult{StructuredContent: json.RawMessage(`{"ok":true}`),
 				Content: []sdk.Content{&sdk.TextContent{Text: `{"ok":true}`}}}, nil
 		})
-	ct, st := sdk.NewInMemoryTransports()
-	ss, err := s.Connect(ctx, st, nil)
-	require.NoError(b, err)
-	defer ss.Close()
-	cs, err := sdk.NewClient(&sdk.Implementation{Name: "bench", Version: "v0"}, nil).Connect(ctx, ct, nil)
-	require.NoError(b, err)
-	defer cs.Close()
+	cs := connect(b, s)
 	var lat []time.Duration
 	c0 := cpuTime()
 	for b.Loop() {

@@ -135,6 +135,14 @@ func Open(ctx context.Context, cfg Config) (*Index, error) {
 	return x, nil
 }
 
+// CheckURL says whether Open would accept raw as its URL (without
+// connecting): the error Open returns for it, or nil. cmd/mnemo's tests
+// check the compose file's MNEMO_QDRANT_URL with it.
+func CheckURL(raw string) error {
+	_, err := clientConfig(Config{URL: raw})
+	return err
+}
+
 func clientConfig(cfg Config) (*qd.Config, error) {
 	u, err := url.Parse(cfg.URL)
 	if err != nil || u.Host == "" {
