@@ -337,7 +337,7 @@ func conversationInputs(x *extract.Extractor, c Conversation) []graph.MemoryInpu
 				Layer: "World", Sublayer: "Event", SubjectType: "conversation", SubjectID: c.ID,
 				Importance: 0.5, CreatedAt: t.At.UTC(), SourceKind: graph.SourceIngestedEvidence,
 			},
-			Version: graph.VersionInput{Content: turnText(t), IndexText: turnText(t), Entities: abstainEntities(x, t.Text)},
+			Version: graph.VersionInput{Content: turnText(t), IndexText: turnText(t), Entities: entityRefs(x, turnText(t))},
 		})
 	}
 	return in
@@ -356,13 +356,15 @@ func abstractInputs(x *extract.Extractor, docs []beirDoc) []graph.MemoryInput {
 				Layer: "World", Sublayer: "Fact", Importance: 0.5, CreatedAt: at.Add(time.Duration(i) * time.Second),
 				SourceKind: graph.SourceIngestedEvidence,
 			},
-			Version: graph.VersionInput{Content: text, IndexText: text, Entities: abstainEntities(x, text)},
+			Version: graph.VersionInput{Content: text, IndexText: text, Entities: entityRefs(x, text)},
 		})
 	}
 	return in
 }
 
-func abstainEntities(x *extract.Extractor, text string) []graph.EntityRef {
+// entityRefs are the entities the extractor finds in text, the first
+// reference per norm name.
+func entityRefs(x *extract.Extractor, text string) []graph.EntityRef {
 	var refs []graph.EntityRef
 	seen := map[string]bool{}
 	for _, m := range x.Entities(text) {

@@ -312,23 +312,22 @@ func RunLoCoMo(ctx context.Context, convs []Conversation, o LoCoMoOptions) (*LoC
 func turnText(t locomoTurn) string { return t.Speaker + ": " + t.Text }
 
 // ingestConversation writes one memory per turn (id "<conv>.<dia_id>") with
-// the entities the extractor finds, straight through Store.CreateMemories:
-// no canonical key, so no dedupe or supersession can collapse two turns.
-// With vectors on, the turns are embedded and upserted.
+// the entities the extractor finds in the turn as stored, speaker label
+// included, as the engine's write path extracts them from a memory's
+// content (the label makes the speaker a person entity of the turn),
+// straight through Store.CreateMemories: no canonical key, so no dedupe or
+// supersession can collapse two turns. With vectors on, the turns are
+// embedded and upserted.
 func ingestConversation(ctx context.Context, store graph.Store, idx vector.Index, emb engine.Embedder, x *extract.Extractor, c Conversation) error {
 	in := make([]graph.MemoryInput, 0, len(c.Turns))
 	for _, t := range c.Turns {
-		var refs []graph.EntityRef
-		for _, m := range x.Entities(t.Text) {
-			refs = append(refs, graph.EntityRef{Name: m.Name, NormName: m.NormName, Type: m.Type, Aliases: m.Aliases})
-		}
 		in = append(in, graph.MemoryInput{
 			Memory: graph.Memory{
 				ID: c.ID + "." + t.DiaID, Scope: graph.Scope{TenantID: benchTenant}, UserID: c.ID, Type: "episode",
 				Layer: "World", Sublayer: "Event", SubjectType: "conversation", SubjectID: c.ID,
 				SessionID: c.ID + "/" + turnSession(t.DiaID), Importance: 0.5, CreatedAt: t.At.UTC(), SourceKind: graph.SourceIngestedEvidence,
 			},
-			Version: graph.VersionInput{Content: turnText(t), IndexText: turnText(t), Entities: dedupeRefs(refs)},
+			Version: graph.VersionInput{Content: turnText(t), IndexText: turnText(t), Entities: entityRefs(x, turnText(t))},
 		})
 	}
 	created, err := store.CreateMemories(ctx, in)
@@ -382,22 +381,4 @@ func indexCreated(ctx context.Context, idx vector.Index, emb engine.Embedder, cr
 func turnSession(diaID string) string {
 	s, _, _ := strings.Cut(diaID, ":")
 	return s
-}
-
-// dedupeRefs keeps the first reference per norm name.
-func dedupeRefs(refs []graph.EntityRef) []graph.EntityRef {
-	seen := map[string]bool{}
-	out := refs[:0]
-	for _, r := range refs {
-		n := graph.NormName(r.Name)
-		if r.NormName != "" {
-			n = r.NormName
-		}
-		if n == "" || seen[n] {
-			continue
-		}
-		seen[n] = true
-		out = append(out, r)
-	}
-	return out
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 
+	"github.com/mnemo-dev/mnemo/graph"
 	"github.com/mnemo-dev/mnemo/graph/bm25"
 	"github.com/mnemo-dev/mnemo/policy"
 )
@@ -72,7 +73,7 @@ func (e *Engine) scoreRelevance(ctx context.Context, q searchPlan, qvec []float3
 	}
 	terms := bm25.QueryTerms(keywordQuery(q.text))
 	for _, h := range hs {
-		cov := coverage(terms, h.mem.Title+"\n"+h.text())
+		cov := coverage(terms, h.mem.Title+"\n"+h.text()+"\n"+dateWords(h.mem))
 		if h.hasCosine {
 			h.relevance = relevanceOf(q.rt.Relevance, h.cosine, cov)
 			// The embedder cannot judge a word it does not know (an id, a
@@ -87,6 +88,22 @@ func (e *Engine) scoreRelevance(ctx context.Context, q searchPlan, qvec []float3
 		}
 	}
 	return nil
+}
+
+// dateWords is the date a memory speaks of, in words ("3 May 2023"): its
+// validity's start, else its creation. A memory's time is part of what it
+// says — "What setback did Melanie face in October 2023?" asks of a turn
+// written in October 2023 that never says so — so a query's day, month
+// and year count as covered by a memory of that date, as its words do.
+func dateWords(m graph.Memory) string {
+	t := m.CreatedAt
+	if !m.ValidFrom.IsZero() {
+		t = m.ValidFrom
+	}
+	if t.IsZero() {
+		return ""
+	}
+	return t.UTC().Format("2 January 2006")
 }
 
 // coverage is the share of terms found among text's terms (0 without

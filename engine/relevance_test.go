@@ -51,6 +51,28 @@ func TestCoverage(t *testing.T) {
 //	lone      (tenant t1, alone)             1                  -
 //	near      (tenant t2)                    -                  0.30
 //	far-NN    (tenant t2) x5                 -                  0.10
+func TestDateWordsCoverTheQuerysDate(t *testing.T) {
+	oct := time.Date(2023, 10, 3, 14, 0, 0, 0, time.UTC)
+	tests := []struct {
+		name string
+		mem  graph.Memory
+		want string
+	}{
+		{"created", graph.Memory{CreatedAt: oct}, "3 October 2023"},
+		{"valid from wins", graph.Memory{CreatedAt: oct, ValidFrom: time.Date(2021, 5, 1, 0, 0, 0, 0, time.UTC)}, "1 May 2021"},
+		{"no date", graph.Memory{}, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			assert.Equal(t, tt.want, dateWords(tt.mem))
+		})
+	}
+	terms := bm25.QueryTerms(keywordQuery("What setback did Melanie face in October 2023?"))
+	text := "Melanie: I had a setback, I hurt myself and had to face a break from pottery."
+	assert.Less(t, coverage(terms, text), 1.0, "the text alone does not say when")
+	assert.InDelta(t, 1, coverage(terms, text+"\n"+dateWords(graph.Memory{CreatedAt: oct})), 1e-9, "its date does")
+}
+
 func TestAbstentionIsAbsolute(t *testing.T) {
 	ctx := context.Background()
 	st := graphtest.Open(t)

@@ -94,8 +94,9 @@ type SearchResponse struct {
 }
 
 // SignalRank is what one retrieval signal said of a result: its 1-based
-// rank within that signal and the signal's own score (matched entities for
-// graph, cosine similarity for vector, BM25 for keyword).
+// rank within that signal and the signal's own score (the square root of
+// the walk score for graph, cosine similarity for vector, BM25 for
+// keyword).
 type SignalRank struct {
 	Rank  int     `json:"rank"`
 	Score float64 `json:"score"`

@@ -21,9 +21,14 @@ const inScope = `n.tenant_id = $f_tenant
   AND (n.repo_id = '' OR (n.repo_id = $f_repo AND ($f_sub OR n.org_id = $f_org)) OR ($f_sub AND $f_repo = ''))`
 
 // memoryVisible is the whole Filter as a predicate on a Memory m: every
-// clause is off when its parameter is empty, so the text is constant and only
-// parameters vary. The first three lines are the access rule (inScope's
-// scope rule, then the user rule of graph.Reader.MayRead: a memory whose
+// clause is off when its parameter is empty (or its $f_has_ flag false), so
+// the text is constant and only parameters vary — and their Cypher types do
+// not: Neo4j caches a plan per query text and parameter types, and planning a
+// query that holds this predicate costs seconds of CPU (2-4 s for Walk's), so
+// an unset time is sent as a DateTime beside a false flag rather than as
+// null, and an empty list as a list of one empty string (LIST<STRING>; [] is
+// LIST<ANY>); docs/graph.md, "Neo4j plan cache". The first three lines are
+// the access rule (inScope's scope rule, then the user rule of graph.Reader.MayRead: a memory whose
 // visibility, stored in the scope property, is user or session and that has
 // an owner is read by its owner only, unless $f_all_users); the rest is the
 // caller's narrowing. Approved block and quarantine edits are read from the
@@ -33,18 +38,18 @@ const inScope = `n.tenant_id = $f_tenant
 const memoryVisible = memoryAccess + `
   AND m.status IN $f_statuses
   AND ($f_user = '' OR m.user_id = $f_user)
-  AND (size($f_types) = 0 OR m.type IN $f_types)
-  AND all(t IN $f_tags WHERE t IN coalesce(m.tags, []))
-  AND (size($f_visibility) = 0 OR m.scope IN $f_visibility)
+  AND (NOT $f_has_types OR m.type IN $f_types)
+  AND (NOT $f_has_tags OR all(t IN $f_tags WHERE t IN coalesce(m.tags, [])))
+  AND (NOT $f_has_visibility OR m.scope IN $f_visibility)
   AND ($f_subject_type = '' OR m.subject_type = $f_subject_type)
   AND ($f_subject_id = '' OR m.subject_id = $f_subject_id)
   AND ($f_project = '' OR m.project_id = $f_project)
   AND ($f_session = '' OR m.session_id = $f_session)
-  AND ($f_after IS NULL OR m.created_at >= $f_after)
-  AND ($f_before IS NULL OR m.created_at < $f_before)
-  AND ($f_valid_at IS NULL OR ((m.valid_from IS NULL OR m.valid_from <= $f_valid_at)
+  AND (NOT $f_has_after OR m.created_at >= $f_after)
+  AND (NOT $f_has_before OR m.created_at < $f_before)
+  AND (NOT $f_has_valid_at OR ((m.valid_from IS NULL OR m.valid_from <= $f_valid_at)
        AND (m.valid_to IS NULL OR m.valid_to > $f_valid_at)))
-  AND (size($f_entity_types) = 0 OR EXISTS {
+  AND (NOT $f_has_entity_types OR EXISTS {
        MATCH (m)-[:MENTIONS]->(fe:Entity) WHERE fe.type IN $f_entity_types })
   AND ($f_channel = '' OR NOT $f_channel IN coalesce(m.blocked_channels, []))
   AND ($f_quarantined OR m.quarantined IS NULL OR NOT m.quarantined)`
@@ -72,18 +77,18 @@ func filterParams(f graph.Filter, extra map[string]any) map[string]any {
 	p["f_reader"] = f.Reader.UserID
 	p["f_statuses"] = statuses
 	p["f_user"] = f.UserID
-	p["f_types"] = nonNil(f.Types)
-	p["f_tags"] = nonNil(f.Tags)
-	p["f_visibility"] = vis
+	p["f_types"], p["f_has_types"] = listParam(f.Types)
+	p["f_tags"], p["f_has_tags"] = listParam(f.Tags)
+	p["f_visibility"], p["f_has_visibility"] = listParam(vis)
 	p["f_subject_type"] = f.SubjectType
 	p["f_subject_id"] = f.SubjectID
 	p["f_project"] = f.ProjectID
 	p["f_session"] = f.SessionID
-	p["f_after"] = timeParam(f.CreatedAfter)
-	p["f_before"] = timeParam(f.CreatedBefore)
-	p["f_valid_at"] = timeParam(f.ValidAt)
+	p["f_after"], p["f_has_after"] = boundParam(f.CreatedAfter)
+	p["f_before"], p["f_has_before"] = boundParam(f.CreatedBefore)
+	p["f_valid_at"], p["f_has_valid_at"] = boundParam(f.ValidAt)
 	p["f_known_at"] = timeParam(f.KnownAt)
-	p["f_entity_types"] = nonNil(f.EntityTypes)
+	p["f_entity_types"], p["f_has_entity_types"] = listParam(f.EntityTypes)
 	p["f_channel"] = f.Channel
 	p["f_quarantined"] = f.IncludeQuarantined
 	return p
@@ -134,6 +139,24 @@ func timeParam(t time.Time) any {
 		return nil
 	}
 	return t.UTC()
+}
+
+// boundParam is a filter bound for memoryVisible: t in UTC and true, or the
+// Unix epoch and false when t is zero (never null: see memoryVisible).
+func boundParam(t time.Time) (time.Time, bool) {
+	if t.IsZero() {
+		return time.Unix(0, 0).UTC(), false
+	}
+	return t.UTC(), true
+}
+
+// listParam is a list filter for memoryVisible: s and true, or [""] and
+// false when s is empty (never []: see memoryVisible).
+func listParam(s []string) ([]string, bool) {
+	if len(s) == 0 {
+		return []string{""}, false
+	}
+	return s, true
 }
 
 func nonNil(s []string) []string {

@@ -10,6 +10,7 @@
 #   NEO4J_DATA_DIR        Neo4j home: data and logs (default target/data-$NEO4J_PORT)
 #   NEO4J_JAVA_OPTS       JVM options (default: 1 GiB heap, the --add-opens Neo4j wants)
 #   NEO4J_PAGECACHE_MB    page cache size in MiB (default 256)
+#   NEO4J_CONFIG          more Neo4j settings, "key=value key=value" (neo4j.conf keys)
 #   NEO4J_BROWSER_PORT    serve Neo4j Browser on http://127.0.0.1:$NEO4J_BROWSER_PORT/browser/ (default off)
 #   NEO4J_START_TIMEOUT   seconds to wait for readiness (default 180)
 #
