@@ -213,15 +213,12 @@ func (e *Engine) archiveGone(ctx context.Context, p graph.Principal, s graph.Sco
 	}
 	now := e.now().UTC()
 	for _, m := range gone {
-		if err := e.store.Archive(ctx, s, m.ID); err != nil {
-			return fmt.Errorf("archive %s (file gone): %w", m.ID, err)
-		}
 		ev := graph.AuditEvent{
 			ID: graph.NewID(), Scope: s, Action: AuditBacklogArchive, SubjectKind: subjectMemory, SubjectID: m.ID,
 			ActorID: p.ID, Outcome: "archived", Reason: truncate("file gone: "+m.Title, graph.MaxTitleLen), CreatedAt: now,
 		}
-		if err := e.store.AppendAudit(ctx, ev); err != nil {
-			return fmt.Errorf("audit archive of %s: %w", m.ID, err)
+		if err := e.store.Archive(ctx, s, m.ID, ev); err != nil { // audited in the archive's transaction
+			return fmt.Errorf("archive %s (file gone): %w", m.ID, err)
 		}
 		sum.Archived++
 	}

@@ -3,6 +3,7 @@ package engine
 import (
 	"context"
 	"fmt"
+	"slices"
 	"time"
 
 	"github.com/mnemo-dev/mnemo/graph"
@@ -13,11 +14,14 @@ import (
 // repository (the principal's own when nil; it must name a repo), Name
 // labels the baseline. Without BaselineID the baseline is a snapshot of
 // the current version of every active memory of the repository; with it,
-// the versions of that older baseline (a rollback).
+// the versions of that older baseline (a rollback). IdempotencyKey (HTTP:
+// the Idempotency-Key header) makes a retry answer the baseline the first
+// request promoted instead of promoting another (idempotentID).
 type PromoteRequest struct {
-	Scope      *graph.Scope `json:"scope,omitempty"`
-	Name       string       `json:"name,omitempty"`
-	BaselineID string       `json:"baseline_id,omitempty"`
+	Scope          *graph.Scope `json:"scope,omitempty"`
+	Name           string       `json:"name,omitempty"`
+	BaselineID     string       `json:"baseline_id,omitempty"`
+	IdempotencyKey string       `json:"-"`
 }
 
 // BaselineView is a baseline as listed: its versions counted, and whether
@@ -57,8 +61,12 @@ func (e *Engine) PromoteBaseline(ctx context.Context, p graph.Principal, r Promo
 	if err != nil {
 		return BaselineView{}, err
 	}
+	id, err := idempotentID("baseline.promote", s, p, r.IdempotencyKey)
+	if err != nil {
+		return BaselineView{}, err
+	}
 	now := e.now().UTC()
-	b := graph.Baseline{ID: graph.NewID(), Scope: s, Name: r.Name, PublishedBy: p.ID, CreatedAt: now}
+	b := graph.Baseline{ID: id, Scope: s, Name: r.Name, PublishedBy: p.ID, CreatedAt: now}
 	outcome := "promoted baseline " + b.ID
 	if r.BaselineID != "" {
 		if err := graph.CheckID("baseline_id", r.BaselineID); err != nil {
@@ -87,7 +95,21 @@ func (e *Engine) PromoteBaseline(ctx context.Context, p graph.Principal, r Promo
 		SubjectID: b.ID, ActorID: p.ID, Outcome: truncate(outcome, graph.MaxTitleLen), Reason: truncate(b.Name, graph.MaxTitleLen), CreatedAt: now}
 	b, err = ps.PromoteBaseline(ctx, b, ev)
 	if err != nil {
-		return BaselineView{}, fmt.Errorf("promote %s: %w", scopeName(s), err)
+		// A retry: the baseline the first request promoted, marked
+		// published while it still is.
+		f := graph.Filter{Scope: s, Reader: readerOf(pol, p)}
+		first, err := replayed(r.IdempotencyKey, err, func() (graph.Baseline, error) { return ps.GetBaseline(ctx, f, id) },
+			func(old graph.Baseline) bool {
+				return old.Scope == s && old.PublishedBy == p.ID && (r.Name == "" || old.Name == r.Name)
+			})
+		if err != nil {
+			return BaselineView{}, fmt.Errorf("promote %s: %w", scopeName(s), err)
+		}
+		pub, err := ps.PublishedBaselines(ctx, f)
+		if err != nil {
+			return BaselineView{}, fmt.Errorf("promote %s: %w", scopeName(s), err)
+		}
+		return viewOf(first, slices.ContainsFunc(pub, func(x graph.Baseline) bool { return x.ID == first.ID })), nil
 	}
 	return viewOf(b, true), nil
 }

@@ -38,15 +38,18 @@ const (
 // CapsuleRequest creates a capsule: a subject, the agents (principal ids)
 // it is for, its items, and how long it lives (TTLSeconds; 0 takes
 // DefaultCapsuleTTL). Scope narrows the principal's scope as a write's
-// does.
+// does. IdempotencyKey (HTTP: the Idempotency-Key header) makes a retry
+// answer the capsule the first request created instead of creating
+// another (idempotentID).
 type CapsuleRequest struct {
-	Scope       *graph.Scope `json:"scope,omitempty"`
-	Subject     string       `json:"subject"`
-	Audience    []string     `json:"audience"`
-	MemoryIDs   []string     `json:"memory_ids,omitempty"`
-	VersionIDs  []string     `json:"version_ids,omitempty"`
-	DecisionIDs []string     `json:"decision_ids,omitempty"`
-	TTLSeconds  int64        `json:"ttl_seconds,omitempty"`
+	Scope          *graph.Scope `json:"scope,omitempty"`
+	Subject        string       `json:"subject"`
+	Audience       []string     `json:"audience"`
+	MemoryIDs      []string     `json:"memory_ids,omitempty"`
+	VersionIDs     []string     `json:"version_ids,omitempty"`
+	DecisionIDs    []string     `json:"decision_ids,omitempty"`
+	TTLSeconds     int64        `json:"ttl_seconds,omitempty"`
+	IdempotencyKey string       `json:"-"`
 }
 
 // ItemView is one memory, version or decision as a capsule or a context
@@ -106,8 +109,12 @@ func (e *Engine) CreateCapsule(ctx context.Context, p graph.Principal, r Capsule
 	if err != nil {
 		return graph.Capsule{}, err
 	}
+	id, err := idempotentID("capsule.create", f.Scope, p, r.IdempotencyKey)
+	if err != nil {
+		return graph.Capsule{}, err
+	}
 	c := graph.Capsule{
-		ID: graph.NewID(), Scope: f.Scope, Subject: strings.TrimSpace(r.Subject), Audience: unique(r.Audience),
+		ID: id, Scope: f.Scope, Subject: strings.TrimSpace(r.Subject), Audience: unique(r.Audience),
 		MemoryIDs: unique(r.MemoryIDs), VersionIDs: unique(r.VersionIDs), DecisionIDs: unique(r.DecisionIDs),
 		CreatedBy: p.ID, CreatedAt: now, ExpiresAt: now.Add(ttl),
 	}
@@ -124,9 +131,23 @@ func (e *Engine) CreateCapsule(ctx context.Context, p graph.Principal, r Capsule
 			c.ExpiresAt.Format(time.RFC3339)), graph.MaxTitleLen)}
 	created, err := caps.CreateCapsule(ctx, c, ev)
 	if err != nil {
-		return graph.Capsule{}, fmt.Errorf("create capsule: %w", err)
+		// A retry: the capsule the first request created, while it is live.
+		created, err = replayed(r.IdempotencyKey, err, func() (graph.Capsule, error) {
+			return caps.GetCapsule(ctx, f, graph.CapsuleQuery{Agent: p.ID, At: now}, id)
+		}, func(old graph.Capsule) bool { return sameCapsule(old, c) })
+		if err != nil {
+			return graph.Capsule{}, fmt.Errorf("create capsule: %w", err)
+		}
 	}
 	return created, nil
+}
+
+// sameCapsule reports whether a capsule stored under an idempotency key
+// answers request c (its lifetime aside: the retry comes later).
+func sameCapsule(old, c graph.Capsule) bool {
+	return old.Scope == c.Scope && old.CreatedBy == c.CreatedBy && old.Subject == c.Subject &&
+		slices.Equal(old.Audience, c.Audience) && slices.Equal(old.MemoryIDs, c.MemoryIDs) &&
+		slices.Equal(old.VersionIDs, c.VersionIDs) && slices.Equal(old.DecisionIDs, c.DecisionIDs)
 }
 
 // creatorReads checks that every item of c is readable under f, the

@@ -3,6 +3,10 @@ package engine
 import (
 	"context"
 	"fmt"
+	"maps"
+	"slices"
+	"strings"
+	"time"
 
 	"github.com/mnemo-dev/mnemo/graph"
 	"github.com/mnemo-dev/mnemo/policy"
@@ -52,7 +56,7 @@ func (e *Engine) Restore(ctx context.Context, p graph.Principal, id, reason stri
 }
 
 func (e *Engine) lifecycle(ctx context.Context, p graph.Principal, id, reason, action string,
-	change func(context.Context, graph.Scope, string) error) (Forgotten, error) {
+	change func(context.Context, graph.Scope, string, ...graph.AuditEvent) error) (Forgotten, error) {
 	pol := e.policy.Current()
 	if err := authorize(pol, p, PermWrite); err != nil {
 		return Forgotten{}, err
@@ -64,12 +68,13 @@ func (e *Engine) lifecycle(ctx context.Context, p graph.Principal, id, reason, a
 	if err := mayWriteAs(pol, p, m.UserID); err != nil {
 		return Forgotten{}, err
 	}
-	if err := change(ctx, m.Scope, id); err != nil {
+	// The change and its audit event: one transaction.
+	ev := graph.AuditEvent{ID: graph.NewID(), Scope: m.Scope, Action: action, SubjectKind: subjectMemory, SubjectID: id,
+		ActorID: p.ID, Outcome: map[string]string{AuditArchive: "archived", AuditRestore: "restored"}[action],
+		Reason: truncate(reason, graph.MaxTitleLen), CreatedAt: e.now().UTC()}
+	if err := change(ctx, m.Scope, id, ev); err != nil {
 		return Forgotten{}, fmt.Errorf("%s %s: %w", action, id, err)
 	}
-	e.audit(ctx, graph.AuditEvent{Scope: m.Scope, Action: action, SubjectKind: subjectMemory, SubjectID: id,
-		ActorID: p.ID, Outcome: map[string]string{AuditArchive: "archived", AuditRestore: "restored"}[action],
-		Reason: truncate(reason, graph.MaxTitleLen)})
 	f, _ := readFilter(pol, p, nil, graph.Filter{Statuses: notErased})
 	if m, err = e.store.GetMemory(ctx, f, id); err != nil {
 		return Forgotten{}, fmt.Errorf("%s %s: %w", action, id, err)
@@ -93,15 +98,6 @@ func (e *Engine) target(ctx context.Context, pol *policy.Policy, p graph.Princip
 		return graph.Memory{}, err
 	}
 	return m, nil
-}
-
-// audit writes an event outside any other write; a failure is logged (the
-// change it records has happened).
-func (e *Engine) audit(ctx context.Context, ev graph.AuditEvent) {
-	ev.ID, ev.CreatedAt = graph.NewID(), e.now().UTC()
-	if err := e.store.AppendAudit(ctx, ev); err != nil {
-		e.log.Error("audit write failed", "action", ev.Action, "subject", ev.SubjectID, "err", err)
-	}
 }
 
 // mayErase checks that p may erase the memories of user: with the erase
@@ -138,14 +134,16 @@ func (e *Engine) Erase(ctx context.Context, p graph.Principal, id, reason string
 }
 
 // erase erases ids (at most graph.MaxEraseBatch) in scope s, audits each and
-// deletes their vector points.
-func (e *Engine) erase(ctx context.Context, p graph.Principal, s graph.Scope, ids []string, reason string) (EraseResult, error) {
+// deletes their vector points; more audit events go in the same
+// transaction.
+func (e *Engine) erase(ctx context.Context, p graph.Principal, s graph.Scope, ids []string, reason string, more ...graph.AuditEvent) (EraseResult, error) {
 	now := e.now().UTC()
-	events := make([]graph.AuditEvent, len(ids))
+	events := make([]graph.AuditEvent, len(ids), len(ids)+len(more))
 	for i, id := range ids {
 		events[i] = graph.AuditEvent{ID: graph.NewID(), Scope: s, Action: AuditErase, SubjectKind: subjectMemory,
 			SubjectID: id, ActorID: p.ID, Outcome: "erased", Reason: truncate(reason, graph.MaxTitleLen), CreatedAt: now}
 	}
+	events = append(events, more...)
 	out, err := e.store.Erase(ctx, s, graph.EraseInput{IDs: ids, Index: e.enqueue, Audit: events})
 	if err != nil {
 		return EraseResult{}, fmt.Errorf("erase: %w", err)
@@ -165,8 +163,10 @@ func (e *Engine) erase(ctx context.Context, p graph.Principal, s graph.Scope, id
 // graph.MaxEraseBatch, each one transaction (a failure part way leaves the
 // batches before it erased; running it again finishes the job). It needs
 // the erase permission, or write when user is p's own. Memories the user
-// writes while it runs may be left. One more audit event records the whole
-// request.
+// writes while it runs may be left. Each memory's erase is audited in its
+// batch's transaction; one more event (user.erase) records the whole
+// request, in the last batch's transaction (alone when there was nothing
+// to erase), so a request that returns without error is audited.
 func (e *Engine) EraseUser(ctx context.Context, p graph.Principal, user, reason string) (EraseResult, error) {
 	pol := e.policy.Current()
 	if err := graph.CheckID("user", user); err != nil {
@@ -197,8 +197,13 @@ func (e *Engine) EraseUser(ctx context.Context, p graph.Principal, user, reason 
 			}
 			byScope[m.Scope] = append(byScope[m.Scope], m.ID)
 		}
-		for s, ids := range byScope {
-			r, err := e.erase(ctx, p, s, ids, reason)
+		scopes := slices.SortedFunc(maps.Keys(byScope), func(a, b graph.Scope) int { return strings.Compare(scopeName(a), scopeName(b)) })
+		for i, s := range scopes {
+			var summary []graph.AuditEvent
+			if l.NextCursor == "" && i == len(scopes)-1 { // the request's last batch
+				summary = append(summary, eraseUserEvent(p, user, reason, res.Memories+len(byScope[s]), e.now()))
+			}
+			r, err := e.erase(ctx, p, s, byScope[s], reason, summary...)
 			if err != nil {
 				return res, fmt.Errorf("erase user %s: %w", user, err)
 			}
@@ -206,11 +211,21 @@ func (e *Engine) EraseUser(ctx context.Context, p graph.Principal, user, reason 
 			res.Erasure = res.Erasure.Add(r.Erasure)
 		}
 		if l.NextCursor == "" {
+			if len(scopes) == 0 { // nothing in the last page: the summary alone
+				if err := e.store.AppendAudit(ctx, eraseUserEvent(p, user, reason, res.Memories, e.now())); err != nil {
+					return res, fmt.Errorf("erase user %s: audit: %w", user, err)
+				}
+			}
 			break
 		}
 		page.Cursor = l.NextCursor
 	}
-	e.audit(ctx, graph.AuditEvent{Scope: p.Scope, Action: AuditEraseUser, SubjectKind: subjectUser, SubjectID: user,
-		ActorID: p.ID, Outcome: fmt.Sprintf("erased %d memories", res.Memories), Reason: truncate(reason, graph.MaxTitleLen)})
 	return res, nil
+}
+
+// eraseUserEvent is the audit event of a user's erase that erased n
+// memories.
+func eraseUserEvent(p graph.Principal, user, reason string, n int, at time.Time) graph.AuditEvent {
+	return graph.AuditEvent{ID: graph.NewID(), Scope: p.Scope, Action: AuditEraseUser, SubjectKind: subjectUser, SubjectID: user,
+		ActorID: p.ID, Outcome: fmt.Sprintf("erased %d memories", n), Reason: truncate(reason, graph.MaxTitleLen), CreatedAt: at.UTC()}
 }

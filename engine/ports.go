@@ -128,8 +128,8 @@ type memoryPort interface {
 type forgetPort interface {
 	memoryReader
 	auditWriter
-	Archive(ctx context.Context, s graph.Scope, id string) error
-	Restore(ctx context.Context, s graph.Scope, id string) error
+	Archive(ctx context.Context, s graph.Scope, id string, audit ...graph.AuditEvent) error
+	Restore(ctx context.Context, s graph.Scope, id string, audit ...graph.AuditEvent) error
 	Erase(ctx context.Context, s graph.Scope, in graph.EraseInput) (graph.Erasure, error)
 	ListMemories(ctx context.Context, f graph.Filter, p graph.Page) (graph.Listing, error)
 }

@@ -56,12 +56,14 @@ type Store interface {
 	// Resolve follows SUPERSEDES edges from id to the newest memory of the
 	// chain (A superseded by B superseded by C resolves to C).
 	Resolve(ctx context.Context, f Filter, id string) (Memory, error)
-	// Archive marks an active memory archived.
-	Archive(ctx context.Context, s Scope, id string) error
-	// Restore makes an archived memory active again; a memory in another
-	// state is ErrConflict, and so is one whose exclusive canonical key an
-	// active memory holds by now.
-	Restore(ctx context.Context, s Scope, id string) error
+	// Archive marks an active memory archived, with the audit events
+	// (their SubjectID must be set) in the same transaction.
+	Archive(ctx context.Context, s Scope, id string, audit ...AuditEvent) error
+	// Restore makes an archived memory active again, with the audit events
+	// in the same transaction; a memory in another state is ErrConflict,
+	// and so is one whose exclusive canonical key an active memory holds
+	// by now.
+	Restore(ctx context.Context, s Scope, id string, audit ...AuditEvent) error
 	// Erase removes the content of memories for good and leaves tombstones
 	// (graph/forget.go says what stays), in one transaction. A memory
 	// already erased is skipped; one outside s is ErrNotFound and nothing is

@@ -21,14 +21,18 @@ type capsuleRequest struct {
 	TTLSeconds  int64        `json:"ttl_seconds"`
 }
 
-// createCapsule serves POST /v1/capsules: 201 with the capsule.
+// createCapsule serves POST /v1/capsules: 201 with the capsule (the
+// first request's, on a retry with the same Idempotency-Key).
 func (s *Server) createCapsule(c *gin.Context) {
 	var req capsuleRequest
 	if err := decode(c, s.maxBody, &req); err != nil {
 		s.fail(c, err)
 		return
 	}
-	cp, err := s.engine.CreateCapsule(c.Request.Context(), principal(c), engine.CapsuleRequest(req))
+	r := engine.CapsuleRequest{Scope: req.Scope, Subject: req.Subject, Audience: req.Audience, MemoryIDs: req.MemoryIDs,
+		VersionIDs: req.VersionIDs, DecisionIDs: req.DecisionIDs, TTLSeconds: req.TTLSeconds,
+		IdempotencyKey: c.GetHeader(idempotencyHeader)}
+	cp, err := s.engine.CreateCapsule(c.Request.Context(), principal(c), r)
 	if err != nil {
 		s.fail(c, err)
 		return
@@ -137,3 +141,9 @@ type capsuleList struct {
 	Capsules   []engine.CapsuleView `json:"capsules"`
 	NextCursor string               `json:"next_cursor"`
 }
+
+// idempotencyHeader names the key that makes a create safe to retry
+// (POST /v1/capsules, POST /v1/baselines:promote): a retry with the same
+// key, by the same principal, answers what the first request created
+// (docs/curation.md, "Idempotent creates").
+const idempotencyHeader = "Idempotency-Key"

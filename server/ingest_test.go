@@ -64,6 +64,12 @@ func newIngAPI(t testing.TB, opts ...func(*server.Options)) *ingAPI {
 // call sends body (JSON text) as role and decodes the answer into a map.
 func (a *ingAPI) call(t *testing.T, role, method, path, body string) (int, map[string]any) {
 	t.Helper()
+	return a.callWith(t, role, method, path, body, nil)
+}
+
+// callWith is call with more request headers.
+func (a *ingAPI) callWith(t *testing.T, role, method, path, body string, header http.Header) (int, map[string]any) {
+	t.Helper()
 	var rd io.Reader
 	if body != "" {
 		rd = strings.NewReader(body)
@@ -71,6 +77,9 @@ func (a *ingAPI) call(t *testing.T, role, method, path, body string) (int, map[s
 	req, err := http.NewRequest(method, a.url+path, rd)
 	require.NoError(t, err)
 	req.Header.Set("Authorization", "Bearer "+role+"-key")
+	for k, v := range header {
+		req.Header[k] = v
+	}
 	if body != "" {
 		req.Header.Set("Content-Type", "application/json")
 	}

@@ -185,6 +185,13 @@ func (b *schemaBuilder) operation(op operation) (*apiOp, error) {
 	for _, q := range op.query {
 		o.Parameters = append(o.Parameters, q.param())
 	}
+	if op.idempotent {
+		o.Parameters = append(o.Parameters, apiParam{Name: idempotencyHeader, In: "header",
+			Description: "makes the create safe to retry: a request with the key of an earlier one by the same caller " +
+				"answers what that one created and writes nothing (409 when its fields differ or the result is no longer readable)",
+			Schema: &jsonschema.Schema{Type: "string", MinLength: jsonschema.Ptr(1), MaxLength: jsonschema.Ptr(engine.MaxIdempotencyKey),
+				Pattern: "^[!-~]+$"}})
+	}
 	if op.body != nil {
 		s, err := b.request(op)
 		if err != nil {

@@ -24,6 +24,7 @@ type operation struct {
 	summary, doc string
 	public       bool // served without an API key
 	query        []queryParam
+	idempotent   bool // takes an Idempotency-Key header
 	// body is a value of the type the handler decodes its body into; nil
 	// when it reads none. Every member is optional but those in required.
 	body         any
@@ -203,7 +204,7 @@ func operations() []operation {
 			answers: map[int]reflect.Type{200: typeOf[relationList]()}},
 		{method: http.MethodPost, path: "/v1/capsules", id: "createCapsule", tag: "curation",
 			summary: "a capsule of memories, versions and decisions for an audience of agents (TTL 7 days by default)",
-			body:    capsuleRequest{},
+			body:    capsuleRequest{}, idempotent: true, errors: []int{http.StatusConflict},
 			answers: map[int]reflect.Type{201: typeOf[graph.Capsule]()},
 			links:   []link{{201, "/id", "id", []string{"getCapsule", "revokeCapsule"}}}},
 		{method: http.MethodGet, path: "/v1/capsules", id: "listCapsules", tag: "curation",
@@ -251,8 +252,8 @@ func operations() []operation {
 			answers: map[int]reflect.Type{201: typeOf[engine.ProposalResult]()}},
 		{method: http.MethodPost, path: "/v1/baselines:promote", id: "promoteBaseline", tag: "curation",
 			summary: "publish a repository's baseline: its current versions, or an older baseline again (permission promote)",
-			body:    engine.PromoteRequest{}, bodyOptional: true,
-			answers: map[int]reflect.Type{201: typeOf[baselineAnswer]()}},
+			body:    engine.PromoteRequest{}, bodyOptional: true, idempotent: true,
+			answers: map[int]reflect.Type{201: typeOf[baselineAnswer]()}, errors: []int{http.StatusConflict}},
 		{method: http.MethodGet, path: "/v1/baselines", id: "listBaselines", tag: "curation",
 			summary: "baselines, newest first",
 			query: []queryParam{{name: "org_id", doc: "scope: organisation"}, {name: "repo_id", doc: "scope: repository"},

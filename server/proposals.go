@@ -112,7 +112,8 @@ func (s *Server) proposalStep(c *gin.Context) {
 }
 
 // promoteBaseline serves POST /v1/baselines:promote: 201 with the
-// baseline now published.
+// baseline now published (the first request's, on a retry with the same
+// Idempotency-Key).
 func (s *Server) promoteBaseline(c *gin.Context) {
 	var req engine.PromoteRequest
 	if c.Request.ContentLength != 0 {
@@ -121,6 +122,7 @@ func (s *Server) promoteBaseline(c *gin.Context) {
 			return
 		}
 	}
+	req.IdempotencyKey = c.GetHeader(idempotencyHeader)
 	b, err := s.engine.PromoteBaseline(c.Request.Context(), principal(c), req)
 	if err != nil {
 		s.fail(c, err)

@@ -10,10 +10,10 @@ import (
 )
 
 const capsuleUsage = "mnemo capsule create --subject TEXT --to AGENT[,AGENT] [--memory ID,...] [--version ID,...] " +
-	"[--decision ID,...] [--ttl DURATION] | list [--sent] [--limit N] [--cursor C] | show CAPSULE_ID | " +
-	"revoke CAPSULE_ID [--reason TEXT]"
+	"[--decision ID,...] [--ttl DURATION] [--idempotency-key K] | list [--sent] [--limit N] [--cursor C] | show CAPSULE_ID | " +
+	"revoke CAPSULE_ID [--reason TEXT] | bundle [--session S] [--project P] [--channel C] [--budget TOKENS]"
 
-// runCapsule implements `mnemo capsule create|list|show|revoke`: capsules
+// runCapsule implements `mnemo capsule create|list|show|revoke|bundle`: capsules
 // between agents (docs/curation.md), in process, as `mnemo edit` does.
 // --as names the agent: the creator, or the one whose capsules are listed.
 func runCapsule(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -30,7 +30,12 @@ func runCapsule(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	limit := fs.Int("limit", 20, "list: at most this many")
 	cursor := fs.String("cursor", "", "list: the next page's cursor, as the previous page printed it")
 	reason := fs.String("reason", "", "revoke: why")
-	verb, a, pos, err := c.openVerb(ctx, args, map[string]int{"create": 0, "list": 0, "show": 1, "revoke": 1})
+	key := fs.String("idempotency-key", "", "create: a retry with the same key answers the first create's capsule")
+	session := fs.String("session", "", "bundle: the agent's session (its items and session decisions)")
+	project := fs.String("project", "", "bundle: narrow decisions and tasks to this project")
+	channel := fs.String("channel", "", "bundle: the channel edits are applied for (a block hides on its channel)")
+	budget := fs.Int("budget", 0, "bundle: the token budget (default: the policy's)")
+	verb, a, pos, err := c.openVerb(ctx, args, map[string]int{"create": 0, "list": 0, "show": 1, "revoke": 1, "bundle": 0})
 	if err != nil {
 		return err
 	}
@@ -43,7 +48,7 @@ func runCapsule(ctx context.Context, args []string, stdout, stderr io.Writer) er
 		}
 		cp, err := a.engine.CreateCapsule(ctx, p, engine.CapsuleRequest{Subject: *subject, Audience: commaList(*to),
 			MemoryIDs: commaList(*memories), VersionIDs: commaList(*versions), DecisionIDs: commaList(*decisions),
-			TTLSeconds: int64(*ttl / time.Second)})
+			TTLSeconds: int64(*ttl / time.Second), IdempotencyKey: *key})
 		if err != nil {
 			return err
 		}
@@ -69,6 +74,13 @@ func runCapsule(ctx context.Context, args []string, stdout, stderr io.Writer) er
 			return err
 		}
 		return c.print(v, nil)
+	case "bundle":
+		b, err := a.engine.ContextBundle(ctx, p, engine.BundleRequest{SessionID: *session, ProjectID: *project,
+			Channel: *channel, TokenBudget: *budget})
+		if err != nil {
+			return err
+		}
+		return c.print(b, nil)
 	default: // revoke
 		cp, err := a.engine.RevokeCapsule(ctx, p, pos[0], *reason)
 		if err != nil {

@@ -25,7 +25,7 @@ var subcommands = [][]string{
 	{"audit"},
 	{"baseline"}, {"baseline", "promote"}, {"baseline", "list"},
 	{"bench"}, {"bench", "recall"}, {"bench", "multihop"}, {"bench", "scifact"}, {"bench", "abstain"},
-	{"capsule"}, {"capsule", "create"}, {"capsule", "list"}, {"capsule", "show"}, {"capsule", "revoke"},
+	{"capsule"}, {"capsule", "create"}, {"capsule", "list"}, {"capsule", "show"}, {"capsule", "revoke"}, {"capsule", "bundle"},
 	{"doctor"},
 	{"edit"}, {"edit", "propose"}, {"edit", "list"}, {"edit", "approve"}, {"edit", "reject"},
 	{"forget"},
@@ -41,6 +41,7 @@ var subcommands = [][]string{
 	{"reindex"},
 	{"relate"}, {"relate", "create"}, {"relate", "delete"}, {"relate", "list"},
 	{"search"},
+	{"context"},
 	{"serve"},
 	{"version"},
 }

@@ -28,6 +28,7 @@ func commands() map[string]command {
 		"serve":     {"serve the HTTP API (and MCP at /mcp)", runServe},
 		"mcp":       {"serve MCP on stdio as the key in MNEMO_API_KEY", runMCP},
 		"search":    {"search QUERY: run the read path and print ranked results (--as-of, --known-at: the past)", runSearch},
+		"context":   {"context QUERY: read_context — version-pinned items with citations (--selector, --baseline)", runContext},
 		"get":       {"get ID: one memory's effective view (--as-of, --known-at: the past)", runGet},
 		"bench":     {"bench recall|multihop|scifact|abstain: retrieval quality (LoCoMo, MuSiQue/HotpotQA, SciFact, abstention)", runBench},
 		"policy":    {"policy check FILE: validate a policy file", runPolicy},

@@ -68,7 +68,7 @@ func runProposal(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	return c.print(out, nil)
 }
 
-const baselineUsage = "mnemo baseline promote [--name N] [--from BASELINE_ID] | list [--limit N] " +
+const baselineUsage = "mnemo baseline promote [--name N] [--from BASELINE_ID] [--idempotency-key K] | list [--limit N] " +
 	"(the repository is --org/--repo)"
 
 // runBaseline implements `mnemo baseline promote|list`: a repository's
@@ -79,6 +79,7 @@ func runBaseline(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	name := c.fs.String("name", "", "promote: the baseline's name (default: promoted <time>)")
 	from := c.fs.String("from", "", "promote: publish this older baseline's versions again (a rollback)")
 	limit := c.fs.Int("limit", 50, "list: at most this many")
+	key := c.fs.String("idempotency-key", "", "promote: a retry with the same key answers the first promote's baseline")
 	verb, a, _, err := c.openVerb(ctx, args, map[string]int{"promote": 0, "list": 0})
 	if err != nil {
 		return err
@@ -87,7 +88,7 @@ func runBaseline(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	p := id.principal()
 	switch verb {
 	case "promote":
-		b, err := a.engine.PromoteBaseline(ctx, p, engine.PromoteRequest{Name: *name, BaselineID: *from})
+		b, err := a.engine.PromoteBaseline(ctx, p, engine.PromoteRequest{Name: *name, BaselineID: *from, IdempotencyKey: *key})
 		if err != nil {
 			return err
 		}

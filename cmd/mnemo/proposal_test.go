@@ -64,6 +64,25 @@ func TestProposalCLI(t *testing.T) {
 	assert.Contains(t, out, "* ")
 	assert.Contains(t, out, "release-1")
 
+	// read_context from the command line reads the promoted version.
+	out, code = mnemo(t, "context", "--json", "Jenkins host")
+	require.Zero(t, code, out)
+	var rc struct {
+		Selector struct {
+			Kind string `json:"kind"`
+		} `json:"baseline_selector_used"`
+		Items []struct {
+			VersionID string `json:"version_id"`
+		} `json:"items"`
+	}
+	require.NoError(t, json.Unmarshal([]byte(out), &rc), out)
+	assert.Equal(t, "published", rc.Selector.Kind)
+	if assert.Len(t, rc.Items, 1, out) {
+		assert.Equal(t, acc.Version.ID, rc.Items[0].VersionID, "the promoted version")
+	}
+	out, code = mnemo(t, "context", "--selector", "baseline", "Jenkins host")
+	assert.NotZero(t, code, "a baseline selector names a baseline: %s", out)
+
 	out, code = mnemo(t, "proposal", "list", "--memory", mem)
 	require.Zero(t, code, out)
 	assert.Contains(t, out, pr.ID)

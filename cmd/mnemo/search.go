@@ -22,15 +22,7 @@ func runSearch(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	tags := fs.String("tags", "", "only memories carrying all these tags, comma-separated")
 	daysBack := fs.Int("days-back", 0, "only memories created in the last N days")
 	tt := registerTimeTravel(fs)
-	pos, err := c.parse(args)
-	if err != nil {
-		return err
-	}
-	query := strings.Join(pos, " ")
-	if strings.TrimSpace(query) == "" {
-		return c.usageErr("no QUERY")
-	}
-	t, err := tt.parse()
+	query, t, err := c.parseQuery(args, tt)
 	if err != nil {
 		return err
 	}

@@ -274,13 +274,13 @@ func (w *Faulty) Resolve(ctx context.Context, f graph.Filter, id string) (graph.
 }
 
 // Archive implements graph.Store.
-func (w *Faulty) Archive(ctx context.Context, s graph.Scope, id string) error {
-	return w.run(ctx, "Archive", func() error { return w.s.Archive(ctx, s, id) })
+func (w *Faulty) Archive(ctx context.Context, s graph.Scope, id string, audit ...graph.AuditEvent) error {
+	return w.run(ctx, "Archive", func() error { return w.s.Archive(ctx, s, id, audit...) })
 }
 
 // Restore implements graph.Store.
-func (w *Faulty) Restore(ctx context.Context, s graph.Scope, id string) error {
-	return w.run(ctx, "Restore", func() error { return w.s.Restore(ctx, s, id) })
+func (w *Faulty) Restore(ctx context.Context, s graph.Scope, id string, audit ...graph.AuditEvent) error {
+	return w.run(ctx, "Restore", func() error { return w.s.Restore(ctx, s, id, audit...) })
 }
 
 // Erase implements graph.Store.

@@ -3,6 +3,7 @@ package neo4j
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"slices"
 	"time"
@@ -29,11 +30,11 @@ RETURN n.status AS was, head(collect(o.id)) AS holder`
 const restoreCypher = `MATCH (n:Memory {id: $id}) SET ` + logStatusN + `'active' SET n.status = 'active'`
 
 // Restore makes an archived memory active again.
-func (s *Store) Restore(ctx context.Context, sc graph.Scope, id string) error {
+func (s *Store) Restore(ctx context.Context, sc graph.Scope, id string, audit ...graph.AuditEvent) error {
 	if err := sc.Validate(); err != nil {
 		return fmt.Errorf("neo4j: restore: %w", err)
 	}
-	if err := requireIDs("id", id); err != nil {
+	if err := errors.Join(requireIDs("id", id), validAudit(audit)); err != nil {
 		return fmt.Errorf("neo4j: restore: %w", err)
 	}
 	_, err := write(ctx, s, func(tx neo4jdrv.ManagedTransaction) (struct{}, error) {
@@ -51,8 +52,11 @@ func (s *Store) Restore(ctx context.Context, sc graph.Scope, id string) error {
 		if h := str(p, "holder"); h != "" {
 			return struct{}{}, fmt.Errorf("its canonical key is held by active memory %q: %w", h, graph.ErrConflict)
 		}
-		_, err = collect(ctx, tx, restoreCypher, map[string]any{"id": id, "at": s.now().UTC()})
-		return struct{}{}, err
+		now := s.now().UTC()
+		if _, err = collect(ctx, tx, restoreCypher, map[string]any{"id": id, "at": now}); err != nil {
+			return struct{}{}, err
+		}
+		return struct{}{}, appendAudit(ctx, tx, now, audit)
 	})
 	if err != nil {
 		return fmt.Errorf("neo4j: restore %s: %w", id, err)

@@ -2,6 +2,7 @@ package neo4j
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"time"
 
@@ -155,15 +156,16 @@ FOREACH (x IN CASE WHEN was = 'active' THEN [n] ELSE [] END |
 RETURN was`
 
 // Archive marks an active memory archived.
-func (s *Store) Archive(ctx context.Context, sc graph.Scope, id string) error {
+func (s *Store) Archive(ctx context.Context, sc graph.Scope, id string, audit ...graph.AuditEvent) error {
 	if err := sc.Validate(); err != nil {
 		return fmt.Errorf("neo4j: archive: %w", err)
 	}
-	if err := requireIDs("id", id); err != nil {
+	if err := errors.Join(requireIDs("id", id), validAudit(audit)); err != nil {
 		return fmt.Errorf("neo4j: archive: %w", err)
 	}
 	_, err := write(ctx, s, func(tx neo4jdrv.ManagedTransaction) (struct{}, error) {
-		recs, err := collect(ctx, tx, archiveCypher, writeScopeParams(sc, map[string]any{"id": id, "at": s.now().UTC()}))
+		now := s.now().UTC()
+		recs, err := collect(ctx, tx, archiveCypher, writeScopeParams(sc, map[string]any{"id": id, "at": now}))
 		if err != nil {
 			return struct{}{}, err
 		}
@@ -173,7 +175,7 @@ func (s *Store) Archive(ctx context.Context, sc graph.Scope, id string) error {
 		if was, _ := recs[0].Get("was"); was != string(graph.StatusActive) {
 			return struct{}{}, fmt.Errorf("memory %q is %v, not active: %w", id, was, graph.ErrConflict)
 		}
-		return struct{}{}, nil
+		return struct{}{}, appendAudit(ctx, tx, now, audit)
 	})
 	if err != nil {
 		return fmt.Errorf("neo4j: archive %s: %w", id, err)

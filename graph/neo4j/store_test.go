@@ -15,7 +15,13 @@ import (
 func TestStore(t *testing.T) {
 	cfg := neo4jtest.Config(t)
 	fresh := func(t *testing.T) graph.Store { return neo4jtest.Open(t, cfg) }
-	conf := storetest.Config{TimePrecision: time.Nanosecond}
+	second := func(t *testing.T, _ graph.Store) graph.Store {
+		r, err := neo4j.Open(t.Context(), cfg) // its own driver and connections
+		require(t, err)
+		t.Cleanup(func() { _ = r.Close() })
+		return r
+	}
+	conf := storetest.Config{TimePrecision: time.Nanosecond, OpenSecond: second}
 	t.Run("Proposals", func(t *testing.T) { storetest.RunProposals(t, fresh, conf) })
 	t.Run("Edits", func(t *testing.T) { storetest.RunEdits(t, fresh, conf) })
 	t.Run("Capsules", func(t *testing.T) { storetest.RunCapsules(t, fresh, conf) })
@@ -27,12 +33,7 @@ func TestStore(t *testing.T) {
 			t.Cleanup(func() { _ = r.Close() })
 			return r
 		},
-		OpenSecond: func(t *testing.T, _ graph.Store) graph.Store {
-			r, err := neo4j.Open(t.Context(), cfg) // its own driver and connections
-			require(t, err)
-			t.Cleanup(func() { _ = r.Close() })
-			return r
-		},
+		OpenSecond:    second,
 		TimePrecision: time.Nanosecond,
 	})
 }

@@ -218,8 +218,9 @@ const listEdits = `SELECT ` + editCols + ` FROM edits ed WHERE %s ORDER BY ed.cr
 // Edits of given memories (every search reads them twice), oldest first.
 // The id list is the outer loop (CROSS JOIN) and each id a seek in
 // edits_target; the text is constant for a filter shape, so the statement
-// is prepared once per connection (stmtCache) instead of on every search.
-const listEditsOf = `SELECT ` + editCols + `
+// is prepared once per connection (stmtCache) instead of on every search,
+// and what it reads is cached (editCache). The rid comes first (editRow).
+const listEditsOf = `SELECT ed.rid, ` + editCols + `
 FROM json_each(?) j CROSS JOIN edits ed INDEXED BY edits_target ON ed.tenant_id = ? AND ed.target_memory_id = j.value
 WHERE %s ORDER BY ed.created_at, ed.rid`
 
@@ -244,19 +245,26 @@ func (s *Store) ListEdits(ctx context.Context, f graph.Filter, q graph.EditQuery
 		w.add(status+" IN ("+placeholders(len(q.Statuses))+")", statuses...)
 	}
 	var (
-		rows *sql.Rows
-		err  error
+		edits []graph.Edit
+		err   error
 	)
-	if len(q.MemoryIDs) > 0 {
-		rows, err = s.cachedQuery(ctx, fmt.Sprintf(listEditsOf, w.sql()),
-			append([]any{jsonList(q.MemoryIDs), f.Scope.TenantID}, w.args...)...)
-	} else {
-		rows, err = s.r.QueryContext(ctx, fmt.Sprintf(listEdits, w.sql()), w.args...)
+	switch {
+	case len(q.MemoryIDs) > 0 && f.KnownAt.IsZero():
+		edits, err = s.editsOf(ctx, w, f.Scope.TenantID, q.MemoryIDs)
+	case len(q.MemoryIDs) > 0:
+		var rows *sql.Rows
+		if rows, err = s.cachedQuery(ctx, fmt.Sprintf(listEditsOf, w.sql()),
+			append([]any{jsonList(q.MemoryIDs), f.Scope.TenantID}, w.args...)...); err == nil {
+			var rs []editRow
+			rs, err = collect(rows, scanEditRow)
+			edits = editsIn(rs)
+		}
+	default:
+		var rows *sql.Rows
+		if rows, err = s.r.QueryContext(ctx, fmt.Sprintf(listEdits, w.sql()), w.args...); err == nil {
+			edits, err = collect(rows, scanEdit)
+		}
 	}
-	if err != nil {
-		return nil, fmt.Errorf("list edits: %w", err)
-	}
-	edits, err := collect(rows, scanEdit)
 	if err != nil {
 		return nil, fmt.Errorf("list edits: %w", err)
 	}

@@ -347,17 +347,11 @@ const seedEntities = `SELECT x.memory_rid, e.rid, e.norm_name, e.mention_count
 FROM mentions x JOIN entities e ON e.rid = x.entity_rid
 WHERE x.memory_rid IN (SELECT value FROM json_each(?))`
 
-// One entity's newest memories that pass the filter and are not seeds: a
-// walk of its posting list backwards (the mentions primary key), the filter
-// applied in the same statement, stopping at the LIMIT. %s: the filter.
-const entityWalk = `SELECT x.memory_rid, x.created_at, m.id
-FROM mentions x CROSS JOIN memories m ON m.rid = x.memory_rid
-WHERE x.entity_rid = ? AND x.memory_rid NOT IN (SELECT value FROM json_each(?)) AND %s
-ORDER BY x.created_at DESC, x.memory_rid DESC
-LIMIT ?`
-
 // Neighbours implements graph.Store. Each distinct entity of the seeds is
-// walked once (at most graph.NeighbourFanout rows); the walks are scored per
+// walked once: its graph.NeighbourFanout newest admitted memories that are
+// not seeds, read from the entity's posting list as Walk reads it
+// (walkPostings, through the walk cache, which the searches' walks have
+// mostly filled with the same entities' lists); the walks are scored per
 // seed in Go and only the memories kept are loaded.
 func (s *Store) Neighbours(ctx context.Context, f graph.Filter, seedIDs []string, perSeed int) ([]graph.Neighbour, error) {
 	w, err := memoryFilter(f, false)
@@ -367,7 +361,10 @@ func (s *Store) Neighbours(ctx context.Context, f graph.Filter, seedIDs []string
 	if perSeed <= 0 || len(seedIDs) == 0 {
 		return nil, nil
 	}
-	walk := fmt.Sprintf(entityWalk, w.sql())
+	key, w0, err := filterKey(f)
+	if err != nil {
+		return nil, fmt.Errorf("neighbours: %w", err)
+	}
 	// Seeds need only be readable: the access rule, not the narrowing (a
 	// seed the reader may not read yields nothing, lest its entities leak).
 	sw, err := memoryFilter(graph.Filter{Scope: f.Scope, Reader: f.Reader}, true)
@@ -375,19 +372,33 @@ func (s *Store) Neighbours(ctx context.Context, f graph.Filter, seedIDs []string
 		return nil, fmt.Errorf("neighbours: %w", err)
 	}
 	seedsQuery := fmt.Sprintf(selectSeeds, sw.sql())
-	var stmts [4]*sql.Stmt // before the transaction: see stmtCache
-	for i, q := range []string{walk, seedsQuery, seedEntities, memoriesByRID} {
+	postings := [2]string{fmt.Sprintf(walkPostings, w.sql()), fmt.Sprintf(walkPostings, w0.sql())}
+	var stmts [5]*sql.Stmt // before the transaction: see stmtCache
+	for i, q := range []string{seedsQuery, seedEntities, memoriesByRID, postings[0], postings[1]} {
 		if stmts[i], err = s.stmts.get(ctx, q); err != nil {
 			return nil, fmt.Errorf("neighbours: %w", err)
 		}
 	}
-	walkStmt := stmts[0]
 	conn, err := s.r.BeginTx(ctx, &sql.TxOptions{ReadOnly: true}) // one snapshot for every statement
 	if err != nil {
 		return nil, fmt.Errorf("neighbours: %w", err)
 	}
 	defer func() { _ = conn.Rollback() }()
-	seeds, err := visibleSeeds(ctx, conn, stmts[1], seedsQuery, append([]any{jsonList(seedIDs)}, sw.args...))
+	// The first read fixes the snapshot: the write sequence in it names
+	// the state the posting lists belong to (walkcache.go).
+	l := &walkLoad{f: f, w: w, w0: w0, key: key, at: nanos(f.ValidAt), cache: s.walks, cached: true,
+		fresh: map[postingKey]posting{}}
+	if err := conn.QueryRowContext(ctx, `SELECT n FROM write_seq`).Scan(&l.gen); err != nil {
+		return nil, fmt.Errorf("neighbours: %w", err)
+	}
+	l.run = func(i int, args ...any) (*sql.Rows, error) {
+		st := 3 // wsPostings
+		if i == wsPostingsAll {
+			st = 4
+		}
+		return query(ctx, conn, stmts[st], postings[st-3], args...)
+	}
+	seeds, err := visibleSeeds(ctx, conn, stmts[0], seedsQuery, append([]any{jsonList(seedIDs)}, sw.args...))
 	if err != nil || len(seeds) == 0 {
 		return nil, err
 	}
@@ -404,7 +415,7 @@ func (s *Store) Neighbours(ctx context.Context, f graph.Filter, seedIDs []string
 		seed int64
 		entity
 	}
-	rows, err := query(ctx, conn, stmts[2], seedEntities, string(seedJSON))
+	rows, err := query(ctx, conn, stmts[1], seedEntities, string(seedJSON))
 	if err != nil {
 		return nil, fmt.Errorf("neighbours: %w", err)
 	}
@@ -418,30 +429,40 @@ func (s *Store) Neighbours(ctx context.Context, f graph.Filter, seedIDs []string
 	for _, se := range ses {
 		entsOf[se.seed] = append(entsOf[se.seed], se.entity)
 	}
-	// Walk each distinct entity once.
-	type reached struct {
-		rid, at int64
-		id      string
-	}
-	walks := map[int64][]reached{}
+	// Walk each distinct entity once: its first NeighbourFanout admitted
+	// memories that are not seeds are among its first NeighbourFanout +
+	// len(seeds) admitted ones.
+	var ents []int64
+	seen := map[int64]bool{}
 	for _, sd := range seeds {
 		for _, e := range entsOf[sd.rid] {
-			if _, done := walks[e.rid]; done {
-				continue
+			if !seen[e.rid] {
+				seen[e.rid] = true
+				ents = append(ents, e.rid)
 			}
-			args := append(append([]any{e.rid, string(seedJSON)}, w.args...), graph.NeighbourFanout)
-			rows, err := query(ctx, conn, walkStmt, walk, args...)
-			if err != nil {
-				return nil, fmt.Errorf("neighbours: %w", err)
-			}
-			got, err := collect(rows, func(r scanner) (x reached, err error) {
-				return x, r.Scan(&x.rid, &x.at, &x.id)
-			})
-			if err != nil {
-				return nil, fmt.Errorf("neighbours: %w", err)
-			}
-			walks[e.rid] = got
 		}
+	}
+	lists, err := l.postings(ents, graph.NeighbourFanout+len(seeds))
+	if err != nil {
+		return nil, fmt.Errorf("neighbours: %w", err)
+	}
+	s.walks.put(l.gen, l.fresh)
+	isSeed := make(map[int64]bool, len(seeds))
+	for _, sd := range seeds {
+		isSeed[sd.rid] = true
+	}
+	walks := make(map[int64][]postingMem, len(lists))
+	for _, x := range lists {
+		kept := make([]postingMem, 0, graph.NeighbourFanout)
+		for _, m := range x.mems {
+			if len(kept) == graph.NeighbourFanout {
+				break
+			}
+			if !isSeed[m.rid] {
+				kept = append(kept, m)
+			}
+		}
+		walks[x.rid] = kept
 	}
 	// Rank per seed on what the walks know (id, created_at), then load the
 	// memories kept.
@@ -481,12 +502,9 @@ func (s *Store) Neighbours(ctx context.Context, f graph.Filter, seedIDs []string
 	if len(out) == 0 {
 		return nil, nil
 	}
-	ridJSON, _ := json.Marshal(rids)
-	rows, err = query(ctx, conn, stmts[3], memoriesByRID, string(ridJSON))
-	if err != nil {
-		return nil, fmt.Errorf("neighbours: %w", err)
-	}
-	ms, err := scanMemories(rows)
+	ms, err := s.walks.loadByRID(l.gen, rids, func(js string) (*sql.Rows, error) {
+		return query(ctx, conn, stmts[2], memoriesByRID, js)
+	})
 	if err == nil {
 		err = asKnown(ctx, conn, f, ms)
 	}
@@ -581,9 +599,11 @@ func (s *Store) KeywordSearch(ctx context.Context, f graph.Filter, query string,
 		rids   []int64
 		scores = map[int64]float64{}
 	)
-	// A selective filter passes few matches: the batches double so that
-	// walking all of them takes a logarithmic number of statements.
-	for batch := max(2*limit, 32); len(out) < limit && ranking.Len() > 0; batch = min(2*batch, 4096) {
+	// The first batch is the limit: when the filter passes every match (a
+	// search's usual case) nothing is loaded to be dropped. A selective
+	// filter passes few: the batches double so that walking all of them
+	// takes a logarithmic number of statements.
+	for batch := max(limit, 32); len(out) < limit && ranking.Len() > 0; batch = min(2*batch, 4096) {
 		rids = ranking.next(rids[:0], scores, batch)
 		got, err := filterBatch(ctx, t, filterStmt, filter, w.args, rids)
 		if err != nil {

@@ -24,11 +24,11 @@ LIMIT 1`
 const restoreMemory = `UPDATE memories SET status = 'active' WHERE rid = ?`
 
 // Restore implements graph.Store.
-func (s *Store) Restore(ctx context.Context, sc graph.Scope, id string) error {
+func (s *Store) Restore(ctx context.Context, sc graph.Scope, id string, audit ...graph.AuditEvent) error {
 	if err := sc.Validate(); err != nil {
 		return fmt.Errorf("restore: %w", err)
 	}
-	if err := checkIDs("id", []string{id}); err != nil {
+	if err := errors.Join(checkIDs("id", []string{id}), validateAudit(audit)); err != nil {
 		return fmt.Errorf("restore: %w", err)
 	}
 	err := s.write(ctx, func(t *tx) error {
@@ -61,7 +61,10 @@ func (s *Store) Restore(ctx context.Context, sc graph.Scope, id string) error {
 		if _, err := t.exec(restoreMemory, rid); err != nil {
 			return err
 		}
-		return t.logStatus(rid, graph.StatusActive, nanos(t.now))
+		if err := t.logStatus(rid, graph.StatusActive, nanos(t.now)); err != nil {
+			return err
+		}
+		return t.appendAudits(audit)
 	})
 	if err != nil {
 		return fmt.Errorf("restore %s: %w", id, err)

@@ -51,7 +51,6 @@ func checkPlans(t *testing.T, s *Store, f graph.Filter, bigTables map[string]boo
 	// Plan steps that would probe every pair of two lists (an index on
 	// both columns used for both): quadratic in the walk's lists.
 	avoid := map[string][]string{
-		"walkPairs": {"entity_rid=?"},
 		"walkLinks": {"supersedes_old", "memory_next_next"},
 	}
 	for _, tc := range []struct {
@@ -67,13 +66,11 @@ func checkPlans(t *testing.T, s *Store, f graph.Filter, bigTables map[string]boo
 		{"selectSeeds", fmt.Sprintf(selectSeeds, w.sql()), append([]any{ids}, w.args...)},
 		{"seedEntities", seedEntities, []any{`[1,2]`}},
 		{"matchedEntities", matchedEntities, []any{`[1,2]`, `[3]`}},
-		{"entityWalk", fmt.Sprintf(entityWalk, w.sql()), append(append([]any{1, `[1]`}, w.args...), 32)},
 		{"resolveNames", resolveNames, []any{"t", ids, "t", ids}},
 		{"walkResolve", walkResolve, []any{ids, "t", ids, "t"}},
 		{"walkSeeds", fmt.Sprintf(walkSeeds, w.sql()), append([]any{ids}, w.args...)},
 		{"walkPostings", fmt.Sprintf(walkPostings, w.sql()), append(append([]any{}, w.args...), 501, `[1,2]`)},
 		{"walkMentions", walkMentions, []any{`[1,2]`}},
-		{"walkPairs", walkPairs, []any{`[1,2]`, `[3]`}},
 		{"walkLinks", walkLinks, []any{`[1,2]`, `[1,2]`, `[1,2]`, `[1,2]`}},
 		{"walkLinked", fmt.Sprintf(walkLinked, w.sql()), append([]any{`[1,2]`, `[1,2]`, `[1,2]`, `[1,2]`}, w.args...)},
 		{"keywordDelta", keywordDelta, []any{0, 10}},

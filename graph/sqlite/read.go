@@ -291,11 +291,11 @@ func (s *Store) Supersede(ctx context.Context, sc graph.Scope, oldID, newID stri
 const archiveMemory = `UPDATE memories SET status = 'archived' WHERE rid = ?`
 
 // Archive implements graph.Store.
-func (s *Store) Archive(ctx context.Context, sc graph.Scope, id string) error {
+func (s *Store) Archive(ctx context.Context, sc graph.Scope, id string, audit ...graph.AuditEvent) error {
 	if err := sc.Validate(); err != nil {
 		return fmt.Errorf("archive: %w", err)
 	}
-	if err := checkIDs("id", []string{id}); err != nil {
+	if err := errors.Join(checkIDs("id", []string{id}), validateAudit(audit)); err != nil {
 		return fmt.Errorf("archive: %w", err)
 	}
 	err := s.write(ctx, func(t *tx) error {
@@ -309,7 +309,10 @@ func (s *Store) Archive(ctx context.Context, sc graph.Scope, id string) error {
 		if _, err := t.exec(archiveMemory, m.rid); err != nil {
 			return err
 		}
-		return t.logStatus(m.rid, graph.StatusArchived, nanos(t.now))
+		if err := t.logStatus(m.rid, graph.StatusArchived, nanos(t.now)); err != nil {
+			return err
+		}
+		return t.appendAudits(audit)
 	})
 	if err != nil {
 		return fmt.Errorf("archive %s: %w", id, err)

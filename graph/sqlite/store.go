@@ -68,6 +68,7 @@ type Store struct {
 	kw        *keywordIndex
 	stmts     *stmtCache // on r
 	walks     *walkCache
+	edits     *editCache
 	closeOnce sync.Once
 	closeErr  error
 }
@@ -116,7 +117,7 @@ func Open(ctx context.Context, dir string, opts Options) (*Store, error) {
 	w.SetMaxIdleConns(1)
 	w.SetConnMaxLifetime(0)
 	w.SetConnMaxIdleTime(0)
-	s := &Store{dir: dir, w: w, now: opts.Now, kw: newKeywordIndex(), walks: newWalkCache()}
+	s := &Store{dir: dir, w: w, now: opts.Now, kw: newKeywordIndex(), walks: newWalkCache(), edits: newEditCache()}
 	if err := migrate(ctx, w); err != nil {
 		_ = w.Close()
 		return nil, err

@@ -33,18 +33,18 @@ var closed sync.Map
 
 func TestConformance(t *testing.T) {
 	fresh := func(t *testing.T) graph.Store { return open(t, t.TempDir()) }
-	t.Run("Proposals", func(t *testing.T) { storetest.RunProposals(t, fresh, storetest.Config{}) })
-	t.Run("Edits", func(t *testing.T) { storetest.RunEdits(t, fresh, storetest.Config{}) })
-	t.Run("Capsules", func(t *testing.T) { storetest.RunCapsules(t, fresh, storetest.Config{}) })
+	second := func(t *testing.T, s graph.Store) graph.Store { return open(t, s.(*sqlite.Store).Dir()) }
+	conf := storetest.Config{OpenSecond: second}
+	t.Run("Proposals", func(t *testing.T) { storetest.RunProposals(t, fresh, conf) })
+	t.Run("Edits", func(t *testing.T) { storetest.RunEdits(t, fresh, conf) })
+	t.Run("Capsules", func(t *testing.T) { storetest.RunCapsules(t, fresh, conf) })
 	storetest.Run(t, fresh, storetest.Config{
 		Reopen: func(t *testing.T, s graph.Store) graph.Store {
 			closed.Store(s, true)
 			require.NoError(t, s.Close())
 			return open(t, s.(*sqlite.Store).Dir())
 		},
-		OpenSecond: func(t *testing.T, s graph.Store) graph.Store {
-			return open(t, s.(*sqlite.Store).Dir())
-		},
+		OpenSecond: second,
 	})
 }
 

@@ -29,8 +29,8 @@ JOIN entities e ON e.rid = a.entity_rid`
 const walkSeeds = `SELECT m.rid, m.id FROM json_each(?) j CROSS JOIN memories m ON m.id = j.value WHERE %s`
 
 // For each entity of a list, its first ? admitted memories, newest
-// first, as "rid id valid_from valid_to rid id ..." (ids hold no space:
-// graph.CheckID); NULL for none. It walks the entity's posting list (the
+// first, as "rid id valid_from valid_to mentioned_at rid id ..." (ids hold
+// no space: graph.CheckID); NULL for none. It walks the entity's posting list (the
 // mentions primary key, backwards) with the filter on memories joined by
 // rowid, and stops at its LIMIT. The first hop reads graph.WalkMaxDF + 1
 // (the df, counted as far as it matters, and the newest graph.WalkFanout),
@@ -38,8 +38,8 @@ const walkSeeds = `SELECT m.rid, m.id FROM json_each(?) j CROSS JOIN memories m 
 // all). %[1]s: the filter; its parameters come first, then the limit and
 // the list.
 const walkPostings = `SELECT j.value, (
-  SELECT group_concat(rid || ' ' || id || ' ' || vf || ' ' || vt, ' ') FROM (
-    SELECT x.memory_rid AS rid, m.id AS id, m.valid_from AS vf, m.valid_to AS vt
+  SELECT group_concat(rid || ' ' || id || ' ' || vf || ' ' || vt || ' ' || at, ' ') FROM (
+    SELECT x.memory_rid AS rid, m.id AS id, m.valid_from AS vf, m.valid_to AS vt, x.created_at AS at
     FROM mentions x CROSS JOIN memories m ON m.rid = x.memory_rid
     WHERE x.entity_rid = j.value AND %[1]s
     ORDER BY x.created_at DESC, x.memory_rid DESC LIMIT ?))
@@ -48,13 +48,6 @@ FROM json_each(?) j`
 // The entities a list of memories mention. Relies on mentions_memory.
 const walkMentions = `SELECT x.memory_rid, x.entity_rid, e.norm_name
 FROM json_each(?) j CROSS JOIN mentions x ON x.memory_rid = j.value JOIN entities e ON e.rid = x.entity_rid`
-
-// The MENTIONS edges from a list of memories to a list of entities.
-// Relies on mentions_memory, read by memory only: the unary + keeps the
-// planner from probing every (memory, entity) pair of the two lists.
-const walkPairs = `SELECT x.memory_rid, x.entity_rid
-FROM json_each(?) j CROSS JOIN mentions x ON x.memory_rid = j.value
-WHERE +x.entity_rid IN (SELECT value FROM json_each(?))`
 
 // Links among a list of memories: SUPERSEDES and NEXT, with their kind.
 // Relies on the supersedes and memory_next primary keys, read by the
@@ -87,7 +80,6 @@ const (
 	wsPostings           // walkPostings under the filter
 	wsPostingsAll        // walkPostings under the filter without ValidAt (walkCache)
 	wsMentions           // walkMentions
-	wsPairs              // walkPairs
 	wsLinks              // walkLinks
 	wsLinked             // walkLinked
 	wsByRID              // memoriesByRID
@@ -98,7 +90,7 @@ const (
 // the same without ValidAt), in the order of the ws constants.
 func walkStatements(f graph.Filter, w, w0 *where) []string {
 	return []string{walkResolve, fmt.Sprintf(walkSeeds, w.sql()), fmt.Sprintf(walkPostings, w.sql()),
-		fmt.Sprintf(walkPostings, w0.sql()), walkMentions, walkPairs, walkLinks, fmt.Sprintf(walkLinked, w.sql()),
+		fmt.Sprintf(walkPostings, w0.sql()), walkMentions, walkLinks, fmt.Sprintf(walkLinked, w.sql()),
 		memoriesByRID, walkRelatedText(f, w)}
 }
 
@@ -108,13 +100,13 @@ func walkStatements(f graph.Filter, w, w0 *where) []string {
 // the memories linked to those (walkLinked), read the entities of the
 // memories reached (walkMentions), expand those (walkPostings again) and
 // add the memories linked to the first hop (walkLinked again), complete
-// the MENTIONS edges of the second hop's memories (walkPairs), read the
-// links among them all (walkLinks) — runs walk.Rank in Go, and loads the
-// memories returned (memoriesByRID). Every statement that reaches a memory
-// applies the filter; the others start from memories already admitted.
-// Posting lists come from the walk cache when it holds them (walkCache:
-// same filter, no write since); a walk that a commit overlapped runs again
-// without it.
+// the MENTIONS edges of the second hop's memories to the entities loaded
+// (walkMentions again), read the links among them all (walkLinks) — runs
+// walk.Rank in Go, and loads the memories returned (memoriesByRID). Every
+// statement that reaches a memory applies the filter; the others start
+// from memories already admitted. Posting lists, the memories' entities
+// and the rows returned come from the walk cache when it holds them
+// (walkCache: same filter, no write since).
 func (s *Store) Walk(ctx context.Context, f graph.Filter, r graph.WalkRequest) ([]graph.Walked, error) {
 	w, err := memoryFilter(f, false)
 	if err != nil {
@@ -174,12 +166,7 @@ func (s *Store) walk(ctx context.Context, l *walkLoad, texts []string, stmts []*
 	for i, x := range res {
 		rids[i] = l.rids[x.ID]
 	}
-	ridJSON, _ := json.Marshal(rids)
-	rows, err := l.run(wsByRID, string(ridJSON))
-	if err != nil {
-		return nil, err
-	}
-	ms, err := scanMemories(rows)
+	ms, err := l.cache.loadByRID(l.gen, rids, func(js string) (*sql.Rows, error) { return l.run(wsByRID, js) })
 	if err == nil {
 		err = asKnown(ctx, t, l.f, ms)
 	}
@@ -280,26 +267,22 @@ func (l *walkLoad) load(ctx context.Context) error {
 	}
 	hop1 := len(l.order)
 	// The entities of the seed memories and of the first hop.
-	js, _ := json.Marshal(l.order)
-	rows, err := l.run(wsMentions, string(js))
-	if err != nil {
-		return err
+	mentions := func(rids []int64) (map[int64][]mention, error) {
+		return l.cache.mentionsOf(l.gen, rids, func(js string) (*sql.Rows, error) { return l.run(wsMentions, js) })
 	}
-	type mention struct {
-		mem, ent int64
-		name     string
-	}
-	ms, err := collect(rows, func(sc scanner) (x mention, err error) { return x, sc.Scan(&x.mem, &x.ent, &x.name) })
+	ms, err := mentions(l.order)
 	if err != nil {
 		return err
 	}
 	var e2 []int64
-	for _, x := range ms {
-		if _, ok := l.ents[x.ent]; !ok {
-			l.ents[x.ent] = x.name
-			e2 = append(e2, x.ent)
+	for _, rid := range l.order {
+		for _, x := range ms[rid] {
+			if _, ok := l.ents[x.ent]; !ok {
+				l.ents[x.ent] = x.name
+				e2 = append(e2, x.ent)
+			}
+			l.pairs[[2]int64{x.mem, x.ent}] = true
 		}
-		l.pairs[[2]int64{x.mem, x.ent}] = true
 	}
 	// Second hop: the memories of those entities whose admitted memories
 	// all fit in the fanout, and the MENTIONS edges of the memories reached
@@ -311,22 +294,16 @@ func (l *walkLoad) load(ctx context.Context) error {
 		return err
 	}
 	if len(l.order) > hop1 {
-		ents := make([]int64, 0, len(l.ents))
-		for rid := range l.ents {
-			ents = append(ents, rid)
-		}
-		mjs, _ := json.Marshal(l.order[hop1:])
-		ejs, _ := json.Marshal(ents)
-		rows, err := l.run(wsPairs, string(mjs), string(ejs))
+		ms, err := mentions(l.order[hop1:])
 		if err != nil {
 			return err
 		}
-		pairs, err := collect(rows, func(sc scanner) (p [2]int64, err error) { return p, sc.Scan(&p[0], &p[1]) })
-		if err != nil {
-			return err
-		}
-		for _, p := range pairs {
-			l.pairs[p] = true
+		for _, rid := range l.order[hop1:] {
+			for _, x := range ms[rid] {
+				if _, ok := l.ents[x.ent]; ok {
+					l.pairs[[2]int64{x.mem, x.ent}] = true
+				}
+			}
 		}
 	}
 	// Explicit relations: the related memories join (walk_relations.go),
@@ -361,7 +338,7 @@ func (l *walkLoad) load(ctx context.Context) error {
 	// Links among the memories loaded: one per pair, NEXT before
 	// SUPERSEDES (as on every store).
 	all, _ := json.Marshal(loaded)
-	rows, err = l.run(wsLinks, string(all), string(all), string(all), string(all))
+	rows, err := l.run(wsLinks, string(all), string(all), string(all), string(all))
 	if err != nil {
 		return err
 	}
@@ -611,23 +588,24 @@ func (l *walkLoad) linked(from []int64) error {
 	return nil
 }
 
-// parsePostings reads walkPostings' "rid id valid_from valid_to ...".
+// parsePostings reads walkPostings' "rid id valid_from valid_to
+// mentioned_at ...".
 func parsePostings(s string) ([]postingMem, error) {
 	f := strings.Fields(s)
-	if len(f)%4 != 0 {
+	if len(f)%5 != 0 {
 		return nil, fmt.Errorf("malformed posting list %q", s)
 	}
-	out := make([]postingMem, 0, len(f)/4)
-	for i := 0; i < len(f); i += 4 {
-		var n [3]int64
-		for j, k := range [3]int{0, 2, 3} {
+	out := make([]postingMem, 0, len(f)/5)
+	for i := 0; i < len(f); i += 5 {
+		var n [4]int64
+		for j, k := range [4]int{0, 2, 3, 4} {
 			v, err := strconv.ParseInt(f[i+k], 10, 64)
 			if err != nil {
 				return nil, fmt.Errorf("malformed posting list: %w", err)
 			}
 			n[j] = v
 		}
-		out = append(out, postingMem{rid: n[0], id: f[i+1], from: n[1], to: n[2]})
+		out = append(out, postingMem{rid: n[0], id: f[i+1], from: n[1], to: n[2], at: n[3]})
 	}
 	return out, nil
 }

@@ -1,7 +1,9 @@
 package sqlite
 
 import (
+	"database/sql"
 	"encoding/json"
+	"slices"
 	"sync"
 
 	"github.com/mnemo-dev/mnemo/graph"
@@ -29,14 +31,33 @@ import (
 // under it, and it serves an entry only when the entry's sequence is its
 // own. An entry of another sequence is never served, and a write by
 // another client is seen by the next walk (storetest Walk/SecondClient).
+//
+// It also keeps memory rows by rid (memoriesByRID, what Walk and
+// Neighbours load last) and the entities each memory mentions
+// (walkMentions), under the same sequence: both are the same in every
+// snapshot of one sequence. The statements that decide which rids a
+// reader reaches apply its filter in SQL; the cache only spares reading
+// and decoding the rows of memories already admitted.
 type walkCache struct {
 	mu   sync.Mutex
-	at   uint64 // the sequence of the entries in m
+	at   uint64 // the sequence of the entries in m and mems
 	rows int    // memories held in m, bounded by maxWalkCacheRows
 	m    map[postingKey]posting
+	mems map[int64]graph.Memory // memory rows by rid, at most maxCachedMemories
+	ents map[int64][]mention    // the entities each memory mentions, by rid, at most maxCachedMemories
 }
 
-// maxWalkCacheRows bounds the cache (about 60 bytes a memory: some 30 MiB);
+// mention is an entity a memory mentions (walkMentions' row).
+type mention struct {
+	mem, ent int64
+	name     string
+}
+
+// maxCachedMemories bounds the memory rows the cache holds (about 1 KiB
+// each: some 32 MiB); past it the rows start over.
+const maxCachedMemories = 1 << 15
+
+// maxWalkCacheRows bounds the cache (about 70 bytes a memory: some 35 MiB);
 // past it the cache starts over.
 const maxWalkCacheRows = 1 << 19
 
@@ -55,11 +76,13 @@ type posting struct {
 }
 
 // postingMem is one memory of a posting list with its validity
-// (valid_from, valid_to in nanoseconds, 0 for unbounded).
+// (valid_from, valid_to in nanoseconds, 0 for unbounded) and the time of
+// the mention (the posting list's order, which Neighbours ranks by).
 type postingMem struct {
 	rid      int64
 	id       string
 	from, to int64
+	at       int64
 }
 
 // validAt reports whether the memory is valid at instant at (nanoseconds;
@@ -84,7 +107,9 @@ func (p posting) valid(at int64, n int) ([]postingMem, bool) {
 	return out, p.complete || len(out) == n
 }
 
-func newWalkCache() *walkCache { return &walkCache{m: map[postingKey]posting{}} }
+func newWalkCache() *walkCache {
+	return &walkCache{m: map[postingKey]posting{}, mems: map[int64]graph.Memory{}, ents: map[int64][]mention{}}
+}
 
 // get returns the entry of k at sequence g.
 func (c *walkCache) get(g uint64, k postingKey) (posting, bool) {
@@ -109,9 +134,12 @@ func (c *walkCache) put(g uint64, ps map[postingKey]posting) {
 	case g < c.at:
 		return
 	case g > c.at:
-		c.at, c.rows, c.m = g, 0, map[postingKey]posting{}
+		c.startOver(g)
 	}
 	for k, p := range ps {
+		if old, ok := c.m[k]; ok && (old.complete || len(old.mems) >= len(p.mems)) {
+			continue // the same list at the same sequence, as long or longer
+		}
 		if c.rows+len(p.mems) > maxWalkCacheRows {
 			c.rows, c.m = 0, map[postingKey]posting{}
 		}
@@ -121,6 +149,149 @@ func (c *walkCache) put(g uint64, ps map[postingKey]posting) {
 		c.m[k] = p
 		c.rows += len(p.mems)
 	}
+}
+
+// startOver empties the cache for sequence g.
+func (c *walkCache) startOver(g uint64) {
+	c.at, c.rows, c.m = g, 0, map[postingKey]posting{}
+	c.mems, c.ents = map[int64]graph.Memory{}, map[int64][]mention{}
+}
+
+// memories returns the rows of rids held at sequence g, and the rids it
+// does not hold.
+func (c *walkCache) memories(g uint64, rids []int64) (map[int64]graph.Memory, []int64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.at != g {
+		return nil, rids
+	}
+	got := make(map[int64]graph.Memory, len(rids))
+	var miss []int64
+	for _, rid := range rids {
+		if m, ok := c.mems[rid]; ok {
+			got[rid] = m
+		} else {
+			miss = append(miss, rid)
+		}
+	}
+	return got, miss
+}
+
+// putMemories stores rows read at sequence g (as put does postings).
+func (c *walkCache) putMemories(g uint64, ms map[int64]graph.Memory) {
+	if len(ms) == 0 {
+		return
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	switch {
+	case g < c.at:
+		return
+	case g > c.at:
+		c.startOver(g)
+	}
+	if len(c.mems)+len(ms) > maxCachedMemories {
+		c.mems = map[int64]graph.Memory{}
+	}
+	for rid, m := range ms {
+		c.mems[rid] = m
+	}
+}
+
+// loadByRID returns the memories rids in that order (memoriesByRID, run by
+// run in a transaction whose snapshot is at sequence g), from the cache
+// where it holds them. Each memory returned has its own Tags.
+func (c *walkCache) loadByRID(g uint64, rids []int64, run func(ridJSON string) (*sql.Rows, error)) ([]graph.Memory, error) {
+	got, miss := c.memories(g, rids)
+	if got == nil {
+		got = make(map[int64]graph.Memory, len(rids))
+	}
+	if len(miss) > 0 {
+		js, _ := json.Marshal(miss)
+		rows, err := run(string(js))
+		if err != nil {
+			return nil, err
+		}
+		type row struct {
+			m   graph.Memory
+			rid int64
+		}
+		read, err := collect(rows, func(sc scanner) (r row, err error) {
+			r.m, r.rid, err = scanMemory(sc)
+			return r, err
+		})
+		if err != nil {
+			return nil, err
+		}
+		fresh := make(map[int64]graph.Memory, len(read))
+		for _, r := range read {
+			fresh[r.rid], got[r.rid] = r.m, r.m
+		}
+		c.putMemories(g, fresh)
+	}
+	out := make([]graph.Memory, 0, len(rids))
+	for _, rid := range rids {
+		if m, ok := got[rid]; ok {
+			m.Tags = slices.Clone(m.Tags)
+			out = append(out, m)
+		}
+	}
+	return out, nil
+}
+
+// mentionsOf returns the entities each memory of rids mentions
+// (walkMentions, run by run in a transaction whose snapshot is at sequence
+// g), from the cache where it holds them. The memories were admitted by
+// the statements that reached them; a memory's mentions are not filtered.
+func (c *walkCache) mentionsOf(g uint64, rids []int64, run func(ridJSON string) (*sql.Rows, error)) (map[int64][]mention, error) {
+	out := make(map[int64][]mention, len(rids))
+	var miss []int64
+	c.mu.Lock()
+	for _, rid := range rids {
+		if ms, ok := c.ents[rid]; ok && c.at == g {
+			out[rid] = ms
+		} else {
+			miss = append(miss, rid)
+		}
+	}
+	c.mu.Unlock()
+	if len(miss) == 0 {
+		return out, nil
+	}
+	js, _ := json.Marshal(miss)
+	rows, err := run(string(js))
+	if err != nil {
+		return nil, err
+	}
+	read, err := collect(rows, func(sc scanner) (x mention, err error) { return x, sc.Scan(&x.mem, &x.ent, &x.name) })
+	if err != nil {
+		return nil, err
+	}
+	fresh := make(map[int64][]mention, len(miss))
+	for _, rid := range miss {
+		fresh[rid] = []mention{} // a memory without entities is known too
+	}
+	for _, x := range read {
+		fresh[x.mem] = append(fresh[x.mem], x)
+	}
+	for rid, ms := range fresh {
+		out[rid] = ms
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	switch {
+	case g < c.at:
+		return out, nil // read at an older sequence: not kept
+	case g > c.at:
+		c.startOver(g)
+	}
+	if len(c.ents)+len(fresh) > maxCachedMemories {
+		c.ents = map[int64][]mention{}
+	}
+	for rid, ms := range fresh {
+		c.ents[rid] = ms
+	}
+	return out, nil
 }
 
 // filterKey renders f without ValidAt as a cache key: memoryFilter's SQL

@@ -57,6 +57,7 @@ func Run(t *testing.T, open func(t *testing.T) graph.Store, cfg Config) {
 		{"ExclusiveKeyRace", testExclusiveKeyRace},
 		{"ArchiveAndTouch", testArchiveAndTouch},
 		{"ArchiveRestore", testArchiveRestore},
+		{"LifecycleAudit", testLifecycleAudit},
 		{"Erase", testErase},
 		{"EraseChain", testEraseChain},
 		{"EraseEdges", testEraseEdges},
@@ -136,6 +137,7 @@ func RunEdits(t *testing.T, open func(t *testing.T) graph.Store, cfg Config) {
 		{"RoundTrip", testEditsRoundTrip},
 		{"Effective", testEdits},
 		{"Audit", testEditAudit},
+		{"Listed", testEditsListed},
 		{"InvalidInput", testEditsInvalid},
 	})
 }

@@ -41,6 +41,33 @@ func testWalkRepeated(t *testing.T, x *suite) {
 	fx.ids["new"] = x.create(t, memIn(s, "new", "written after the walks", "Epoch")).Memory.ID
 	assert.ElementsMatch(t, []string{"expiring", "lasting", "new"}, walk("u1", before), "a write is seen by the next walk")
 	assert.ElementsMatch(t, []string{"lasting", "new"}, walk("u1", after))
+
+	// A memory row read again after a write that changed it (a read
+	// counted) is the new row, from Walk and from Neighbours alike.
+	u1 := graph.Filter{Scope: s, Reader: graph.Reader{UserID: "u1"}, ValidAt: before}
+	current := func() (walked, neighbour graph.Memory) {
+		_, ws := x.walkNames(t, fx, u1, req)
+		ns, err := x.s.Neighbours(ctx(t), u1, []string{fx.ids["new"]}, 10)
+		require.NoError(t, err)
+		for _, w := range ws {
+			if w.Memory.ID == fx.ids["lasting"] {
+				walked = w.Memory
+			}
+		}
+		for _, n := range ns {
+			if n.Memory.ID == fx.ids["lasting"] {
+				neighbour = n.Memory
+			}
+		}
+		return walked, neighbour
+	}
+	w0, n0 := current()
+	require.Equal(t, fx.ids["lasting"], w0.ID)
+	require.Equal(t, fx.ids["lasting"], n0.ID)
+	require.NoError(t, x.s.Touch(ctx(t), s, []string{fx.ids["lasting"]}, base.Add(time.Hour)))
+	w1, n1 := current()
+	assert.Equal(t, w0.AccessCount+1, w1.AccessCount, "the walk's row after the write")
+	assert.Equal(t, n0.AccessCount+1, n1.AccessCount, "the neighbour's row after the write")
 }
 
 // testWalkSecondClient: a write through another client of the same data
