@@ -100,7 +100,8 @@ func (e *Engine) PromoteBaseline(ctx context.Context, p graph.Principal, r Promo
 		f := graph.Filter{Scope: s, Reader: readerOf(pol, p)}
 		first, err := replayed(r.IdempotencyKey, err, func() (graph.Baseline, error) { return ps.GetBaseline(ctx, f, id) },
 			func(old graph.Baseline) bool {
-				return old.Scope == s && old.PublishedBy == p.ID && (r.Name == "" || old.Name == r.Name)
+				return old.Scope == s && old.PublishedBy == p.ID && (r.Name == "" || old.Name == r.Name) &&
+					(r.BaselineID == "" || sameVersions(old.VersionIDs, b.VersionIDs))
 			})
 		if err != nil {
 			return BaselineView{}, fmt.Errorf("promote %s: %w", scopeName(s), err)
@@ -112,6 +113,16 @@ func (e *Engine) PromoteBaseline(ctx context.Context, p graph.Principal, r Promo
 		return viewOf(first, slices.ContainsFunc(pub, func(x graph.Baseline) bool { return x.ID == first.ID })), nil
 	}
 	return viewOf(b, true), nil
+}
+
+// sameVersions reports whether two baselines publish the same versions.
+// A retried rollback must publish what the first request published; a
+// retried snapshot is not compared (the repository may have moved since).
+func sameVersions(a, b []string) bool {
+	a, b = slices.Clone(a), slices.Clone(b)
+	slices.Sort(a)
+	slices.Sort(b)
+	return slices.Equal(a, b)
 }
 
 // ListBaselines lists the baselines p can see in scope (its own when nil),

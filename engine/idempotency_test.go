@@ -40,8 +40,11 @@ func TestIdempotentCreates(t *testing.T) {
 			return op{
 				do: func(t *testing.T, p graph.Principal, key string, variant int) (string, error) {
 					r := engine.CapsuleRequest{Subject: "handover", Audience: []string{"bot"}, MemoryIDs: []string{fx.pool}, IdempotencyKey: key}
-					if variant == 1 {
+					switch variant {
+					case 1:
 						r.MemoryIDs = []string{fx.mine}
+					case 2:
+						r.Subject = "another handover"
 					}
 					c, err := fx.eng.CreateCapsule(ctx, p, r)
 					return c.ID, err
@@ -55,11 +58,20 @@ func TestIdempotentCreates(t *testing.T) {
 			f := newLoopFixture(t)
 			other := f.librarian
 			other.ID = "librarian2"
+			// An older baseline (v2 of the memory), then v3 accepted: a
+			// rollback to it publishes other versions than a snapshot.
+			older, err := f.eng.PromoteBaseline(ctx, f.librarian, engine.PromoteRequest{Name: "release-0"})
+			require.NoError(t, err)
+			_, err = f.eng.AcceptProposal(ctx, f.librarian, f.fresh, "")
+			require.NoError(t, err)
 			return op{
 				do: func(t *testing.T, p graph.Principal, key string, variant int) (string, error) {
 					r := engine.PromoteRequest{Name: "release-1", IdempotencyKey: key}
-					if variant == 1 {
+					switch variant {
+					case 1:
 						r.Name = "release-2"
+					case 2:
+						r.BaselineID = older.ID // same name, other versions
 					}
 					b, err := f.eng.PromoteBaseline(ctx, p, r)
 					if err == nil {
@@ -91,6 +103,7 @@ func TestIdempotentCreates(t *testing.T) {
 			}{
 				{name: "RetrySameKey", key: "k-1", same: true},
 				{name: "SameKeyOtherFields", key: "k-1", variant: 1, want: graph.ErrConflict},
+				{name: "SameKeyOtherContent", key: "k-1", variant: 2, want: graph.ErrConflict},
 				{name: "OtherKey", key: "k-2"},
 				{name: "NoKey"},
 				{name: "OtherPrincipalSameKey", otherPrincipal: true, key: "k-1"},
