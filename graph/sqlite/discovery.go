@@ -600,22 +600,45 @@ func (s *Store) KeywordSearch(ctx context.Context, f graph.Filter, query string,
 		scores = map[int64]float64{}
 	)
 	// The first batch is the limit: when the filter passes every match (a
-	// search's usual case) nothing is loaded to be dropped. A selective
-	// filter passes few: the batches double so that walking all of them
-	// takes a logarithmic number of statements.
-	for batch := max(limit, 32); len(out) < limit && ranking.Len() > 0; batch = min(2*batch, 4096) {
+	// search's usual case) nothing is loaded to be dropped. The next ones
+	// are sized by refill.
+	loaded, passed := 0, 0
+	for batch, round := max(limit, 32), 0; len(out) < limit && ranking.Len() > 0; round++ {
 		rids = ranking.next(rids[:0], scores, batch)
 		got, err := filterBatch(ctx, t, filterStmt, filter, w.args, rids)
 		if err != nil {
 			return nil, fmt.Errorf("keyword search: %w", err)
 		}
+		loaded, passed = loaded+len(rids), passed+len(got)
 		for _, rid := range rids {
 			if m, ok := got[rid]; ok && len(out) < limit {
 				out = append(out, graph.Scored{Memory: m, Score: scores[rid]})
 			}
 		}
+		batch = refill(limit-len(out), loaded, passed, batch, round)
 	}
 	return out, nil
+}
+
+// refill sizes the next keyword filter batch when need more matches must
+// pass: the need over the pass rate seen so far, and half again. A filter
+// that hides a few of the best matches (approved edits, archived
+// memories) then costs a few dozen more rows, not twice the limit. From
+// the third batch on it at least doubles, so that a filter whose pass rate
+// falls with rank, or passes nothing, is walked in a logarithmic number of
+// statements. Between 32 and 4096 rows.
+func refill(need, loaded, passed, last, round int) int {
+	n := 2 * last
+	if passed > 0 {
+		est := need * loaded / passed
+		est += est / 2
+		if round == 0 {
+			n = est
+		} else {
+			n = max(est, n)
+		}
+	}
+	return min(max(n, 32), 4096)
 }
 
 func filterBatch(ctx context.Context, t *sql.Tx, st *sql.Stmt, text string, args []any, rids []int64) (map[int64]graph.Memory, error) {
