@@ -122,6 +122,19 @@ func (c *walkCache) get(g uint64, k postingKey) (posting, bool) {
 	return p, ok
 }
 
+// advance readies c (c.mu held) for entries read at sequence g: false
+// when they are older than the cache's (not kept); a newer sequence starts
+// the cache over.
+func (c *walkCache) advance(g uint64) bool {
+	switch {
+	case g < c.at:
+		return false
+	case g > c.at:
+		c.startOver(g)
+	}
+	return true
+}
+
 // put stores entries read at sequence g: entries of an older sequence are
 // dropped, and a newer sequence starts the cache over.
 func (c *walkCache) put(g uint64, ps map[postingKey]posting) {
@@ -130,11 +143,8 @@ func (c *walkCache) put(g uint64, ps map[postingKey]posting) {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	switch {
-	case g < c.at:
+	if !c.advance(g) {
 		return
-	case g > c.at:
-		c.startOver(g)
 	}
 	for k, p := range ps {
 		if old, ok := c.m[k]; ok && (old.complete || len(old.mems) >= len(p.mems)) {
@@ -184,11 +194,8 @@ func (c *walkCache) putMemories(g uint64, ms map[int64]graph.Memory) {
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	switch {
-	case g < c.at:
+	if !c.advance(g) {
 		return
-	case g > c.at:
-		c.startOver(g)
 	}
 	if len(c.mems)+len(ms) > maxCachedMemories {
 		c.mems = map[int64]graph.Memory{}
@@ -279,11 +286,8 @@ func (c *walkCache) mentionsOf(g uint64, rids []int64, run func(ridJSON string) 
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	switch {
-	case g < c.at:
+	if !c.advance(g) {
 		return out, nil // read at an older sequence: not kept
-	case g > c.at:
-		c.startOver(g)
 	}
 	if len(c.ents)+len(fresh) > maxCachedMemories {
 		c.ents = map[int64][]mention{}
