@@ -25,7 +25,7 @@ import (
 	"github.com/mnemo-dev/mnemo/graph/storetest"
 	"github.com/mnemo-dev/mnemo/policy"
 	"github.com/mnemo-dev/mnemo/vector"
-	"github.com/mnemo-dev/mnemo/vector/embed"
+	"github.com/mnemo-dev/mnemo/vector/embed/embedtest"
 	"github.com/mnemo-dev/mnemo/vector/local"
 )
 
@@ -77,7 +77,7 @@ func loadBenchCorpus(b *testing.B, n int) *benchCorpus {
 	// the searcher reads every user's memories (admin holds read_all_users):
 	// the largest admitted set, and no search that finds nothing.
 	c := &benchCorpus{store: store, p: graph.Principal{ID: "bench", Roles: []string{"admin"}, Scope: scope}}
-	if emb := searchBenchEmbedder(b); emb != nil {
+	if emb := embedtest.ONNX(b, filepath.Join("..", ".cache", "mnemo")); emb != nil {
 		idx, err := local.Open(b.TempDir(), local.Options{Dimensions: emb.Dimensions()})
 		require.NoError(b, err)
 		b.Cleanup(func() { _ = idx.Close() })
@@ -154,21 +154,6 @@ func reuseBenchCorpus(b *testing.B, scope graph.Scope, n int) (graphtest.Store, 
 	}
 	b.Logf("neo4j: reusing the %d memories already loaded in tenant %s", n, scope.TenantID)
 	return s, created
-}
-
-// searchBenchEmbedder opens the ONNX embedder (nil when it is not installed).
-func searchBenchEmbedder(b *testing.B) *embed.ONNX {
-	cfg := embed.Config{LibraryPath: os.Getenv("MNEMO_ORT_LIB"), ModelDir: os.Getenv("MNEMO_MODEL_DIR")}
-	if cfg.LibraryPath == "" || cfg.ModelDir == "" {
-		cfg = embed.InstalledConfig(filepath.Join("..", ".cache", "mnemo"))
-	}
-	if _, err := os.Stat(cfg.LibraryPath); err != nil {
-		b.Logf("ONNX embedder not installed (%v): measuring graph + keyword only", err)
-		return nil
-	}
-	emb, err := embed.OpenONNX(cfg)
-	require.NoError(b, err)
-	return emb
 }
 
 // BenchmarkSearch measures engine.Search latency (query embedding included)

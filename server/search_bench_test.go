@@ -31,6 +31,7 @@ import (
 	"github.com/mnemo-dev/mnemo/server"
 	"github.com/mnemo-dev/mnemo/vector"
 	"github.com/mnemo-dev/mnemo/vector/embed"
+	"github.com/mnemo-dev/mnemo/vector/embed/embedtest"
 	"github.com/mnemo-dev/mnemo/vector/local"
 )
 
@@ -54,7 +55,7 @@ func BenchmarkSearchHTTP(b *testing.B) {
 			sizes = append(sizes, n)
 		}
 	}
-	emb := httpBenchEmbedder(b)
+	emb := embedtest.ONNX(b, filepath.Join("..", ".cache", "mnemo"))
 	for _, n := range sizes {
 		b.Run(fmt.Sprintf("n=%d/vectors=%t", n, emb != nil), func(b *testing.B) { benchSearchHTTP(b, n, emb) })
 	}
@@ -169,21 +170,6 @@ func benchSearchHTTP(b *testing.B, n int, emb *embed.ONNX) {
 	}
 	stats.Report(b, lat)
 	b.ReportMetric(float64(len(lat))/elapsed.Seconds(), "searches_per_s")
-}
-
-// httpBenchEmbedder opens the ONNX embedder (nil when it is not installed).
-func httpBenchEmbedder(b *testing.B) *embed.ONNX {
-	cfg := embed.Config{LibraryPath: os.Getenv("MNEMO_ORT_LIB"), ModelDir: os.Getenv("MNEMO_MODEL_DIR")}
-	if cfg.LibraryPath == "" || cfg.ModelDir == "" {
-		cfg = embed.InstalledConfig(filepath.Join("..", ".cache", "mnemo"))
-	}
-	if _, err := os.Stat(cfg.LibraryPath); err != nil {
-		b.Logf("ONNX embedder not installed (%v): graph + keyword only", err)
-		return nil
-	}
-	emb, err := embed.OpenONNX(cfg)
-	require.NoError(b, err)
-	return emb
 }
 
 // testingProcs is GOMAXPROCS: RunParallel starts parallelism × GOMAXPROCS

@@ -8,7 +8,11 @@ import (
 	"context"
 	"hash/fnv"
 	"math"
+	"os"
 	"strings"
+	"testing"
+
+	"github.com/mnemo-dev/mnemo/vector/embed"
 )
 
 // Bag embeds a text as the unit-length bag of its lower-cased words, each
@@ -50,3 +54,24 @@ func (b Bag) Dimensions() int { return b.Dim }
 
 // ModelID implements embed.Embedder.
 func (b Bag) ModelID() string { return "test/hash-bag" }
+
+// ONNX opens the real embedder for a benchmark: the one MNEMO_ORT_LIB and
+// MNEMO_MODEL_DIR name, else the one `make model` installed in cacheDir.
+// It returns nil, and says so in tb's log, when none is installed: the
+// benchmarks then measure the graph and keyword signals only.
+func ONNX(tb testing.TB, cacheDir string) *embed.ONNX {
+	tb.Helper()
+	cfg := embed.Config{LibraryPath: os.Getenv("MNEMO_ORT_LIB"), ModelDir: os.Getenv("MNEMO_MODEL_DIR")}
+	if cfg.LibraryPath == "" || cfg.ModelDir == "" {
+		cfg = embed.InstalledConfig(cacheDir)
+	}
+	if _, err := os.Stat(cfg.LibraryPath); err != nil {
+		tb.Logf("ONNX embedder not installed (%v): graph + keyword only", err)
+		return nil
+	}
+	emb, err := embed.OpenONNX(cfg)
+	if err != nil {
+		tb.Fatalf("open the ONNX embedder: %v", err)
+	}
+	return emb
+}
