@@ -157,12 +157,7 @@ func searchEditsStore(b *testing.B, n, nEdits int, tenants []graph.Scope) grapht
 		loadSearchEdits(b, store, n, nEdits, tenants)
 		return store
 	}
-	cache := os.Getenv("MNEMO_BENCH_CACHE")
-	if cache == "" {
-		d, err := os.UserCacheDir()
-		require.NoError(b, err)
-		cache = filepath.Join(d, "mnemo", "bench")
-	}
+	cache := benchCache(b)
 	// Bump the version when the corpus, the edits or the SQLite migrations
 	// change (a cached file migrated under other numbers is not this schema).
 	dir := filepath.Join(cache, fmt.Sprintf("search-edits-v3-n%d-e%d", n, nEdits))
