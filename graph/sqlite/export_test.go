@@ -3,7 +3,8 @@ package sqlite
 // WalkCacheLists is how many posting lists the walk cache holds: tests
 // check that a prefetch filled it.
 func WalkCacheLists(s *Store) int {
-	s.walks.mu.Lock()
-	defer s.walks.mu.Unlock()
-	return len(s.walks.m)
+	p := s.walks.postings
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	return len(p.m)
 }
