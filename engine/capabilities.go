@@ -16,8 +16,6 @@ type capabilities struct {
 	edits     graph.Edits
 	capsules  graph.Capsules
 	relations graph.Relations
-	// prefetch reads a walk's neighbourhood ahead (retrieveHybrid).
-	prefetch graph.WalkPrefetcher
 }
 
 func capabilitiesOf(s graph.Store) capabilities {
@@ -26,7 +24,6 @@ func capabilitiesOf(s graph.Store) capabilities {
 	c.edits, _ = s.(graph.Edits)
 	c.capsules, _ = s.(graph.Capsules)
 	c.relations, _ = s.(graph.Relations)
-	c.prefetch, _ = s.(graph.WalkPrefetcher)
 	return c
 }
 

@@ -37,12 +37,9 @@ type benchCorpus struct {
 	// noGraph is eng under the default policy with the graph's fusion
 	// weight 0: hybrid search without the walk, measured in the same run.
 	noGraph *engine.Engine
-	// noPrefetch is eng over the store without graph.WalkPrefetcher: the
-	// walk not read ahead (mode=hybrid/prefetch_ab).
-	noPrefetch *engine.Engine
-	p          graph.Principal
-	queries    []string
-	vectors    bool
+	p       graph.Principal
+	queries []string
+	vectors bool
 }
 
 // loadBenchCorpus stores storetest.Corpus(n) in the graph store graphtest
@@ -127,10 +124,6 @@ func loadBenchCorpus(b *testing.B, n int) *benchCorpus {
 		opts.Index, opts.Embedder, c.vectors = idx, emb, true
 	}
 	c.eng, err = engine.New(opts)
-	require.NoError(b, err)
-	hidden := opts
-	hidden.Store = withoutPrefetch{store}
-	c.noPrefetch, err = engine.New(hidden)
 	require.NoError(b, err)
 	noGraph := *pol
 	noGraph.Retrieval.FusionWeights = map[string]float64{}
@@ -312,53 +305,8 @@ func BenchmarkSearch(b *testing.B) {
 					b.ReportMetric(stats.Milliseconds(cpu)/float64(len(lat)), "cpu_ms")
 				})
 			}
-			if benchMode("mode=hybrid/prefetch_ab") {
-				b.Run("mode=hybrid/prefetch_ab", c.prefetchAB)
-			}
 		})
 	}
-}
-
-// withoutPrefetch is a store without graph.WalkPrefetcher (the embedded
-// interface has no PrefetchWalk).
-type withoutPrefetch struct{ graphtest.Store }
-
-// prefetchAB runs each query twice in hybrid mode, each time after a write
-// (an empty walk cache, as in the cold variants): with the walk's
-// neighbourhood read ahead while the query embeds (graph.WalkPrefetcher)
-// and without, in an order that alternates, so both sides see the same
-// machine load. It reports each side's p50 and p95 (on_*, off_*), their
-// differences (on - off: saved_* is off - on) and each side's CPU time
-// per search.
-func (c *benchCorpus) prefetchAB(b *testing.B) {
-	ctx := context.Background()
-	sides := [2]*engine.Engine{c.eng, c.noPrefetch}
-	var (
-		lat [2][]time.Duration
-		cpu [2]time.Duration
-	)
-	for i := 0; b.Loop(); i++ {
-		for k := range sides {
-			side := (i + k) % len(sides)
-			b.StopTimer()
-			c.write(b)
-			b.StartTimer()
-			t0, c0 := time.Now(), stats.CPUTime()
-			_, err := sides[side].Search(ctx, c.p, engine.SearchRequest{Query: c.queries[i%len(c.queries)], Mode: "hybrid"})
-			lat[side] = append(lat[side], time.Since(t0))
-			cpu[side] += stats.CPUTime() - c0
-			require.NoError(b, err)
-		}
-	}
-	on, off := stats.Percentiles(lat[0]), stats.Percentiles(lat[1])
-	b.ReportMetric(stats.Milliseconds(on.P50), "on_p50_ms")
-	b.ReportMetric(stats.Milliseconds(off.P50), "off_p50_ms")
-	b.ReportMetric(stats.Milliseconds(on.P95), "on_p95_ms")
-	b.ReportMetric(stats.Milliseconds(off.P95), "off_p95_ms")
-	b.ReportMetric(stats.Milliseconds(off.P50-on.P50), "saved_p50_ms")
-	b.ReportMetric(stats.Milliseconds(off.P95-on.P95), "saved_p95_ms")
-	b.ReportMetric(stats.Milliseconds(cpu[0])/float64(len(lat[0])), "on_cpu_ms")
-	b.ReportMetric(stats.Milliseconds(cpu[1])/float64(len(lat[1])), "off_cpu_ms")
 }
 
 // benchMode reports whether MNEMO_BENCH_MODES (comma-separated variant

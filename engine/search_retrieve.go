@@ -79,14 +79,6 @@ func (e *Engine) retrieveHybrid(ctx context.Context, q searchPlan) (*pool, error
 			return nil, err
 		}
 	}
-	var seeds walkSeeds
-	if runs(signalGraph) {
-		seeds = walkSeeds{entities: queryEntities(q.text), limit: walkPool}
-		seeds.addHits(keywordIDs(kw, walkSeedHits))
-		if err := e.prefetchWalk(ctx, q, v, seeds); err != nil {
-			return nil, err
-		}
-	}
 	if v != nil {
 		if err := v.search(ctx, p); err != nil {
 			return nil, err
@@ -94,37 +86,16 @@ func (e *Engine) retrieveHybrid(ctx context.Context, q searchPlan) (*pool, error
 	}
 	addKeyword(p, kw, nil)
 	if runs(signalGraph) {
+		seeds := walkSeeds{entities: queryEntities(q.text), limit: walkPool}
 		if v != nil {
 			seeds.addHits(vectorIDs(v.hits, v.mems))
 		}
+		seeds.addHits(keywordIDs(kw, walkSeedHits))
 		if err := e.walkSearch(ctx, q, p, seeds); err != nil {
 			return nil, err
 		}
 	}
 	return p, nil
-}
-
-// prefetchWalk has the store read ahead the neighbourhood of the seeds
-// known before the vector hits (the query's entities, the keyword hits)
-// while the vector side still runs on its goroutine (v), when the store
-// can (graph.WalkPrefetcher): the walk that follows, from those seeds and
-// the vector hits', then reads only what the vector seeds add. The walk's
-// result is the same either way (the store's cache serves what the same
-// statements read before the same write); only its wait for the vector
-// side is spent. Without a vector side running ahead there is nothing to
-// overlap, and the walk runs alone.
-func (e *Engine) prefetchWalk(ctx context.Context, q searchPlan, v *queryVector, seeds walkSeeds) error {
-	if e.caps.prefetch == nil || v == nil || v.done == nil {
-		return nil
-	}
-	r := seeds.request()
-	if len(r.Entities) == 0 && len(r.Memories) == 0 {
-		return nil
-	}
-	if err := e.caps.prefetch.PrefetchWalk(ctx, q.f, r); err != nil {
-		return fmt.Errorf("graph walk: %w", err)
-	}
-	return nil
 }
 
 // retrieveGraph runs the graph signal: a walk from the entities the query

@@ -1,9 +1,6 @@
 package graph
 
-import (
-	"context"
-	"math"
-)
+import "math"
 
 // WalkRequest asks a store for a personalized PageRank over the graph that
 // a filter admits: memories, the entities they MENTION, and the links
@@ -25,18 +22,6 @@ type WalkRequest struct {
 	Damping float64
 	// Limit is how many memories to return at most.
 	Limit int
-}
-
-// WalkPrefetcher is a store that can read ahead what a Walk will read
-// (optional, as the curation capabilities are; the embedded store has it):
-// PrefetchWalk loads the neighbourhood of r's seeds under f into the
-// store's caches and returns nothing. A Walk under the same filter, before
-// the next write, whose seeds include r's then reads only the rest, and
-// returns exactly what it would have without the prefetch. Search runs it
-// on the query's entities and keyword hits while the query is embedded
-// and the vector index searched, and walks from every seed after.
-type WalkPrefetcher interface {
-	PrefetchWalk(ctx context.Context, f Filter, r WalkRequest) error
 }
 
 // Walked is a memory the walk reached, with its score: the PageRank mass

@@ -108,35 +108,12 @@ func walkStatements(f graph.Filter, w, w0 *where) []string {
 // and the rows returned come from the walk cache when it holds them
 // (walkCache: same filter, no write since).
 func (s *Store) Walk(ctx context.Context, f graph.Filter, r graph.WalkRequest) ([]graph.Walked, error) {
-	out, err := s.runWalk(ctx, f, r, false)
+	w, err := memoryFilter(f, false)
 	if err != nil {
 		return nil, fmt.Errorf("walk: %w", err)
 	}
-	return out, nil
-}
-
-// PrefetchWalk implements graph.WalkPrefetcher: it reads what Walk would
-// read of r's neighbourhood into the walk cache — the seed entities' and
-// the second hop's posting lists, the entities of the memories reached —
-// and neither ranks nor loads memories. A Walk under the same filter at
-// the same write sequence then reads from SQL only what r's seeds did not
-// reach, and returns exactly what it would have without it (the cache
-// serves what the same statements read at the same sequence).
-func (s *Store) PrefetchWalk(ctx context.Context, f graph.Filter, r graph.WalkRequest) error {
-	if _, err := s.runWalk(ctx, f, r, true); err != nil {
-		return fmt.Errorf("prefetch walk: %w", err)
-	}
-	return nil
-}
-
-// runWalk runs Walk, or PrefetchWalk's reads alone when prefetch is set.
-func (s *Store) runWalk(ctx context.Context, f graph.Filter, r graph.WalkRequest, prefetch bool) ([]graph.Walked, error) {
-	w, err := memoryFilter(f, false)
-	if err != nil {
-		return nil, err
-	}
 	if err := r.Validate(); err != nil {
-		return nil, err
+		return nil, fmt.Errorf("walk: %w", err)
 	}
 	names, ids := walkSeedNames(r), walkSeedIDs(r)
 	if r.Limit <= 0 || (len(names) == 0 && len(ids) == 0) {
@@ -144,20 +121,20 @@ func (s *Store) runWalk(ctx context.Context, f graph.Filter, r graph.WalkRequest
 	}
 	key, w0, err := filterKey(f)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("walk: %w", err)
 	}
 	texts := walkStatements(f, w, w0)
 	stmts := make([]*sql.Stmt, len(texts)) // before the transaction: see stmtCache
 	for i, q := range texts {
 		if stmts[i], err = s.stmts.get(ctx, q); err != nil {
-			return nil, err
+			return nil, fmt.Errorf("walk: %w", err)
 		}
 	}
-	l := &walkLoad{f: f, w: w, w0: w0, r: r, names: names, seedIDs: ids, key: key, at: nanos(f.ValidAt), cache: s.walks, prefetch: prefetch}
+	l := &walkLoad{f: f, w: w, w0: w0, r: r, names: names, seedIDs: ids, key: key, at: nanos(f.ValidAt), cache: s.walks}
 	l.cached = true
 	out, err := s.walk(ctx, l, texts, stmts)
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("walk: %w", err)
 	}
 	s.walks.put(l.gen, l.fresh)
 	return out, nil
@@ -178,7 +155,7 @@ func (s *Store) walk(ctx context.Context, l *walkLoad, texts []string, stmts []*
 		return nil, err
 	}
 	l.run = func(i int, args ...any) (*sql.Rows, error) { return query(ctx, t, stmts[i], texts[i], args...) }
-	if err := l.load(ctx); err != nil || l.prefetch {
+	if err := l.load(ctx); err != nil {
 		return nil, err
 	}
 	res := l.g.Rank(l.req)
@@ -252,8 +229,6 @@ type walkLoad struct {
 	gen    uint64
 	cached bool
 	fresh  map[postingKey]posting
-	// prefetch: load only what the cache keeps (PrefetchWalk).
-	prefetch bool
 
 	g     *walk.Graph
 	ids   map[int64]string // loaded memory rid -> id
@@ -330,9 +305,6 @@ func (l *walkLoad) load(ctx context.Context) error {
 				}
 			}
 		}
-	}
-	if l.prefetch {
-		return ctx.Err() // what follows reads nothing the cache keeps
 	}
 	// Explicit relations: the related memories join (walk_relations.go),
 	// bringing no other edge.
