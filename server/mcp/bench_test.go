@@ -25,11 +25,13 @@ import (
 // tool call through the SDK's client over an in-memory transport (JSON-RPC
 // both ways, input schema validation, the result marshalled and decoded by
 // the client), on a 10k-memory synthetic corpus in SQLite, same principal,
-// same run. "get" reads one memory (a ~1 KB answer: what a call costs
-// whatever it does); "recall" searches (10 results with neighbours, ~28 KB:
-// the part that grows with the answer). It reports the p50 and p95 of
-// each side, the p50 of the per-call difference, and the CPU time of each
-// per call (steadier than wall time on a loaded machine), in ms.
+// same run. "get" reads one memory (a ~1.6 KB answer: what a call costs
+// whatever it does); "recall" searches (10 results with neighbours, ~28 KB
+// at detail full: the part that grows with the answer), at both detail
+// levels. It reports the tool's answer bytes (structured content), the
+// p50 and p95 of each side, the p50 of the per-call difference, and the
+// CPU time of each per call (steadier than wall time on a loaded
+// machine), in ms.
 func BenchmarkMCPOverhead(b *testing.B) {
 	ctx := context.Background()
 	store, err := sqlite.Open(ctx, b.TempDir(), sqlite.Options{})
@@ -79,37 +81,40 @@ func BenchmarkMCPOverhead(b *testing.B) {
 			return got["memory"].(map[string]any)["id"] == want.(engine.MemoryView).Memory.ID
 		})
 	})
-	b.Run("recall", func(b *testing.B) {
-		overhead(b, cs, "recall", func(i int) (any, map[string]any, error) {
-			q := queries[i%len(queries)]
-			r, err := eng.Search(ctx, p, engine.SearchRequest{Query: q})
-			return r, map[string]any{"query": q}, err
-		}, func(want any, got map[string]any) bool {
-			return len(got["results"].([]any)) == len(want.(engine.SearchResponse).Results)
+	sameResults := func(want any, got map[string]any) bool {
+		return len(got["results"].([]any)) == len(want.(engine.SearchResponse).Results)
+	}
+	for _, detail := range []string{detailCompact, detailFull} {
+		b.Run("recall/detail="+detail, func(b *testing.B) {
+			overhead(b, cs, "recall", func(i int) (any, map[string]any, error) {
+				q := queries[i%len(queries)]
+				r, err := eng.Search(ctx, p, engine.SearchRequest{Query: q})
+				return r, map[string]any{"query": q, "detail": detail}, err
+			}, sameResults)
 		})
-	})
+	}
 	// recall_answer is the MCP part alone, without the engine's noise:
 	// the recall tool, registered as mnemo registers it, answering the
-	// engine's answers computed before the loop. Its CPU per call is all
-	// MCP: the handler, the SDK's server and client, both ways.
+	// engine's answers computed before the loop, at each detail. Its CPU
+	// per call is all MCP: the handler, the SDK's server and client, both
+	// ways.
 	answers := make([]engine.SearchResponse, 20)
 	for i := range answers {
 		answers[i], err = eng.Search(ctx, p, engine.SearchRequest{Query: queries[i]})
 		require.NoError(b, err)
 	}
 	fixed := &Server{sdk: sdk.NewServer(&sdk.Implementation{Name: "fixed", Version: "v0"}, nil), fixed: &p, log: m.log}
-	require.NoError(b, add(fixed, "recall", "Recall", "", reads,
-		func(_ context.Context, _ graph.Principal, in RecallInput) (engine.SearchResponse, error) {
-			return answers[in.Limit], nil
-		}, nil))
+	require.NoError(b, fixed.addRecall(func(_ context.Context, _ graph.Principal, in RecallInput) (engine.SearchResponse, error) {
+		return answers[in.Limit], nil
+	}))
 	fcs := connect(b, fixed.sdk)
-	b.Run("recall_answer", func(b *testing.B) {
-		overhead(b, fcs, "recall", func(i int) (any, map[string]any, error) {
-			return answers[i%len(answers)], map[string]any{"query": "q", "limit": i % len(answers)}, nil
-		}, func(want any, got map[string]any) bool {
-			return len(got["results"].([]any)) == len(want.(engine.SearchResponse).Results)
+	for _, detail := range []string{detailCompact, detailFull} {
+		b.Run("recall_answer/detail="+detail, func(b *testing.B) {
+			overhead(b, fcs, "recall", func(i int) (any, map[string]any, error) {
+				return answers[i%len(answers)], map[string]any{"query": "q", "limit": i % len(answers), "detail": detail}, nil
+			}, sameResults)
 		})
-	})
+	}
 }
 
 // connect serves s on an in-memory transport and connects the SDK's
@@ -155,7 +160,7 @@ func overhead(b *testing.B, cs *sdk.ClientSession, tool string, direct func(i in
 		}
 		engineLat, mcpLat, diff = append(engineLat, d), append(mcpLat, v), append(diff, v-d)
 		if i == 0 {
-			raw, _ := json.Marshal(want)
+			raw, _ := json.Marshal(res.StructuredContent)
 			b.ReportMetric(float64(len(raw)), "answer_bytes")
 		}
 	}
