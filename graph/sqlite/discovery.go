@@ -6,8 +6,10 @@ import (
 	"encoding/base64"
 	"encoding/json"
 	"fmt"
+	"math"
 	"slices"
 	"sort"
+	"sync"
 
 	"github.com/mnemo-dev/mnemo/graph"
 	"github.com/mnemo-dev/mnemo/graph/bm25"
@@ -599,11 +601,13 @@ func (s *Store) KeywordSearch(ctx context.Context, f graph.Filter, query string,
 		rids   []int64
 		scores = map[int64]float64{}
 	)
-	// The first batch is the limit: when the filter passes every match (a
-	// search's usual case) nothing is loaded to be dropped. The next ones
-	// are sized by refill.
+	// The first batch is what the filter's pass rate in earlier searches
+	// says limit passing matches need: the limit when it passed them all
+	// (a search's usual case), so nothing is loaded to be dropped. The
+	// next ones are sized by refill.
+	key := passKey(w)
 	loaded, passed := 0, 0
-	for batch, round := max(limit, 32), 0; len(out) < limit && ranking.Len() > 0; round++ {
+	for batch, round := s.kwPass.firstBatch(key, limit), 0; len(out) < limit && ranking.Len() > 0; round++ {
 		rids = ranking.next(rids[:0], scores, batch)
 		got, err := filterBatch(ctx, t, filterStmt, filter, w.args, rids)
 		if err != nil {
@@ -617,6 +621,7 @@ func (s *Store) KeywordSearch(ctx context.Context, f graph.Filter, query string,
 		}
 		batch = refill(limit-len(out), loaded, passed, batch, round)
 	}
+	s.kwPass.observe(key, loaded, passed)
 	return out, nil
 }
 
@@ -639,6 +644,65 @@ func refill(need, loaded, passed, last, round int) int {
 		}
 	}
 	return min(max(n, 32), 4096)
+}
+
+// passRates keeps, per keyword filter (passKey), the share of ranked
+// matches the filter passed in earlier searches (a moving average), so
+// that the first batch of the next search is the size that lets limit
+// matches pass: a tenant whose approved edits hide 2% of its memories
+// hid one of the best 100 matches in most searches, and the second
+// statement that followed cost more than loading a few more rids in the
+// first one (docs/curation.md, "Cost of the effective view"). It holds
+// no memory, only a rate; past maxPassRates filters it starts over.
+type passRates struct {
+	mu sync.Mutex
+	m  map[string]float64
+}
+
+const maxPassRates = 4096
+
+func newPassRates() *passRates { return &passRates{m: map[string]float64{}} }
+
+// passKey is a filter's rendered SQL and its arguments.
+func passKey(w *where) string {
+	args, _ := json.Marshal(w.args)
+	return w.sql() + "\x00" + string(args)
+}
+
+// firstBatch is the first batch for limit matches under the filter key: n
+// such that the matches passing, Binomial(n, p) at the rate p seen, fall
+// short of limit with a chance of about one in a thousand (the normal
+// approximation: mean n*p, three standard deviations). The limit when
+// the filter passed everything or was never seen; between 32 and 4096.
+func (r *passRates) firstBatch(key string, limit int) int {
+	r.mu.Lock()
+	p, ok := r.m[key]
+	r.mu.Unlock()
+	n := float64(limit)
+	if ok && p < 1 {
+		p = max(p, 1.0/4096)
+		n = (n + 3*math.Sqrt(n*(1-p))) / p
+	}
+	return min(max(int(math.Ceil(n)), 32), 4096)
+}
+
+// observe folds a search's pass rate (passed of loaded) into key's: the
+// first search's rate, then a quarter of each new one.
+func (r *passRates) observe(key string, loaded, passed int) {
+	if loaded == 0 {
+		return
+	}
+	rate := float64(passed) / float64(loaded)
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	old, ok := r.m[key]
+	if !ok && len(r.m) >= maxPassRates {
+		clear(r.m)
+	}
+	if ok {
+		rate = old + (rate-old)/4
+	}
+	r.m[key] = rate
 }
 
 func filterBatch(ctx context.Context, t *sql.Tx, st *sql.Stmt, text string, args []any, rids []int64) (map[int64]graph.Memory, error) {

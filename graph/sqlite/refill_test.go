@@ -25,3 +25,49 @@ func TestRefill(t *testing.T) {
 		})
 	}
 }
+
+// TestPassRates: the keyword filter's first batch is the limit for a
+// filter never seen or passing everything, and otherwise what lets limit
+// matches pass at the rate seen, three standard deviations over; the rate
+// moves a quarter of the way to each search's.
+func TestPassRates(t *testing.T) {
+	r := newPassRates()
+	steps := []struct {
+		name           string
+		loaded, passed int // observed before firstBatch; 0 loaded: nothing observed
+		want           int
+	}{
+		{"never seen", 0, 0, 100},
+		{"passed everything", 100, 100, 100},
+		{"8% hidden: a quarter of the way", 100, 92, 107}, // rate 0.98: (100 + 3*sqrt(2)) / 0.98 = 106.4
+		{"kept until the next search", 0, 0, 107},
+	}
+	for _, s := range steps {
+		if s.loaded > 0 {
+			r.observe("f", s.loaded, s.passed)
+		}
+		if got := r.firstBatch("f", 100); got != s.want {
+			t.Fatalf("%s: firstBatch = %d, want %d", s.name, got, s.want)
+		}
+	}
+	for _, c := range []struct {
+		name           string
+		loaded, passed int
+		limit, want    int
+	}{
+		{"half passing", 200, 100, 100, 243}, // (100 + 3*sqrt(50)) / 0.5
+		{"nothing passing is capped", 100, 0, 100, 4096},
+		{"small limits load 32", 10, 9, 5, 32},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			r := newPassRates()
+			r.observe("g", c.loaded, c.passed)
+			if got := r.firstBatch("g", c.limit); got != c.want {
+				t.Fatalf("firstBatch = %d, want %d", got, c.want)
+			}
+		})
+	}
+	if got := r.firstBatch("other", 100); got != 100 {
+		t.Fatalf("a filter never seen borrows no rate: firstBatch = %d, want 100", got)
+	}
+}

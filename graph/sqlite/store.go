@@ -66,6 +66,7 @@ type Store struct {
 	w, r      *sql.DB
 	now       func() time.Time
 	kw        *keywordIndex
+	kwPass    *passRates // the keyword filter's pass rates (KeywordSearch)
 	stmts     *stmtCache // on r
 	walks     *walkCache
 	edits     *editCache
@@ -117,7 +118,7 @@ func Open(ctx context.Context, dir string, opts Options) (*Store, error) {
 	w.SetMaxIdleConns(1)
 	w.SetConnMaxLifetime(0)
 	w.SetConnMaxIdleTime(0)
-	s := &Store{dir: dir, w: w, now: opts.Now, kw: newKeywordIndex(), walks: newWalkCache(), edits: newEditCache()}
+	s := &Store{dir: dir, w: w, now: opts.Now, kw: newKeywordIndex(), kwPass: newPassRates(), walks: newWalkCache(), edits: newEditCache()}
 	if err := migrate(ctx, w); err != nil {
 		_ = w.Close()
 		return nil, err
