@@ -95,12 +95,17 @@ func BenchmarkMCPOverhead(b *testing.B) {
 	}
 	// recall_answer is the MCP part alone, without the engine's noise:
 	// the recall tool, registered as mnemo registers it, answering the
-	// engine's answers computed before the loop, at each detail. Its CPU
-	// per call is all MCP: the handler, the SDK's server and client, both
-	// ways.
-	answers := make([]engine.SearchResponse, 20)
+	// engine's answers computed before the loop, at each detail, for the
+	// default limit (10) and for limit 3. Its CPU per call is all MCP: the
+	// handler, the SDK's server and client, both ways. The tool's limit
+	// argument picks the answer: 20 answers of each limit.
+	answers := make([]engine.SearchResponse, 40)
 	for i := range answers {
-		answers[i], err = eng.Search(ctx, p, engine.SearchRequest{Query: queries[i]})
+		r := engine.SearchRequest{Query: queries[i%20]}
+		if i >= 20 {
+			r.Limit = 3
+		}
+		answers[i], err = eng.Search(ctx, p, r)
 		require.NoError(b, err)
 	}
 	fixed := &Server{sdk: sdk.NewServer(&sdk.Implementation{Name: "fixed", Version: "v0"}, nil), fixed: &p, log: m.log}
@@ -108,10 +113,17 @@ func BenchmarkMCPOverhead(b *testing.B) {
 		return answers[in.Limit], nil
 	}))
 	fcs := connect(b, fixed.sdk)
-	for _, detail := range []string{detailCompact, detailFull} {
-		b.Run("recall_answer/detail="+detail, func(b *testing.B) {
+	for _, c := range []struct {
+		name, detail string
+		from         int
+	}{
+		{"detail=compact", detailCompact, 0}, {"detail=full", detailFull, 0},
+		{"detail=compact/limit=3", detailCompact, 20}, {"detail=full/limit=3", detailFull, 20},
+	} {
+		b.Run("recall_answer/"+c.name, func(b *testing.B) {
 			overhead(b, fcs, "recall", func(i int) (any, map[string]any, error) {
-				return answers[i%len(answers)], map[string]any{"query": "q", "limit": i % len(answers), "detail": detail}, nil
+				k := c.from + i%20
+				return answers[k], map[string]any{"query": "q", "limit": k, "detail": c.detail}, nil
 			}, sameResults)
 		})
 	}
