@@ -9,7 +9,6 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -99,7 +98,7 @@ func BenchmarkCapsules(b *testing.B) {
 			}
 			b.Run("op=create", func(b *testing.B) {
 				var lat []time.Duration
-				cpu := cpuTime(b)
+				cpu := stats.CPUTime()
 				for b.Loop() {
 					items := pick()
 					start := time.Now()
@@ -107,12 +106,12 @@ func BenchmarkCapsules(b *testing.B) {
 					lat = append(lat, time.Since(start))
 					require.NoError(b, err)
 				}
-				b.ReportMetric(stats.Milliseconds(cpuTime(b)-cpu)/float64(len(lat)), "cpu_ms")
+				b.ReportMetric(stats.Milliseconds(stats.CPUTime()-cpu)/float64(len(lat)), "cpu_ms")
 				stats.Report(b, lat)
 			})
 			b.Run("op=bundle", func(b *testing.B) {
 				var lat []time.Duration
-				cpu := cpuTime(b)
+				cpu := stats.CPUTime()
 				for b.Loop() {
 					start := time.Now()
 					resp, err := eng.ContextBundle(ctx, agent, engine.BundleRequest{SessionID: "s1"})
@@ -122,16 +121,9 @@ func BenchmarkCapsules(b *testing.B) {
 						b.Fatalf("bundle: %d decisions, %d capsules", len(resp.Decisions), len(resp.Capsules))
 					}
 				}
-				b.ReportMetric(stats.Milliseconds(cpuTime(b)-cpu)/float64(len(lat)), "cpu_ms")
+				b.ReportMetric(stats.Milliseconds(stats.CPUTime()-cpu)/float64(len(lat)), "cpu_ms")
 				stats.Report(b, lat)
 			})
 		})
 	}
-}
-
-// cpuTime is the CPU time (user + system) the process has used so far.
-func cpuTime(b *testing.B) time.Duration {
-	var ru syscall.Rusage
-	require.NoError(b, syscall.Getrusage(syscall.RUSAGE_SELF, &ru))
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }

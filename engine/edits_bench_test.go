@@ -101,14 +101,14 @@ func BenchmarkSearchEdits(b *testing.B) {
 								resp engine.SearchResponse
 								err  error
 							)
-							t0, c0 := time.Now(), cpuTime(b)
+							t0, c0 := time.Now(), stats.CPUTime()
 							// Labelled, so a CPU profile tells the tenants apart
 							// (go tool pprof -tagfocus tenant=edited).
 							pprof.Do(ctx, pprof.Labels("tenant", s.TenantID), func(ctx context.Context) {
 								resp, err = eng.Search(ctx, p, engine.SearchRequest{Query: queries[i%len(queries)], Mode: mode})
 							})
 							lat[s] = append(lat[s], time.Since(t0))
-							cpu[s] += cpuTime(b) - c0
+							cpu[s] += stats.CPUTime() - c0
 							if err != nil {
 								b.Fatal(err)
 							}

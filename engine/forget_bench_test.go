@@ -10,6 +10,7 @@ import (
 
 	"github.com/stretchr/testify/require"
 
+	"github.com/mnemo-dev/mnemo/bench/stats"
 	"github.com/mnemo-dev/mnemo/graph"
 	"github.com/mnemo-dev/mnemo/vector"
 )
@@ -37,9 +38,9 @@ func BenchmarkEraseUser(b *testing.B) {
 		seedUser(b, f, "bystander", others)
 		admin := who("admin-1", "", t1, "admin")
 		b.StartTimer()
-		start, cpu := time.Now(), cpuTime(b)
+		start, cpu := time.Now(), stats.CPUTime()
 		res, err := f.eng.EraseUser(ctx, admin, "victim", "bench")
-		elapsed, used := time.Since(start), cpuTime(b)-cpu
+		elapsed, used := time.Since(start), stats.CPUTime()-cpu
 		b.StopTimer()
 		require.NoError(b, err)
 		require.Equal(b, n, res.Memories)

@@ -213,7 +213,7 @@ func BenchmarkSearch(b *testing.B) {
 							c.write(b)
 							b.StartTimer()
 						}
-						start, c0 := time.Now(), cpuTime(b)
+						start, c0 := time.Now(), stats.CPUTime()
 						var (
 							resp engine.SearchResponse
 							err  error
@@ -224,7 +224,7 @@ func BenchmarkSearch(b *testing.B) {
 							resp, err = v.eng.Search(ctx, c.p, engine.SearchRequest{Query: c.queries[i%len(c.queries)], Mode: v.mode, TimeTravel: v.tt})
 						})
 						lat = append(lat, time.Since(start))
-						cpu += cpuTime(b) - c0
+						cpu += stats.CPUTime() - c0
 						if err != nil {
 							b.Fatal(err)
 						}

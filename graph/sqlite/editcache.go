@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"fmt"
 	"slices"
-	"sync"
 
 	"github.com/mnemo-dev/mnemo/graph"
 )
@@ -23,7 +22,7 @@ import (
 // their filters are the same predicate. As-known-at reads (KnownAt) are
 // not cached.
 //
-// When an entry holds: as for walkCache, every write transaction bumps the
+// When an entry holds (seqMap): as for walkCache, every write transaction bumps the
 // write sequence before it commits. ListEdits reads the sequence first and
 // the edits after it, in statements of their own, so what it reads is at
 // least as new as that sequence: an entry stored under sequence g is never
@@ -37,18 +36,16 @@ import (
 // sequence (a scan of the filter's edits in edits_target), and not kept
 // for a filter admitting more than maxEditTargets memories.
 type editCache struct {
-	mu      sync.Mutex
-	at      uint64 // the sequence of the entries in m and targets
-	n       int    // entries, edits and targets held, bounded by maxEditCacheRows
-	m       map[editKey][]editRow
-	targets map[string]map[string]bool // filter -> target memory ids; nil: too many
+	m       *seqMap[editKey, []editRow]      // a memory's edits under a filter: 1 + its edits rows
+	targets *seqMap[string, map[string]bool] // filter -> target memory ids (nil: too many): 1 + ids rows
 }
 
 // maxEditTargets bounds a filter's target set.
 const maxEditTargets = 1 << 16
 
-// maxEditCacheRows bounds the cache (a memory id and its edits each
-// count one); past it the cache starts over.
+// maxEditCacheRows bounds each of the cache's maps (a memory id or a
+// filter counts one, and each of its edits or targets one); past it the
+// map starts over.
 const maxEditCacheRows = 1 << 18
 
 // editKey is an edit list's filter and target memory id.
@@ -64,96 +61,41 @@ type editRow struct {
 }
 
 func newEditCache() *editCache {
-	c := &editCache{}
-	c.reset(0)
-	return c
-}
-
-// advance moves the cache to sequence g (c.mu held), emptying it for a
-// newer one; false when g is older than its entries, which stay.
-func (c *editCache) advance(g uint64) bool {
-	switch {
-	case g < c.at:
-		return false
-	case g > c.at:
-		c.reset(g)
+	return &editCache{
+		m:       newSeqMap[editKey](maxEditCacheRows, func(rs []editRow) int { return 1 + len(rs) }),
+		targets: newSeqMap[string](maxEditCacheRows, func(set map[string]bool) int { return 1 + len(set) }),
 	}
-	return true
-}
-
-// reset empties the cache for sequence g (c.mu held, or c new).
-func (c *editCache) reset(g uint64) {
-	c.at, c.n, c.m, c.targets = g, 0, map[editKey][]editRow{}, map[string]map[string]bool{}
-}
-
-// targetsOf returns the target set of filter at sequence g, and whether
-// the cache holds it (a nil set held: too many to keep).
-func (c *editCache) targetsOf(g uint64, filter string) (map[string]bool, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.at != g {
-		return nil, false
-	}
-	set, ok := c.targets[filter]
-	return set, ok
-}
-
-// putTargets stores filter's target set read at sequence g (nil: too many).
-func (c *editCache) putTargets(g uint64, filter string, set map[string]bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if !c.advance(g) {
-		return
-	}
-	if c.n+1+len(set) > maxEditCacheRows {
-		c.reset(g)
-	}
-	c.targets[filter] = set
-	c.n += 1 + len(set)
 }
 
 // get returns the entries of ids under filter at sequence g, and the ids
 // it holds none for.
 func (c *editCache) get(g uint64, filter string, ids []string) (rows []editRow, misses []string) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.at != g {
-		return nil, ids
+	keys := make([]editKey, len(ids))
+	for i, id := range ids {
+		keys[i] = editKey{filter, id}
 	}
-	for _, id := range ids {
-		if r, ok := c.m[editKey{filter, id}]; ok {
-			rows = append(rows, r...)
-		} else {
-			misses = append(misses, id)
-		}
+	got, miss := c.m.getAll(g, keys)
+	for _, k := range keys {
+		rows = append(rows, got[k]...)
+	}
+	for _, k := range miss {
+		misses = append(misses, k.memory)
 	}
 	return rows, misses
 }
 
 // put stores the edits of ids (rows, grouped here by target) read at
-// sequence g under filter: entries of an older sequence are dropped, and a
-// newer sequence starts the cache over.
+// sequence g under filter.
 func (c *editCache) put(g uint64, filter string, ids []string, rows []editRow) {
 	by := make(map[string][]editRow, len(ids))
 	for _, r := range rows {
 		by[r.e.TargetMemoryID] = append(by[r.e.TargetMemoryID], r)
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if !c.advance(g) {
-		return
-	}
+	entries := make(map[editKey][]editRow, len(ids))
 	for _, id := range ids {
-		k, rs := editKey{filter, id}, by[id]
-		if c.n+1+len(rs) > maxEditCacheRows {
-			c.reset(g)
-		}
-		if old, ok := c.m[k]; ok {
-			c.n -= 1 + len(old)
-		}
-		c.m[k] = rs
-		c.n += 1 + len(rs)
+		entries[editKey{filter, id}] = by[id]
 	}
+	c.m.put(g, entries, nil)
 }
 
 // editsOf returns the edits of ids admitted by w (ListEdits' filter, no
@@ -202,7 +144,7 @@ const editTargetsOf = `SELECT DISTINCT ed.target_memory_id FROM edits ed INDEXED
 // editTargets returns the target set of filter (w) at sequence g, read
 // when the cache lacks it; nil when it holds more than maxEditTargets.
 func (s *Store) editTargets(ctx context.Context, g uint64, filter string, w *where) (map[string]bool, error) {
-	if set, ok := s.edits.targetsOf(g, filter); ok {
+	if set, ok := s.edits.targets.get(g, filter); ok {
 		return set, nil
 	}
 	rows, err := s.cachedQuery(ctx, fmt.Sprintf(editTargetsOf, w.sql()), append(slices.Clone(w.args), maxEditTargets+1)...)
@@ -223,7 +165,7 @@ func (s *Store) editTargets(ctx context.Context, g uint64, filter string, w *whe
 			set[id] = true
 		}
 	}
-	s.edits.putTargets(g, filter, set)
+	s.edits.targets.put(g, map[string]map[string]bool{filter: set}, nil)
 	return set, nil
 }
 

@@ -4,7 +4,6 @@ import (
 	"database/sql"
 	"encoding/json"
 	"slices"
-	"sync"
 
 	"github.com/mnemo-dev/mnemo/graph"
 )
@@ -23,7 +22,7 @@ import (
 // list is read without it, with each memory's validity, and applied in Go
 // (postingMem.validAt), so one entry serves every instant.
 //
-// When an entry holds: every write transaction, of this process or
+// When an entry holds (seqMap): every write transaction, of this process or
 // another one on the same file, bumps the write sequence in the database
 // (table write_seq, Store.write) before it commits. A walk reads the
 // sequence first in its read transaction, so it is the sequence of the
@@ -39,12 +38,9 @@ import (
 // reader reaches apply its filter in SQL; the cache only spares reading
 // and decoding the rows of memories already admitted.
 type walkCache struct {
-	mu   sync.Mutex
-	at   uint64 // the sequence of the entries in m and mems
-	rows int    // memories held in m, bounded by maxWalkCacheRows
-	m    map[postingKey]posting
-	mems map[int64]graph.Memory // memory rows by rid, at most maxCachedMemories
-	ents map[int64][]mention    // the entities each memory mentions, by rid, at most maxCachedMemories
+	postings *seqMap[postingKey, posting] // rows: the memories of the lists, at most maxWalkCacheRows
+	mems     *seqMap[int64, graph.Memory] // memory rows by rid, at most maxCachedMemories
+	ents     *seqMap[int64, []mention]    // the entities each memory mentions, by rid, at most maxCachedMemories
 }
 
 // mention is an entity a memory mentions (walkMentions' row).
@@ -108,111 +104,27 @@ func (p posting) valid(at int64, n int) ([]postingMem, bool) {
 }
 
 func newWalkCache() *walkCache {
-	return &walkCache{m: map[postingKey]posting{}, mems: map[int64]graph.Memory{}, ents: map[int64][]mention{}}
-}
-
-// get returns the entry of k at sequence g.
-func (c *walkCache) get(g uint64, k postingKey) (posting, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.at != g {
-		return posting{}, false
+	return &walkCache{
+		postings: newSeqMap[postingKey](maxWalkCacheRows, func(p posting) int { return len(p.mems) }),
+		mems:     newSeqMap[int64, graph.Memory](maxCachedMemories, nil),
+		ents:     newSeqMap[int64, []mention](maxCachedMemories, nil),
 	}
-	p, ok := c.m[k]
-	return p, ok
 }
 
-// advance readies c (c.mu held) for entries read at sequence g: false
-// when they are older than the cache's (not kept); a newer sequence starts
-// the cache over.
-func (c *walkCache) advance(g uint64) bool {
-	switch {
-	case g < c.at:
-		return false
-	case g > c.at:
-		c.startOver(g)
-	}
-	return true
-}
+// get returns the list of k read at sequence g.
+func (c *walkCache) get(g uint64, k postingKey) (posting, bool) { return c.postings.get(g, k) }
 
-// put stores entries read at sequence g: entries of an older sequence are
-// dropped, and a newer sequence starts the cache over.
+// put stores lists read at sequence g; a list already held at g stays
+// when it is complete or as long.
 func (c *walkCache) put(g uint64, ps map[postingKey]posting) {
-	if len(ps) == 0 {
-		return
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if !c.advance(g) {
-		return
-	}
-	for k, p := range ps {
-		if old, ok := c.m[k]; ok && (old.complete || len(old.mems) >= len(p.mems)) {
-			continue // the same list at the same sequence, as long or longer
-		}
-		if c.rows+len(p.mems) > maxWalkCacheRows {
-			c.rows, c.m = 0, map[postingKey]posting{}
-		}
-		if old, ok := c.m[k]; ok {
-			c.rows -= len(old.mems)
-		}
-		c.m[k] = p
-		c.rows += len(p.mems)
-	}
-}
-
-// startOver empties the cache for sequence g.
-func (c *walkCache) startOver(g uint64) {
-	c.at, c.rows, c.m = g, 0, map[postingKey]posting{}
-	c.mems, c.ents = map[int64]graph.Memory{}, map[int64][]mention{}
-}
-
-// memories returns the rows of rids held at sequence g, and the rids it
-// does not hold.
-func (c *walkCache) memories(g uint64, rids []int64) (map[int64]graph.Memory, []int64) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if c.at != g {
-		return nil, rids
-	}
-	got := make(map[int64]graph.Memory, len(rids))
-	var miss []int64
-	for _, rid := range rids {
-		if m, ok := c.mems[rid]; ok {
-			got[rid] = m
-		} else {
-			miss = append(miss, rid)
-		}
-	}
-	return got, miss
-}
-
-// putMemories stores rows read at sequence g (as put does postings).
-func (c *walkCache) putMemories(g uint64, ms map[int64]graph.Memory) {
-	if len(ms) == 0 {
-		return
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if !c.advance(g) {
-		return
-	}
-	if len(c.mems)+len(ms) > maxCachedMemories {
-		c.mems = map[int64]graph.Memory{}
-	}
-	for rid, m := range ms {
-		c.mems[rid] = m
-	}
+	c.postings.put(g, ps, func(old, p posting) bool { return old.complete || len(old.mems) >= len(p.mems) })
 }
 
 // loadByRID returns the memories rids in that order (memoriesByRID, run by
 // run in a transaction whose snapshot is at sequence g), from the cache
 // where it holds them. Each memory returned has its own Tags.
 func (c *walkCache) loadByRID(g uint64, rids []int64, run func(ridJSON string) (*sql.Rows, error)) ([]graph.Memory, error) {
-	got, miss := c.memories(g, rids)
-	if got == nil {
-		got = make(map[int64]graph.Memory, len(rids))
-	}
+	got, miss := c.mems.getAll(g, rids)
 	if len(miss) > 0 {
 		js, _ := json.Marshal(miss)
 		rows, err := run(string(js))
@@ -234,7 +146,7 @@ func (c *walkCache) loadByRID(g uint64, rids []int64, run func(ridJSON string) (
 		for _, r := range read {
 			fresh[r.rid], got[r.rid] = r.m, r.m
 		}
-		c.putMemories(g, fresh)
+		c.mems.put(g, fresh, nil)
 	}
 	out := make([]graph.Memory, 0, len(rids))
 	for _, rid := range rids {
@@ -251,17 +163,7 @@ func (c *walkCache) loadByRID(g uint64, rids []int64, run func(ridJSON string) (
 // g), from the cache where it holds them. The memories were admitted by
 // the statements that reached them; a memory's mentions are not filtered.
 func (c *walkCache) mentionsOf(g uint64, rids []int64, run func(ridJSON string) (*sql.Rows, error)) (map[int64][]mention, error) {
-	out := make(map[int64][]mention, len(rids))
-	var miss []int64
-	c.mu.Lock()
-	for _, rid := range rids {
-		if ms, ok := c.ents[rid]; ok && c.at == g {
-			out[rid] = ms
-		} else {
-			miss = append(miss, rid)
-		}
-	}
-	c.mu.Unlock()
+	out, miss := c.ents.getAll(g, rids)
 	if len(miss) == 0 {
 		return out, nil
 	}
@@ -284,17 +186,7 @@ func (c *walkCache) mentionsOf(g uint64, rids []int64, run func(ridJSON string) 
 	for rid, ms := range fresh {
 		out[rid] = ms
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if !c.advance(g) {
-		return out, nil // read at an older sequence: not kept
-	}
-	if len(c.ents)+len(fresh) > maxCachedMemories {
-		c.ents = map[int64][]mention{}
-	}
-	for rid, ms := range fresh {
-		c.ents[rid] = ms
-	}
+	c.ents.put(g, fresh, nil)
 	return out, nil
 }
 

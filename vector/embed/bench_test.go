@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -51,7 +50,7 @@ func BenchmarkEmbed(b *testing.B) {
 					b.Fatal(err)
 				}
 				lat := make([]time.Duration, 0, b.N)
-				cpu0 := cpuTime(b)
+				cpu0 := stats.CPUTime()
 				b.ResetTimer()
 				for i := range b.N {
 					off := (i * batch) % (len(texts) - batch)
@@ -64,20 +63,10 @@ func BenchmarkEmbed(b *testing.B) {
 				b.StopTimer()
 				reportLatency(b, lat, batch)
 				// CPU time shows the cost apart from other load on the machine.
-				b.ReportMetric(float64((cpuTime(b)-cpu0).Microseconds())/1000/float64(b.N*batch), "cpu-ms/text")
+				b.ReportMetric(float64((stats.CPUTime()-cpu0).Microseconds())/1000/float64(b.N*batch), "cpu-ms/text")
 			})
 		}
 	}
-}
-
-// cpuTime is the user and system CPU time of this process so far,
-// ONNX Runtime's threads included.
-func cpuTime(b *testing.B) time.Duration {
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		b.Fatal(err)
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // reportLatency reports texts/s and p50_ms, p95_ms and p99_ms of one call.
