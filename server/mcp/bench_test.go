@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -154,15 +153,15 @@ func overhead(b *testing.B, cs *sdk.ClientSession, tool string, direct func(i in
 		cpuDirect, cpuMCP       time.Duration
 	)
 	for i := 0; b.Loop(); i++ {
-		c0, start := cpuTime(), time.Now()
+		c0, start := stats.CPUTime(), time.Now()
 		want, args, err := direct(i)
-		d, c1 := time.Since(start), cpuTime()
+		d, c1 := time.Since(start), stats.CPUTime()
 		if err != nil {
 			b.Fatal(err)
 		}
 		start = time.Now()
 		res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: tool, Arguments: args})
-		v, c2 := time.Since(start), cpuTime()
+		v, c2 := time.Since(start), stats.CPUTime()
 		cpuDirect, cpuMCP = cpuDirect+c1-c0, cpuMCP+c2-c1
 		if err != nil || res.IsError {
 			b.Fatalf("%s: %v %v", tool, err, res.Content)
@@ -188,15 +187,6 @@ func overhead(b *testing.B, cs *sdk.ClientSession, tool string, direct func(i in
 	b.ReportMetric(stats.Milliseconds(cpuMCP-cpuDirect)/n, "overhead_cpu_ms/op")
 }
 
-// cpuTime is the CPU time the process has used (user and system): the
-// benchmarks run one call at a time, so the difference across a call is
-// that call's CPU, whatever else the machine runs.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
 // BenchmarkEmptyCall is the floor of any tool call over an in-memory
 // transport on the machine at hand: a bare SDK server whose one tool
 // answers {"ok":true}. Read BenchmarkMCPOverhead's figures beside it.
@@ -210,7 +200,7 @@ func BenchmarkEmptyCall(b *testing.B) {
 		})
 	cs := connect(b, s)
 	var lat []time.Duration
-	c0 := cpuTime()
+	c0 := stats.CPUTime()
 	for b.Loop() {
 		start := time.Now()
 		if _, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "ok", Arguments: map[string]any{}}); err != nil {
@@ -218,7 +208,7 @@ func BenchmarkEmptyCall(b *testing.B) {
 		}
 		lat = append(lat, time.Since(start))
 	}
-	cpu := cpuTime() - c0
+	cpu := stats.CPUTime() - c0
 	stats.Report(b, lat)
 	b.ReportMetric(stats.Milliseconds(cpu)/float64(len(lat)), "cpu_ms/op")
 }
