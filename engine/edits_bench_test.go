@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
-	"path/filepath"
 	"runtime/pprof"
 	"strconv"
 	"strings"
@@ -157,31 +156,14 @@ func searchEditsStore(b *testing.B, n, nEdits int, tenants []graph.Scope) grapht
 		loadSearchEdits(b, store, n, nEdits, tenants)
 		return store
 	}
-	cache := benchCache(b)
 	// Bump the version when the corpus, the edits or the SQLite migrations
 	// change (a cached file migrated under other numbers is not this schema).
-	dir := filepath.Join(cache, fmt.Sprintf("search-edits-v3-n%d-e%d", n, nEdits))
-	if _, err := os.Stat(filepath.Join(dir, sqlite.FileName)); err != nil {
-		require.NoError(b, os.MkdirAll(cache, 0o755))
-		tmp, err := os.MkdirTemp(cache, "building-")
-		require.NoError(b, err)
-		defer os.RemoveAll(tmp)
-		store, err := sqlite.Open(context.Background(), tmp, sqlite.Options{})
+	run := benchCache(b, fmt.Sprintf("search-edits-v3-n%d-e%d", n, nEdits), func(dir string) {
+		store, err := sqlite.Open(context.Background(), dir, sqlite.Options{})
 		require.NoError(b, err)
 		loadSearchEdits(b, store, n, nEdits, tenants)
 		require.NoError(b, store.Close())
-		require.NoError(b, os.Rename(tmp, dir))
-	} else {
-		b.Logf("store from cache %s", dir)
-	}
-	run := b.TempDir()
-	files, err := os.ReadDir(dir)
-	require.NoError(b, err)
-	for _, f := range files {
-		data, err := os.ReadFile(filepath.Join(dir, f.Name()))
-		require.NoError(b, err)
-		require.NoError(b, os.WriteFile(filepath.Join(run, f.Name()), data, 0o644))
-	}
+	})
 	store, err := sqlite.Open(context.Background(), run, sqlite.Options{})
 	require.NoError(b, err)
 	b.Cleanup(func() { _ = store.Close() })
@@ -194,15 +176,7 @@ func loadSearchEdits(b *testing.B, store graphtest.Store, n, nEdits int, tenants
 	ctx := context.Background()
 	var targets []graph.Created
 	for _, s := range tenants {
-		corpus := storetest.Corpus(s, 42, n)
-		start := time.Now()
-		targets = targets[:0]
-		for i := 0; i < len(corpus.Inputs); i += 1000 {
-			cs, err := store.CreateMemories(ctx, corpus.Inputs[i:min(i+1000, len(corpus.Inputs))])
-			require.NoError(b, err)
-			targets = append(targets, cs...)
-		}
-		b.Logf("%s: loaded %d memories in %s", s.TenantID, n, time.Since(start).Round(time.Second))
+		targets = loadBenchMemories(b, store, storetest.Corpus(s, 42, n))
 	}
 	edited := tenants[len(tenants)-1]
 	start := time.Now()

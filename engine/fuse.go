@@ -2,6 +2,7 @@ package engine
 
 import (
 	"cmp"
+	"maps"
 	"math"
 	"slices"
 
@@ -92,6 +93,12 @@ func (p *pool) add(signal string, rank int, id string, m *graph.Memory, raw floa
 	return h
 }
 
+// signals returns the signals that returned something, in name order:
+// every sum over signals runs in that order, so a search's fused scores
+// repeat to the last bit (in a map's order they did not, and two hits
+// whose scores tie could swap between identical searches).
+func (p *pool) signals() []string { return slices.Sorted(maps.Keys(p.active)) }
+
 // remove drops id from the pool.
 func (p *pool) remove(id string) {
 	delete(p.hits, id)
@@ -124,16 +131,19 @@ func (p *pool) fuse(method string, weights map[string]float64, k int) []*hit {
 	if method == policy.FusionScore || method == policy.FusionZScore {
 		return p.fuseScores(method, weights)
 	}
+	sigs := p.signals()
 	var best float64
-	for s := range p.active {
+	for _, s := range sigs {
 		best += weight(weights, s) / float64(k+1)
 	}
 	out := make([]*hit, 0, len(p.order))
 	for _, id := range p.order {
 		h := p.hits[id]
 		h.score = 0
-		for s, r := range h.ranks {
-			h.score += weight(weights, s) / float64(k+r)
+		for _, s := range sigs {
+			if r, ok := h.ranks[s]; ok {
+				h.score += weight(weights, s) / float64(k+r)
+			}
 		}
 		if best > 0 {
 			h.norm = min(h.score/best, 1)
@@ -175,16 +185,19 @@ func (p *pool) fuseScores(method string, weights map[string]float64) []*hit {
 		}
 		return 1
 	}
+	sigs := slices.Sorted(maps.Keys(per)) // in name order, as signals
 	var best float64
-	for s := range per {
+	for _, s := range sigs {
 		best += weight(weights, s)
 	}
 	out := make([]*hit, 0, len(p.order))
 	for _, id := range p.order {
 		h := p.hits[id]
 		h.score = 0
-		for s, v := range h.raw {
-			h.score += weight(weights, s) * norm(per[s], v)
+		for _, s := range sigs {
+			if v, ok := h.raw[s]; ok {
+				h.score += weight(weights, s) * norm(per[s], v)
+			}
 		}
 		switch {
 		case best == 0:

@@ -2,7 +2,9 @@ package engine
 
 import (
 	"cmp"
+	"fmt"
 	"math"
+	"math/rand/v2"
 	"testing"
 	"time"
 
@@ -145,6 +147,37 @@ func TestFuse(t *testing.T) {
 			got := p.fuse(cmp.Or(tc.method, policy.FusionRRF), tc.weights, 60)
 			require.Equal(t, tc.want, ids(got))
 			assert.InDelta(t, tc.top, got[0].norm, 1e-9)
+		})
+	}
+}
+
+// TestFuseRepeatable: the same pool fuses to the same scores to the last
+// bit, under each method: sums over signals run in one order, not a map's.
+func TestFuseRepeatable(t *testing.T) {
+	r := rand.New(rand.NewPCG(1, 2))
+	p := newPool()
+	for i := range 200 {
+		id := fmt.Sprintf("m%03d", i)
+		for _, s := range []string{signalGraph, signalKeyword, signalVector} {
+			if r.IntN(4) > 0 {
+				p.add(s, 1+r.IntN(200), id, mem(id, i), r.Float64()*math.Pi)
+			}
+		}
+	}
+	weights := map[string]float64{signalGraph: 0.7, signalKeyword: 1.3, signalVector: 0.9}
+	for _, method := range []string{policy.FusionRRF, policy.FusionScore, policy.FusionZScore} {
+		t.Run(method, func(t *testing.T) {
+			first := map[string]float64{}
+			for _, h := range p.fuse(method, weights, 60) {
+				first[h.mem.ID] = h.score
+			}
+			for range 50 {
+				for _, h := range p.fuse(method, weights, 60) {
+					if h.score != first[h.mem.ID] {
+						t.Fatalf("%s: score %v, first fused %v", h.mem.ID, h.score, first[h.mem.ID])
+					}
+				}
+			}
 		})
 	}
 }

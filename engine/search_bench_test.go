@@ -22,6 +22,7 @@ import (
 	"github.com/mnemo-dev/mnemo/graph/graphtest"
 	"github.com/mnemo-dev/mnemo/graph/neo4j"
 	"github.com/mnemo-dev/mnemo/graph/neo4j/neo4jtest"
+	"github.com/mnemo-dev/mnemo/graph/sqlite"
 	"github.com/mnemo-dev/mnemo/graph/storetest"
 	"github.com/mnemo-dev/mnemo/policy"
 	"github.com/mnemo-dev/mnemo/vector"
@@ -47,22 +48,64 @@ type benchCorpus struct {
 // corpus vectors are seeded random unit vectors (embedding 100k texts on
 // this machine would take longer than the benchmark); queries are embedded
 // with the real model on every search, so query embedding is measured.
+//
+// On SQLite the loaded store and vector index are cached (benchCache:
+// search-*; minutes to build at 100k) and each run opens a copy.
 func loadBenchCorpus(b *testing.B, n int) *benchCorpus {
 	b.Helper()
 	ctx := context.Background()
 	scope := graph.Scope{TenantID: "bench"}
 	corpus := storetest.Corpus(scope, 42, n)
-	const batch = 1000
-	store, created := reuseBenchCorpus(b, scope, n)
-	if store == nil {
-		store = graphtest.Open(b)
-		start := time.Now()
-		for i := 0; i < len(corpus.Inputs); i += batch {
-			cs, err := store.CreateMemories(ctx, corpus.Inputs[i:min(i+batch, len(corpus.Inputs))])
+	emb := embedtest.ONNX(b, filepath.Join("..", ".cache", "mnemo"))
+	dims := 0
+	if emb != nil {
+		dims = emb.Dimensions()
+	}
+	var (
+		store graphtest.Store
+		idx   vector.Index
+	)
+	if graphtest.Backend() == "sqlite" {
+		// Bump the version when the corpus, the SQLite migrations, the
+		// vector payload or the index format change.
+		run := benchCache(b, fmt.Sprintf("search-v1-n%d-d%d", n, dims), func(dir string) {
+			s, err := sqlite.Open(ctx, filepath.Join(dir, "graph"), sqlite.Options{})
 			require.NoError(b, err)
-			created = append(created, cs...)
+			created := loadBenchMemories(b, s, corpus)
+			if dims > 0 {
+				x, err := local.Open(filepath.Join(dir, "vectors"), local.Options{Dimensions: dims})
+				require.NoError(b, err)
+				indexBenchVectors(b, x, created, dims)
+				// A snapshot holds the HNSW graph: opening it does not rebuild.
+				require.NoError(b, x.Compact(ctx))
+				require.NoError(b, x.Close())
+			}
+			require.NoError(b, s.Close())
+		})
+		s, err := sqlite.Open(ctx, filepath.Join(run, "graph"), sqlite.Options{})
+		require.NoError(b, err)
+		b.Cleanup(func() { _ = s.Close() })
+		store = s
+		if dims > 0 {
+			x, err := local.Open(filepath.Join(run, "vectors"), local.Options{Dimensions: dims})
+			require.NoError(b, err)
+			b.Cleanup(func() { _ = x.Close() })
+			idx = x
 		}
-		b.Logf("%s: loaded %d memories in %s", graphtest.Backend(), n, time.Since(start).Round(time.Second))
+	} else {
+		s, created := reuseBenchCorpus(b, scope, n)
+		if s == nil {
+			s = graphtest.Open(b)
+			created = loadBenchMemories(b, s, corpus)
+		}
+		store = s
+		if dims > 0 {
+			x, err := local.Open(b.TempDir(), local.Options{Dimensions: dims})
+			require.NoError(b, err)
+			b.Cleanup(func() { _ = x.Close() })
+			indexBenchVectors(b, x, created, dims)
+			idx = x
+		}
 	}
 	pol, err := policy.Parse("default_policy.yaml", config.DefaultPolicy())
 	require.NoError(b, err)
@@ -77,23 +120,7 @@ func loadBenchCorpus(b *testing.B, n int) *benchCorpus {
 	// the searcher reads every user's memories (admin holds read_all_users):
 	// the largest admitted set, and no search that finds nothing.
 	c := &benchCorpus{store: store, p: graph.Principal{ID: "bench", Roles: []string{"admin"}, Scope: scope}}
-	if emb := embedtest.ONNX(b, filepath.Join("..", ".cache", "mnemo")); emb != nil {
-		idx, err := local.Open(b.TempDir(), local.Options{Dimensions: emb.Dimensions()})
-		require.NoError(b, err)
-		b.Cleanup(func() { _ = idx.Close() })
-		r := rand.New(rand.NewPCG(42, 1))
-		for i := 0; i < len(created); i += batch {
-			part := created[i:min(i+batch, len(created))]
-			pts := make([]vector.Point, len(part))
-			for j, cr := range part {
-				v := make([]float32, emb.Dimensions())
-				for k := range v {
-					v[k] = float32(r.NormFloat64())
-				}
-				pts[j] = vector.Point{ID: cr.Memory.ID, Vector: v, Payload: engine.VectorPayload(cr.Memory, cr.Version.ID)}
-			}
-			require.NoError(b, idx.Upsert(ctx, pts))
-		}
+	if idx != nil {
 		opts.Index, opts.Embedder, c.vectors = idx, emb, true
 	}
 	c.eng, err = engine.New(opts)
@@ -115,6 +142,42 @@ func loadBenchCorpus(b *testing.B, n int) *benchCorpus {
 		c.queries = append(c.queries, "what about "+strings.Join(ents[i], " and ")+" "+words[i])
 	}
 	return c
+}
+
+// loadBenchMemories writes corpus into store in batches and returns what
+// was created, oldest first.
+func loadBenchMemories(b *testing.B, store graph.Store, corpus storetest.SyntheticCorpus) []graph.Created {
+	b.Helper()
+	const batch = 1000
+	start := time.Now()
+	var created []graph.Created
+	for i := 0; i < len(corpus.Inputs); i += batch {
+		cs, err := store.CreateMemories(context.Background(), corpus.Inputs[i:min(i+batch, len(corpus.Inputs))])
+		require.NoError(b, err)
+		created = append(created, cs...)
+	}
+	b.Logf("%s: loaded %d memories in %s", graphtest.Backend(), len(created), time.Since(start).Round(time.Second))
+	return created
+}
+
+// indexBenchVectors upserts one seeded random vector per created memory,
+// drawn in creation order.
+func indexBenchVectors(b *testing.B, idx vector.Index, created []graph.Created, dims int) {
+	b.Helper()
+	const batch = 1000
+	r := rand.New(rand.NewPCG(42, 1))
+	for i := 0; i < len(created); i += batch {
+		part := created[i:min(i+batch, len(created))]
+		pts := make([]vector.Point, len(part))
+		for j, cr := range part {
+			v := make([]float32, dims)
+			for k := range v {
+				v[k] = float32(r.NormFloat64())
+			}
+			pts[j] = vector.Point{ID: cr.Memory.ID, Vector: v, Payload: engine.VectorPayload(cr.Memory, cr.Version.ID)}
+		}
+		require.NoError(b, idx.Upsert(context.Background(), pts))
+	}
 }
 
 // reuseBenchCorpus, on Neo4j with MNEMO_BENCH_REUSE=1, opens the test

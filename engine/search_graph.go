@@ -3,7 +3,9 @@ package engine
 import (
 	"context"
 	"fmt"
+	"maps"
 	"math"
+	"slices"
 	"strings"
 	"unicode"
 
@@ -136,11 +138,12 @@ func (s walkSeeds) request() graph.WalkRequest {
 		Damping: walkDamping, Limit: s.limit}
 }
 
-// normalised scales weights to a sum of 1 (nil when empty).
+// normalised scales weights to a sum of 1 (nil when empty), summed in key
+// order so that the same weights give the same seeds to the last bit.
 func normalised(m map[string]float64) map[string]float64 {
 	var sum float64
-	for _, w := range m {
-		sum += w
+	for _, k := range slices.Sorted(maps.Keys(m)) {
+		sum += m[k]
 	}
 	if sum <= 0 {
 		return nil

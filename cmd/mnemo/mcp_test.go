@@ -19,8 +19,8 @@ import (
 
 // TestMCPStdio runs a real `mnemo mcp` (built here) on a temporary data
 // directory and talks to it over stdio with the SDK's client: remember,
-// then recall and get what was remembered; a missing key ends the process
-// with the API's message. Then `mnemo serve` on the same data answers the
+// then recall (compact and full) and get what was remembered; a missing
+// key ends the process with the API's message. Then `mnemo serve` on the same data answers the
 // same memory over streamable HTTP at /mcp.
 func TestMCPStdio(t *testing.T) {
 	if testing.Short() {
@@ -73,6 +73,9 @@ func TestMCPStdio(t *testing.T) {
 	require.NotEmpty(t, results)
 	first, _ := results[0].(map[string]any)["memory"].(map[string]any)
 	assert.Equal(t, written["id"], first["id"])
+	assert.NotContains(t, results[0], "signals", "recall answers compact by default")
+	full := tool("recall", map[string]any{"query": "kubernetes staging", "mode": "keyword", "detail": "full"})
+	assert.Contains(t, full["results"].([]any)[0], "signals", "detail full is the HTTP answer")
 	got := tool("get", map[string]any{"id": written["id"]})
 	assert.Equal(t, written["id"], got["memory"].(map[string]any)["id"])
 

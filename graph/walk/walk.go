@@ -17,6 +17,7 @@ package walk
 
 import (
 	"cmp"
+	"maps"
 	"math"
 	"slices"
 
@@ -198,18 +199,20 @@ func (g *Graph) Rank(r graph.WalkRequest) []Result {
 			}
 		}
 	}
+	// Seeds summed in name order: a sum in map order differs in its last
+	// bits from one walk to the next, and so would every score.
 	reset := make([]float64, n)
 	var total float64
-	for name, w := range r.Entities {
-		if k, ok := g.ent[name]; ok && w > 0 {
-			reset[k] += w
-			total += w
+	for _, name := range slices.Sorted(maps.Keys(r.Entities)) {
+		if k, ok := g.ent[name]; ok && r.Entities[name] > 0 {
+			reset[k] += r.Entities[name]
+			total += r.Entities[name]
 		}
 	}
-	for id, w := range r.Memories {
-		if k, ok := g.mem[id]; ok && w > 0 {
-			reset[k] += w
-			total += w
+	for _, id := range slices.Sorted(maps.Keys(r.Memories)) {
+		if k, ok := g.mem[id]; ok && r.Memories[id] > 0 {
+			reset[k] += r.Memories[id]
+			total += r.Memories[id]
 		}
 	}
 	if total == 0 {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"encoding/json"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -25,11 +24,13 @@ import (
 // tool call through the SDK's client over an in-memory transport (JSON-RPC
 // both ways, input schema validation, the result marshalled and decoded by
 // the client), on a 10k-memory synthetic corpus in SQLite, same principal,
-// same run. "get" reads one memory (a ~1 KB answer: what a call costs
-// whatever it does); "recall" searches (10 results with neighbours, ~28 KB:
-// the part that grows with the answer). It reports the p50 and p95 of
-// each side, the p50 of the per-call difference, and the CPU time of each
-// per call (steadier than wall time on a loaded machine), in ms.
+// same run. "get" reads one memory (a ~1.6 KB answer: what a call costs
+// whatever it does); "recall" searches (10 results with neighbours, ~28 KB
+// at detail full: the part that grows with the answer), at both detail
+// levels. It reports the tool's answer bytes (structured content), the
+// p50 and p95 of each side, the p50 of the per-call difference, and the
+// CPU time of each per call (steadier than wall time on a loaded
+// machine), in ms.
 func BenchmarkMCPOverhead(b *testing.B) {
 	ctx := context.Background()
 	store, err := sqlite.Open(ctx, b.TempDir(), sqlite.Options{})
@@ -79,37 +80,52 @@ func BenchmarkMCPOverhead(b *testing.B) {
 			return got["memory"].(map[string]any)["id"] == want.(engine.MemoryView).Memory.ID
 		})
 	})
-	b.Run("recall", func(b *testing.B) {
-		overhead(b, cs, "recall", func(i int) (any, map[string]any, error) {
-			q := queries[i%len(queries)]
-			r, err := eng.Search(ctx, p, engine.SearchRequest{Query: q})
-			return r, map[string]any{"query": q}, err
-		}, func(want any, got map[string]any) bool {
-			return len(got["results"].([]any)) == len(want.(engine.SearchResponse).Results)
+	sameResults := func(want any, got map[string]any) bool {
+		return len(got["results"].([]any)) == len(want.(engine.SearchResponse).Results)
+	}
+	for _, detail := range []string{detailCompact, detailFull} {
+		b.Run("recall/detail="+detail, func(b *testing.B) {
+			overhead(b, cs, "recall", func(i int) (any, map[string]any, error) {
+				q := queries[i%len(queries)]
+				r, err := eng.Search(ctx, p, engine.SearchRequest{Query: q})
+				return r, map[string]any{"query": q, "detail": detail}, err
+			}, sameResults)
 		})
-	})
+	}
 	// recall_answer is the MCP part alone, without the engine's noise:
 	// the recall tool, registered as mnemo registers it, answering the
-	// engine's answers computed before the loop. Its CPU per call is all
-	// MCP: the handler, the SDK's server and client, both ways.
-	answers := make([]engine.SearchResponse, 20)
+	// engine's answers computed before the loop, at each detail, for the
+	// default limit (10) and for limit 3. Its CPU per call is all MCP: the
+	// handler, the SDK's server and client, both ways. The tool's limit
+	// argument picks the answer: 20 answers of each limit.
+	answers := make([]engine.SearchResponse, 40)
 	for i := range answers {
-		answers[i], err = eng.Search(ctx, p, engine.SearchRequest{Query: queries[i]})
+		r := engine.SearchRequest{Query: queries[i%20]}
+		if i >= 20 {
+			r.Limit = 3
+		}
+		answers[i], err = eng.Search(ctx, p, r)
 		require.NoError(b, err)
 	}
 	fixed := &Server{sdk: sdk.NewServer(&sdk.Implementation{Name: "fixed", Version: "v0"}, nil), fixed: &p, log: m.log}
-	require.NoError(b, add(fixed, "recall", "Recall", "", reads,
-		func(_ context.Context, _ graph.Principal, in RecallInput) (engine.SearchResponse, error) {
-			return answers[in.Limit], nil
-		}, nil))
+	require.NoError(b, fixed.addRecall(func(_ context.Context, _ graph.Principal, in RecallInput) (engine.SearchResponse, error) {
+		return answers[in.Limit], nil
+	}))
 	fcs := connect(b, fixed.sdk)
-	b.Run("recall_answer", func(b *testing.B) {
-		overhead(b, fcs, "recall", func(i int) (any, map[string]any, error) {
-			return answers[i%len(answers)], map[string]any{"query": "q", "limit": i % len(answers)}, nil
-		}, func(want any, got map[string]any) bool {
-			return len(got["results"].([]any)) == len(want.(engine.SearchResponse).Results)
+	for _, c := range []struct {
+		name, detail string
+		from         int
+	}{
+		{"detail=compact", detailCompact, 0}, {"detail=full", detailFull, 0},
+		{"detail=compact/limit=3", detailCompact, 20}, {"detail=full/limit=3", detailFull, 20},
+	} {
+		b.Run("recall_answer/"+c.name, func(b *testing.B) {
+			overhead(b, fcs, "recall", func(i int) (any, map[string]any, error) {
+				k := c.from + i%20
+				return answers[k], map[string]any{"query": "q", "limit": k, "detail": c.detail}, nil
+			}, sameResults)
 		})
-	})
+	}
 }
 
 // connect serves s on an in-memory transport and connects the SDK's
@@ -137,15 +153,15 @@ func overhead(b *testing.B, cs *sdk.ClientSession, tool string, direct func(i in
 		cpuDirect, cpuMCP       time.Duration
 	)
 	for i := 0; b.Loop(); i++ {
-		c0, start := cpuTime(), time.Now()
+		c0, start := stats.CPUTime(), time.Now()
 		want, args, err := direct(i)
-		d, c1 := time.Since(start), cpuTime()
+		d, c1 := time.Since(start), stats.CPUTime()
 		if err != nil {
 			b.Fatal(err)
 		}
 		start = time.Now()
 		res, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: tool, Arguments: args})
-		v, c2 := time.Since(start), cpuTime()
+		v, c2 := time.Since(start), stats.CPUTime()
 		cpuDirect, cpuMCP = cpuDirect+c1-c0, cpuMCP+c2-c1
 		if err != nil || res.IsError {
 			b.Fatalf("%s: %v %v", tool, err, res.Content)
@@ -155,7 +171,7 @@ func overhead(b *testing.B, cs *sdk.ClientSession, tool string, direct func(i in
 		}
 		engineLat, mcpLat, diff = append(engineLat, d), append(mcpLat, v), append(diff, v-d)
 		if i == 0 {
-			raw, _ := json.Marshal(want)
+			raw, _ := json.Marshal(res.StructuredContent)
 			b.ReportMetric(float64(len(raw)), "answer_bytes")
 		}
 	}
@@ -171,15 +187,6 @@ func overhead(b *testing.B, cs *sdk.ClientSession, tool string, direct func(i in
 	b.ReportMetric(stats.Milliseconds(cpuMCP-cpuDirect)/n, "overhead_cpu_ms/op")
 }
 
-// cpuTime is the CPU time the process has used (user and system): the
-// benchmarks run one call at a time, so the difference across a call is
-// that call's CPU, whatever else the machine runs.
-func cpuTime() time.Duration {
-	var ru syscall.Rusage
-	_ = syscall.Getrusage(syscall.RUSAGE_SELF, &ru)
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
 // BenchmarkEmptyCall is the floor of any tool call over an in-memory
 // transport on the machine at hand: a bare SDK server whose one tool
 // answers {"ok":true}. Read BenchmarkMCPOverhead's figures beside it.
@@ -193,7 +200,7 @@ func BenchmarkEmptyCall(b *testing.B) {
 		})
 	cs := connect(b, s)
 	var lat []time.Duration
-	c0 := cpuTime()
+	c0 := stats.CPUTime()
 	for b.Loop() {
 		start := time.Now()
 		if _, err := cs.CallTool(ctx, &sdk.CallToolParams{Name: "ok", Arguments: map[string]any{}}); err != nil {
@@ -201,7 +208,7 @@ func BenchmarkEmptyCall(b *testing.B) {
 		}
 		lat = append(lat, time.Since(start))
 	}
-	cpu := cpuTime() - c0
+	cpu := stats.CPUTime() - c0
 	stats.Report(b, lat)
 	b.ReportMetric(stats.Milliseconds(cpu)/float64(len(lat)), "cpu_ms/op")
 }

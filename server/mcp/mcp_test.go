@@ -3,6 +3,7 @@ package mcp_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"net/http"
 	"net/http/httptest"
 	"strings"
@@ -498,4 +499,129 @@ func TestUnknownArgument(t *testing.T) {
 	w := f.inMemory(t, writer)
 	msg := call(t, w, "recall", map[string]any{"query": "x", "qeury": "typo"}, nil)
 	assert.Contains(t, msg, "qeury")
+}
+
+// TestRecallDetail: recall answers compact unless asked for full; full is
+// the HTTP API's search answer, compact is that answer with fields left
+// out (every field it keeps at the same path with the same value), both
+// conform to the one output schema recall declares (call checks it), and
+// each comes with its own JSON as the text block.
+func TestRecallDetail(t *testing.T) {
+	f := newFixture(t)
+	w := f.inMemory(t, writer)
+	var a, b engine.IngestResult
+	require.Empty(t, call(t, w, "remember", map[string]any{"type": "note", "title": "billing cron",
+		"content": "The billing cron job runs at midnight on the Zephyr cluster.", "entities": []string{"Zephyr"}}, &a))
+	require.Empty(t, call(t, w, "remember", map[string]any{"type": "note", "title": "invoice mailer",
+		"content": "The invoice mailer on Zephyr waits for the billing cron job.", "entities": []string{"Zephyr"}}, &b))
+	require.Empty(t, call(t, w, "relate", map[string]any{"from": b.ID, "to": a.ID, "type": "DEPENDS_ON"}, nil))
+	query := map[string]any{"query": "midnight", "mode": "keyword"}
+
+	answer := func(detail string) (structured, text map[string]any) {
+		t.Helper()
+		args := map[string]any{"detail": detail}
+		for k, v := range query {
+			args[k] = v
+		}
+		if detail == "" {
+			delete(args, "detail")
+		}
+		res, err := w.CallTool(context.Background(), &sdk.CallToolParams{Name: "recall", Arguments: args})
+		require.NoError(t, err)
+		require.False(t, res.IsError, "%v", res.Content)
+		conforms(t, w, "recall", res.StructuredContent)
+		require.Len(t, res.Content, 1)
+		require.NoError(t, json.Unmarshal([]byte(res.Content[0].(*sdk.TextContent).Text), &text))
+		return res.StructuredContent.(map[string]any), text
+	}
+	full, fullText := answer("full")
+	assert.Equal(t, full, fullText, "the text block is the structured content's JSON")
+	body, err := json.Marshal(query)
+	require.NoError(t, err)
+	viaHTTP := httpPost(t, f.url+"/v1/search", string(body), keyWriter)
+	assert.Equal(t, unread(t, viaHTTP), unread(t, full), "full is the HTTP API's answer")
+
+	results := full["results"].([]any)
+	require.Len(t, results, 1)
+	require.NotEmpty(t, results[0].(map[string]any)["neighbours"], "the related memory is appended")
+
+	for _, detail := range []string{"", "compact"} {
+		short, text := answer(detail)
+		assert.Equal(t, short, text, "the text block is the structured content's JSON")
+		within(t, unread(t, short), unread(t, full), "compact")
+		hit := short["results"].([]any)[0].(map[string]any)
+		for _, dropped := range []string{"why_included", "signals", "path"} {
+			assert.NotContains(t, hit, dropped)
+		}
+		assert.NotContains(t, hit["memory"], "scope")
+		assert.Contains(t, hit, "citation")
+		n := hit["neighbours"].([]any)[0].(map[string]any)
+		assert.NotContains(t, n, "content")
+		assert.NotContains(t, n, "version_id")
+		assert.Equal(t, "DEPENDS_ON", n["reason"])
+		assert.NotEmpty(t, n["relation_id"])
+	}
+
+	assert.Equal(t, `detail must be compact or full, not "verbose"`,
+		call(t, w, "recall", map[string]any{"query": "billing", "detail": "verbose"}, nil))
+}
+
+// unread is an answer without the access bookkeeping each read moves
+// (memory.access_count and last_accessed).
+func unread(t *testing.T, answer map[string]any) map[string]any {
+	t.Helper()
+	raw, err := json.Marshal(answer)
+	require.NoError(t, err)
+	var out map[string]any
+	require.NoError(t, json.Unmarshal(raw, &out))
+	for _, r := range out["results"].([]any) {
+		m := r.(map[string]any)["memory"].(map[string]any)
+		delete(m, "access_count")
+		delete(m, "last_accessed")
+	}
+	return out
+}
+
+// within checks that every value in part sits at the same path in whole
+// with the same value (arrays element by element, of the same length).
+func within(t *testing.T, part, whole any, path string) {
+	t.Helper()
+	switch p := part.(type) {
+	case map[string]any:
+		w, ok := whole.(map[string]any)
+		if !assert.True(t, ok, "%s: an object in one answer only", path) {
+			return
+		}
+		for k, v := range p {
+			if assert.Contains(t, w, k, "%s.%s: not in the full answer", path, k) {
+				within(t, v, w[k], path+"."+k)
+			}
+		}
+	case []any:
+		w, ok := whole.([]any)
+		if !assert.True(t, ok, "%s: an array in one answer only", path) || !assert.Len(t, w, len(p), path) {
+			return
+		}
+		for i := range p {
+			within(t, p[i], w[i], fmt.Sprintf("%s[%d]", path, i))
+		}
+	default:
+		assert.Equal(t, whole, part, path)
+	}
+}
+
+// httpPost posts body to url with key and decodes the JSON answer.
+func httpPost(t *testing.T, url, body, key string) map[string]any {
+	t.Helper()
+	req, err := http.NewRequest("POST", url, strings.NewReader(body))
+	require.NoError(t, err)
+	req.Header.Set("Authorization", "Bearer "+key)
+	req.Header.Set("Content-Type", "application/json")
+	resp, err := http.DefaultClient.Do(req)
+	require.NoError(t, err)
+	defer resp.Body.Close()
+	require.Equal(t, http.StatusOK, resp.StatusCode)
+	var out map[string]any
+	require.NoError(t, json.NewDecoder(resp.Body).Decode(&out))
+	return out
 }

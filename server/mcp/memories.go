@@ -95,9 +95,12 @@ type RecallInput struct {
 	TokenBudget        int          `json:"token_budget,omitempty"`
 	AsOf               string       `json:"as_of,omitempty" jsonschema:"valid time: read memories valid at this instant, RFC 3339 or YYYY-MM-DD (default now)"`
 	KnownAt            string       `json:"known_at,omitempty" jsonschema:"transaction time: read what mnemo knew at this instant, RFC 3339 or YYYY-MM-DD (default now)"`
+	// Detail is MCP's own: the HTTP API always answers in full.
+	Detail string `json:"detail,omitempty" jsonschema:"compact (default): each result's text, version, score, flags and citation, neighbours as ids and titles; full: the HTTP API's answer (memory metadata, ranking signals, neighbours' text)"`
 }
 
-func (s *Server) recall(ctx context.Context, p graph.Principal, in RecallInput) (engine.SearchResponse, error) {
+// search runs recall's search on the engine.
+func (s *Server) search(ctx context.Context, p graph.Principal, in RecallInput) (engine.SearchResponse, error) {
 	after, err := parseTime(in.CreatedAfter, "created_after")
 	if err != nil {
 		return engine.SearchResponse{}, err

@@ -24,10 +24,7 @@ func (s *Server) addTools() error {
 			"the policy gate. A write the gate queues answers status pending with a request_id; a refused "+
 			"write is a tool error whose text says why, with the result (rule, fix) as structured content.",
 		writes, s.remember, refusal),
-		add(s, "recall", "Recall",
-			"Search memories: graph, keyword and vector signals fused, with the effective view applied "+
-				"(edits, validity, supersession), contradictions flagged, neighbours appended and citations.",
-			reads, s.recall, nil),
+		s.addRecall(s.search),
 		add(s, "get", "Get a memory",
 			"Fetch one memory by id with its current version; as_of and known_at read it as of a past time.", reads, s.get, nil),
 		add(s, "list", "List memories",
@@ -124,6 +121,17 @@ var (
 // the tests check every tool's output against its schema instead.
 func add[In, Out any](s *Server, name, title, desc string, ann *sdk.ToolAnnotations,
 	call func(context.Context, graph.Principal, In) (Out, error), refused func(Out) string) error {
+	out, err := jsonschema.For[Out](schemaOptions)
+	if err != nil {
+		return fmt.Errorf("tool %s: output schema: %w", name, err)
+	}
+	return addWith(s, out, name, title, desc, ann, call, refused)
+}
+
+// addWith is add with the output schema given rather than inferred from
+// Out (recall's answer is one of two shapes, both of which out accepts).
+func addWith[In, Out any](s *Server, out *jsonschema.Schema, name, title, desc string, ann *sdk.ToolAnnotations,
+	call func(context.Context, graph.Principal, In) (Out, error), refused func(Out) string) error {
 	in, err := jsonschema.For[In](schemaOptions)
 	if err != nil {
 		return fmt.Errorf("tool %s: input schema: %w", name, err)
@@ -131,10 +139,6 @@ func add[In, Out any](s *Server, name, title, desc string, ann *sdk.ToolAnnotati
 	resolved, err := in.Resolve(nil)
 	if err != nil {
 		return fmt.Errorf("tool %s: input schema: %w", name, err)
-	}
-	out, err := jsonschema.For[Out](schemaOptions)
-	if err != nil {
-		return fmt.Errorf("tool %s: output schema: %w", name, err)
 	}
 	a := *ann
 	a.Title = title
