@@ -190,14 +190,7 @@ func loadScale(b *testing.B, tmp string, n int, scope graph.Scope, dims int, hol
 			if err != nil {
 				continue // drain
 			}
-			pts := make([]vector.Point, len(part))
-			for j, c := range part {
-				v := make([]float32, dims)
-				for k := range v {
-					v[k] = float32(r.NormFloat64())
-				}
-				pts[j] = vector.Point{ID: c.Memory.ID, Vector: v, Payload: engine.VectorPayload(c.Memory, c.Version.ID)}
-			}
+			pts := benchPoints(r, part, dims)
 			t0 := time.Now()
 			err = idx.Upsert(ctx, pts)
 			inUpsert += time.Since(t0)
@@ -250,6 +243,20 @@ func loadScale(b *testing.B, tmp string, n int, scope graph.Scope, dims int, hol
 	progress("built: %v", m)
 	require.NoError(b, errors.Join(idx.Close(), store.Close()))
 	return m
+}
+
+// benchPoints gives each of created a random vector drawn from r, as the
+// vector index's points.
+func benchPoints(r *rand.Rand, created []graph.Created, dims int) []vector.Point {
+	pts := make([]vector.Point, len(created))
+	for j, cr := range created {
+		v := make([]float32, dims)
+		for k := range v {
+			v[k] = float32(r.NormFloat64())
+		}
+		pts[j] = vector.Point{ID: cr.Memory.ID, Vector: v, Payload: engine.VectorPayload(cr.Memory, cr.Version.ID)}
+	}
+	return pts
 }
 
 // progress prints a line to stderr at once (b.Logf would hold it to the

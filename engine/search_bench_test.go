@@ -167,16 +167,7 @@ func indexBenchVectors(b *testing.B, idx vector.Index, created []graph.Created, 
 	const batch = 1000
 	r := rand.New(rand.NewPCG(42, 1))
 	for i := 0; i < len(created); i += batch {
-		part := created[i:min(i+batch, len(created))]
-		pts := make([]vector.Point, len(part))
-		for j, cr := range part {
-			v := make([]float32, dims)
-			for k := range v {
-				v[k] = float32(r.NormFloat64())
-			}
-			pts[j] = vector.Point{ID: cr.Memory.ID, Vector: v, Payload: engine.VectorPayload(cr.Memory, cr.Version.ID)}
-		}
-		require.NoError(b, idx.Upsert(context.Background(), pts))
+		require.NoError(b, idx.Upsert(context.Background(), benchPoints(r, created[i:min(i+batch, len(created))], dims)))
 	}
 }
 
