@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"runtime"
 	"runtime/debug"
+	"runtime/pprof"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -142,8 +143,20 @@ func BenchmarkScale(b *testing.B) {
 			stats.Report(b, lat)
 			b.ReportMetric(stats.Milliseconds(cpu)/float64(len(lat)), "cpu_ms")
 			b.ReportMetric(float64(rssMiB(b, "VmHWM")), "rss_serve_mib")
-			b.Logf("%s: %d searches, %.1f results each, RSS %d MiB, peak %d MiB", mode, len(lat),
-				float64(found)/float64(len(lat)), rssMiB(b, "VmRSS"), rssMiB(b, "VmHWM"))
+			var ms runtime.MemStats
+			runtime.ReadMemStats(&ms)
+			b.Logf("%s: %d searches, %.1f results each, RSS %d MiB, peak %d MiB; Go heap in use %d MiB, held %d MiB, next GC at %d MiB",
+				mode, len(lat), float64(found)/float64(len(lat)), rssMiB(b, "VmRSS"), rssMiB(b, "VmHWM"),
+				ms.HeapInuse>>20, (ms.HeapSys-ms.HeapReleased)>>20, ms.NextGC>>20)
+			// -memprofile is written after the store and index are closed:
+			// MNEMO_SCALE_HEAPPROFILE names a heap profile taken while they
+			// are open, after the searches.
+			if path := os.Getenv("MNEMO_SCALE_HEAPPROFILE"); path != "" {
+				f, err := os.Create(fmt.Sprintf("%s.%s", path, mode))
+				require.NoError(b, err)
+				runtime.GC()
+				require.NoError(b, errors.Join(pprof.WriteHeapProfile(f), f.Close()))
+			}
 		})
 	}
 }
