@@ -15,7 +15,7 @@ const selectRestore = `SELECT rid, tenant_id, org_id, repo_id, user_id, type, ca
 FROM memories WHERE id = ?`
 
 // The active memory with a canonical key in a namespace. Relies on
-// memories_active_key.
+// memories_active_ns.
 const activeHolder = `SELECT id FROM memories
 WHERE tenant_id = ? AND canonical_key = ? AND org_id = ? AND repo_id = ? AND user_id = ? AND type = ?
   AND status = 'active' AND canonical_key <> ''

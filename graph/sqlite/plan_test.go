@@ -116,6 +116,29 @@ func TestSessionPlan(t *testing.T) {
 	assert.NotContains(t, joined, "TEMP B-TREE", "sorts the session:\n%s", joined)
 }
 
+// TestKeyPlans: the write path's lookups of a key's active holder, three
+// per ingested note, seek memories_active_ns to the exact namespace and
+// read the newest first. The lookup by key walked the tenant's memories of
+// the type before (memories_type_created): ingest slowed as the store grew.
+func TestKeyPlans(t *testing.T) {
+	s, err := Open(t.Context(), t.TempDir(), Options{})
+	require.NoError(t, err)
+	defer s.Close()
+	for _, tc := range []struct {
+		name, query string
+	}{
+		{"selectActiveByKey", selectActiveByKey},
+		{"activeHolder", activeHolder},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			plan := explain(t, s.r, tc.query, "t", "k", "o", "r", "u", "note")
+			joined := strings.Join(plan, "\n")
+			assert.Contains(t, joined, "memories_active_ns (tenant_id=? AND canonical_key=? AND org_id=? AND repo_id=? AND user_id=? AND type=?)", joined)
+			assert.NotContains(t, joined, "TEMP B-TREE", "sorts the holders:\n%s", joined)
+		})
+	}
+}
+
 // TestCurationPlans: the statements an erase runs per memory or entity,
 // and the bundle's listing of one visibility's decisions, seek the index
 // named (each scanned a table, or a tenant's rows, before: a partial index

@@ -163,11 +163,12 @@ func (s *Store) GetChunks(ctx context.Context, f graph.Filter, versionID string)
 	return out, rows.Err()
 }
 
-// The active memory with a key in an exact namespace. Relies on
-// memories_active_key.
+// The active memory with a key in an exact namespace, the newest if
+// several. Relies on memories_active_ns (canonical_key <> '' lets the
+// planner use the partial index: a bound key cannot prove it).
 const selectActiveByKey = `SELECT ` + memoryCols + `
 FROM memories m
-WHERE m.tenant_id = ? AND m.canonical_key = ? AND m.status = 'active'
+WHERE m.tenant_id = ? AND m.canonical_key = ? AND m.status = 'active' AND m.canonical_key <> ''
   AND m.org_id = ? AND m.repo_id = ? AND m.user_id = ? AND m.type = ?
 ORDER BY m.created_at DESC LIMIT 1`
 

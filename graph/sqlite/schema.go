@@ -444,6 +444,18 @@ CREATE INDEX IF NOT EXISTS memories_type_visibility_created ON memories(tenant_i
 	`
 CREATE INDEX IF NOT EXISTS entity_aliases_entity ON entity_aliases(entity_rid);
 `,
+	// 20: the write path's lookup of a key's active holder in a namespace
+	// (selectActiveByKey, activeHolder) seeks the namespace and reads the
+	// newest first. memories_active_key had only (tenant, key), and the
+	// lookup by key did not use it at all (its text did not imply the
+	// partial index's canonical_key <> ''): it walked the tenant's
+	// memories of the type until one held the key — all of them for a
+	// key nobody holds, three times per ingested note.
+	`
+DROP INDEX IF EXISTS memories_active_key;
+CREATE INDEX IF NOT EXISTS memories_active_ns ON memories(tenant_id, canonical_key, org_id, repo_id, user_id, type, created_at)
+	WHERE status = 'active' AND canonical_key <> '';
+`,
 }
 
 const createMigrationsTable = `CREATE TABLE IF NOT EXISTS schema_migrations (
