@@ -164,7 +164,7 @@ func (s *Store) GetChunks(ctx context.Context, f graph.Filter, versionID string)
 }
 
 // The active memory with a key in an exact namespace, the newest if
-// several. Relies on memories_active_ns (canonical_key <> '' lets the
+// several. Relies on memories_active_ns (canonical_key <> ” lets the
 // planner use the partial index: a bound key cannot prove it).
 const selectActiveByKey = `SELECT ` + memoryCols + `
 FROM memories m
