@@ -164,8 +164,8 @@ func (s *Store) GetChunks(ctx context.Context, f graph.Filter, versionID string)
 }
 
 // The active memory with a key in an exact namespace, the newest if
-// several. Relies on memories_active_ns (canonical_key <> ” lets the
-// planner use the partial index: a bound key cannot prove it).
+// several. Relies on memories_active_ns: the statement says the key is not
+// empty, as the partial index does, because a bound key cannot prove it.
 const selectActiveByKey = `SELECT ` + memoryCols + `
 FROM memories m
 WHERE m.tenant_id = ? AND m.canonical_key = ? AND m.status = 'active' AND m.canonical_key <> ''
