@@ -605,7 +605,7 @@ func (s *Store) KeywordSearch(ctx context.Context, f graph.Filter, query string,
 	// says limit passing matches need: the limit when it passed them all
 	// (a search's usual case), so nothing is loaded to be dropped. The
 	// next ones are sized by refill.
-	key := passKey(w)
+	key := w.key()
 	loaded, passed := 0, 0
 	for batch, round := s.kwPass.firstBatch(key, limit), 0; len(out) < limit && ranking.Len() > 0; round++ {
 		rids = ranking.next(rids[:0], scores, batch)
@@ -646,7 +646,7 @@ func refill(need, loaded, passed, last, round int) int {
 	return min(max(n, 32), 4096)
 }
 
-// passRates keeps, per keyword filter (passKey), the share of ranked
+// passRates keeps, per keyword filter (where.key), the share of ranked
 // matches the filter passed in earlier searches (a moving average), so
 // that the first batch of the next search is the size that lets limit
 // matches pass: a tenant whose approved edits hide 2% of its memories
@@ -662,12 +662,6 @@ type passRates struct {
 const maxPassRates = 4096
 
 func newPassRates() *passRates { return &passRates{m: map[string]float64{}} }
-
-// passKey is a filter's rendered SQL and its arguments.
-func passKey(w *where) string {
-	args, _ := json.Marshal(w.args)
-	return w.sql() + "\x00" + string(args)
-}
 
 // firstBatch is the first batch for limit matches under the filter key: n
 // such that the matches passing, Binomial(n, p) at the rate p seen, fall

@@ -3,7 +3,6 @@ package sqlite
 import (
 	"cmp"
 	"context"
-	"encoding/json"
 	"fmt"
 	"slices"
 
@@ -105,11 +104,7 @@ func (s *Store) editsOf(ctx context.Context, w *where, tenant string, ids []stri
 	if err := s.queryRow(ctx, `SELECT n FROM write_seq`, &g); err != nil {
 		return nil, err
 	}
-	args, err := json.Marshal(w.args)
-	if err != nil {
-		return nil, err
-	}
-	filter := w.sql() + "\x00" + tenant + "\x00" + string(args)
+	filter := w.key() + "\x00" + tenant
 	targets, err := s.editTargets(ctx, g, filter, w)
 	if err != nil {
 		return nil, err

@@ -28,6 +28,14 @@ func (w *where) sql() string {
 	return strings.Join(w.parts, "\n\tAND ")
 }
 
+// key renders w as a cache key: its SQL and its arguments. Two filters
+// share a key only when they are the same predicate over the same values
+// (the store's caches key their entries by it).
+func (w *where) key() string {
+	args, _ := json.Marshal(w.args) // strings, numbers and booleans: never fails
+	return w.sql() + "\x00" + string(args)
+}
+
 // writeScope adds the reach of a writer's scope s for table alias a (see
 // graph.Scope.Contains): same tenant; org and repo empty or equal unless s's
 // is empty (any). Writes reach beneath the writer's scope; whether a

@@ -198,9 +198,5 @@ func filterKey(f graph.Filter) (string, *where, error) {
 	if err != nil {
 		return "", nil, err
 	}
-	args, err := json.Marshal(w.args)
-	if err != nil {
-		return "", nil, err
-	}
-	return w.sql() + "\x00" + string(args), w, nil
+	return w.key(), w, nil
 }
