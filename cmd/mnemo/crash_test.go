@@ -138,6 +138,20 @@ func requireModel(t *testing.T) {
 	}
 }
 
+// requireLong skips a test that builds and runs the binary under -short,
+// and fails instead when CI or MNEMO_REQUIRE_BINARY=1 is set (.ci/run sets
+// both), so CI cannot skip it without saying so.
+func requireLong(t *testing.T) {
+	t.Helper()
+	if !testing.Short() {
+		return
+	}
+	if os.Getenv("CI") != "" || os.Getenv("MNEMO_REQUIRE_BINARY") == "1" {
+		t.Fatalf("%s builds and runs the binary and must run here: drop -short", t.Name())
+	}
+	t.Skip("builds the binary (-short)")
+}
+
 func exists(p string) bool {
 	_, err := os.Stat(p)
 	return err == nil

@@ -23,12 +23,7 @@ import (
 // key ends the process with the API's message. Then `mnemo serve` on the same data answers the
 // same memory over streamable HTTP at /mcp.
 func TestMCPStdio(t *testing.T) {
-	if testing.Short() {
-		if os.Getenv("CI") != "" {
-			t.Fatal("TestMCPStdio must run in CI: drop -short")
-		}
-		t.Skip("builds the binary (-short)")
-	}
+	requireLong(t)
 	dir := t.TempDir()
 	bin := filepath.Join(dir, "mnemo")
 	build := exec.Command("go", "build", "-o", bin, ".")

@@ -63,12 +63,7 @@ func TestHealth(t *testing.T) {
 // checks that `mnemo version` names both (without -trimpath, which would
 // rebuild every package rather than reuse the build cache).
 func TestVersionImageBuild(t *testing.T) {
-	if testing.Short() {
-		if os.Getenv("CI") != "" {
-			t.Fatal("TestVersionImageBuild must run in CI: drop -short")
-		}
-		t.Skip("builds the binary (-short)")
-	}
+	requireLong(t)
 	bin := filepath.Join(t.TempDir(), "mnemo")
 	build := exec.Command("go", "build", "-buildvcs=false",
 		"-ldflags", "-X main.version=v9.9.9 -X main.revision=0123abc", "-o", bin, ".")
