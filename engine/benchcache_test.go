@@ -4,6 +4,8 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"testing"
 
 	"github.com/stretchr/testify/require"
@@ -56,4 +58,20 @@ func benchCache(b *testing.B, name string, build func(dir string)) string {
 	})
 	require.NoError(b, err)
 	return run
+}
+
+// benchSizes returns the corpus sizes a benchmark runs: MNEMO_BENCH_SIZES
+// (comma-separated), else def.
+func benchSizes(b *testing.B, def ...int) []int {
+	v := os.Getenv("MNEMO_BENCH_SIZES")
+	if v == "" {
+		return def
+	}
+	var sizes []int
+	for _, f := range strings.Split(v, ",") {
+		n, err := strconv.Atoi(strings.TrimSpace(f))
+		require.NoError(b, err, "MNEMO_BENCH_SIZES")
+		sizes = append(sizes, n)
+	}
+	return sizes
 }

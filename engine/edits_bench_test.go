@@ -51,15 +51,7 @@ func BenchmarkSearchEdits(b *testing.B) {
 		ratio, err = strconv.ParseFloat(v, 64)
 		require.NoError(b, err, "MNEMO_BENCH_EDIT_RATIO")
 	}
-	sizes := []int{10_000}
-	if v := os.Getenv("MNEMO_BENCH_SIZES"); v != "" {
-		sizes = nil
-		for _, f := range strings.Split(v, ",") {
-			n, err := strconv.Atoi(strings.TrimSpace(f))
-			require.NoError(b, err, "MNEMO_BENCH_SIZES")
-			sizes = append(sizes, n)
-		}
-	}
+	sizes := benchSizes(b, 10_000)
 	for _, n := range sizes {
 		nEdits := int(float64(n) * ratio)
 		b.Run(fmt.Sprintf("store=%s/n=%d/edits=%d", graphtest.Backend(), n, nEdits), func(b *testing.B) {

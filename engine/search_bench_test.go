@@ -8,7 +8,6 @@ import (
 	"path/filepath"
 	"runtime/pprof"
 	"slices"
-	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -215,15 +214,7 @@ func reuseBenchCorpus(b *testing.B, scope graph.Scope, n int) (graphtest.Store, 
 // on the store graphtest selects, and reports p50, p95 and p99 in
 // milliseconds; mode=hybrid/known_at is a search as known at a past time. Each size loads its corpus once per run; the modes share it.
 func BenchmarkSearch(b *testing.B) {
-	sizes := []int{10_000, 100_000}
-	if v := os.Getenv("MNEMO_BENCH_SIZES"); v != "" {
-		sizes = nil
-		for _, f := range strings.Split(v, ",") {
-			n, err := strconv.Atoi(strings.TrimSpace(f))
-			require.NoError(b, err, "MNEMO_BENCH_SIZES")
-			sizes = append(sizes, n)
-		}
-	}
+	sizes := benchSizes(b, 10_000, 100_000)
 	for _, n := range sizes {
 		b.Run(fmt.Sprintf("store=%s/n=%d", graphtest.Backend(), n), func(b *testing.B) {
 			c := loadBenchCorpus(b, n)
