@@ -4,10 +4,9 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"strconv"
-	"strings"
 	"testing"
 
+	"github.com/mnemo-dev/mnemo/bench/stats"
 	"github.com/stretchr/testify/require"
 )
 
@@ -60,18 +59,10 @@ func benchCache(b *testing.B, name string, build func(dir string)) string {
 	return run
 }
 
-// benchSizes returns the corpus sizes a benchmark runs: MNEMO_BENCH_SIZES
-// (comma-separated), else def.
+// benchSizes returns the corpus sizes a benchmark runs at
+// (stats.Sizes: MNEMO_BENCH_SIZES, else def).
 func benchSizes(b *testing.B, def ...int) []int {
-	v := os.Getenv("MNEMO_BENCH_SIZES")
-	if v == "" {
-		return def
-	}
-	var sizes []int
-	for _, f := range strings.Split(v, ",") {
-		n, err := strconv.Atoi(strings.TrimSpace(f))
-		require.NoError(b, err, "MNEMO_BENCH_SIZES")
-		sizes = append(sizes, n)
-	}
+	sizes, err := stats.Sizes(def...)
+	require.NoError(b, err)
 	return sizes
 }

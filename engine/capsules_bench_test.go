@@ -6,9 +6,6 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
-	"os"
-	"strconv"
-	"strings"
 	"testing"
 	"time"
 
@@ -36,15 +33,7 @@ import (
 // CPU time per operation (user + system), which a loaded machine inflates
 // far less than the wall-clock percentiles.
 func BenchmarkCapsules(b *testing.B) {
-	sizes := []int{10_000}
-	if v := os.Getenv("MNEMO_BENCH_SIZES"); v != "" {
-		sizes = nil
-		for _, f := range strings.Split(v, ",") {
-			n, err := strconv.Atoi(strings.TrimSpace(f))
-			require.NoError(b, err, "MNEMO_BENCH_SIZES")
-			sizes = append(sizes, n)
-		}
-	}
+	sizes := benchSizes(b, 10_000)
 	for _, n := range sizes {
 		b.Run(fmt.Sprintf("store=%s/n=%d", graphtest.Backend(), n), func(b *testing.B) {
 			ctx := context.Background()

@@ -8,10 +8,8 @@ import (
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"path/filepath"
 	"runtime"
-	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -46,15 +44,8 @@ import (
 // real model; without it, graph + keyword.
 func BenchmarkSearchHTTP(b *testing.B) {
 	gin.SetMode(gin.ReleaseMode) // no debug lines in the benchmark output
-	sizes := []int{10_000}
-	if v := os.Getenv("MNEMO_BENCH_SIZES"); v != "" {
-		sizes = nil
-		for _, f := range strings.Split(v, ",") {
-			n, err := strconv.Atoi(strings.TrimSpace(f))
-			require.NoError(b, err, "MNEMO_BENCH_SIZES")
-			sizes = append(sizes, n)
-		}
-	}
+	sizes, err := stats.Sizes(10_000)
+	require.NoError(b, err)
 	emb := embedtest.ONNX(b, filepath.Join("..", ".cache", "mnemo"))
 	for _, n := range sizes {
 		b.Run(fmt.Sprintf("n=%d/vectors=%t", n, emb != nil), func(b *testing.B) { benchSearchHTTP(b, n, emb) })

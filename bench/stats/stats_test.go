@@ -1,6 +1,8 @@
 package stats
 
 import (
+	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -31,4 +33,34 @@ func TestReport(t *testing.T) {
 	empty := metrics{}
 	Report(empty, nil)
 	assert.Empty(t, empty, "nothing timed, nothing reported")
+}
+
+// TestSizes: MNEMO_BENCH_SIZES, comma-separated, else the default; a size
+// that is not a positive number is an error naming the variable.
+func TestSizes(t *testing.T) {
+	for _, c := range []struct {
+		env     string
+		want    []int
+		wantErr bool
+	}{
+		{"", []int{10}, false},
+		{"100000", []int{100000}, false},
+		{" 1000, 20000 ", []int{1000, 20000}, false},
+		{"10k", nil, true},
+		{"0", nil, true},
+	} {
+		t.Run(c.env, func(t *testing.T) {
+			t.Setenv("MNEMO_BENCH_SIZES", c.env)
+			got, err := Sizes(10)
+			if c.wantErr {
+				if err == nil || !strings.Contains(err.Error(), "MNEMO_BENCH_SIZES") {
+					t.Fatalf("Sizes() = %v, %v; want an error naming MNEMO_BENCH_SIZES", got, err)
+				}
+				return
+			}
+			if err != nil || !slices.Equal(got, c.want) {
+				t.Fatalf("Sizes() = %v, %v; want %v", got, err, c.want)
+			}
+		})
+	}
 }
