@@ -1,8 +1,9 @@
-// Package stats holds the one latency summary every mnemo benchmark
-// reports, the bench commands (package bench) and the Go benchmarks of
-// every package alike: nearest-rank p50, p95 and p99, in milliseconds,
-// named p50_ms, p95_ms and p99_ms. It imports nothing of mnemo, so any
-// package's tests may use it.
+// Package stats holds what every mnemo benchmark shares, the bench
+// commands (package bench) and the Go benchmarks of every package alike:
+// the one latency summary they report (nearest-rank p50, p95 and p99, in
+// milliseconds, named p50_ms, p95_ms and p99_ms), the process's CPU time
+// (CPUTime, reported as cpu_ms) and the corpus sizes they run at (Sizes).
+// It imports nothing of mnemo, so any package's tests may use it.
 package stats
 
 import (
