@@ -106,3 +106,21 @@ func TestOldFormatRefused(t *testing.T) {
 		})
 	}
 }
+
+// TestSnapshotCountBounded checks that a snapshot whose header claims more
+// slots than its size can hold is refused as corrupt before anything is
+// sized from that count (Open preallocates the slots it names).
+func TestSnapshotCountBounded(t *testing.T) {
+	const dim = 4
+	b := append([]byte("MNEMOVEC"), binary.LittleEndian.AppendUint32(nil, 2)...)
+	b = binary.LittleEndian.AppendUint32(b, dim)
+	b = binary.LittleEndian.AppendUint64(b, 1)     // next log sequence
+	b = binary.LittleEndian.AppendUint64(b, 1<<40) // slots: terabytes of vectors
+	b = append(b, make([]byte, 64)...)
+	dir := t.TempDir()
+	require.NoError(t, os.WriteFile(filepath.Join(dir, "snapshot"), b, 0o644))
+	_, err := local.Open(dir, local.Options{Dimensions: dim})
+	require.Error(t, err)
+	assert.ErrorContains(t, err, "corrupt vector data")
+	assert.ErrorContains(t, err, "slots cannot fit")
+}

@@ -33,6 +33,27 @@ const (
 	DefaultCompactBytes = 64 << 20
 )
 
+// The checkpoint rule (see the package comment): a snapshot is also due when
+// the graph nodes it does not hold (the graph backlog: what the next open
+// would link again, about 1 ms each at 384 dimensions) reach
+// checkpointFloor and 1/checkpointRatio of the graph. The ratio bounds the
+// rewriting as the index grows, as levels do in an LSM tree: each snapshot
+// is at most checkpointRatio times the points logged since the last, so a
+// point is rewritten at most checkpointRatio+1 times in all (the 64 MiB
+// rule already rewrites a 1M index every ~40k points, 1/25 of it). The
+// floor keeps a small index from being rewritten for a replay of about a
+// second.
+const (
+	checkpointFloor = 1024
+	checkpointRatio = 16
+)
+
+// checkpointDue reports whether a graph backlog of backlog nodes, in a
+// graph of nodes nodes, calls for a snapshot.
+func checkpointDue(backlog, nodes int) bool {
+	return backlog >= checkpointFloor && backlog*checkpointRatio >= nodes
+}
+
 // graphSeed makes the graph's random levels reproducible run to run.
 const graphSeed = 0x6d6e656d6f
 
@@ -99,6 +120,11 @@ type Index struct {
 
 	visits sync.Pool // *visitSet
 
+	// snapNodes is the number of graph nodes the snapshot on disk holds
+	// (0 without one or without a graph); replayed counts the points
+	// applied from the log by Open. Guarded by writeMu.
+	snapNodes, replayed int
+
 	graphSearches, exactSearches, fallbacks atomic.Int64
 }
 
@@ -108,6 +134,10 @@ type Stats struct {
 	DeadSlots int  // deleted or replaced slots awaiting compaction
 	Graph     bool // whether the HNSW graph exists
 	LogBytes  int64
+	// GraphBacklog is the number of graph nodes the snapshot does not
+	// hold: what the next Open would link again (the checkpoint rule bounds
+	// it). Replayed is the number of points Open applied from the log.
+	GraphBacklog, Replayed int
 	// Searches by path since Open: graph walks, exact scans chosen up
 	// front, and graph walks that fell back to an exact scan.
 	GraphSearches, ExactSearches, Fallbacks int64
@@ -127,7 +157,9 @@ func (x *Index) Stats() Stats {
 	if x.st != nil {
 		s.Points, s.DeadSlots, s.Graph = x.st.nLive, x.st.nDead, x.st.graph != nil
 		s.LogBytes = x.wal.size
+		s.GraphBacklog = x.graphBacklog()
 	}
+	s.Replayed = x.replayed
 	return s
 }
 
@@ -136,6 +168,10 @@ var _ vector.Index = (*Index)(nil)
 // Open opens or creates the index in dir: it loads the snapshot, replays the
 // log after it (ignoring a torn tail, which holds only an unacknowledged
 // batch) and builds or extends the graph when the index is large enough.
+// When that linked checkpointFloor graph nodes or more, Open starts a
+// snapshot (a recovery checkpoint) before returning, so the next open reads
+// the graph instead of linking it again; searches run meanwhile, and
+// writes, Stats and Close wait for it.
 func Open(dir string, opts Options) (*Index, error) {
 	if opts.Dimensions <= 0 {
 		return nil, fmt.Errorf("%w: options: dimensions must be positive", vector.ErrInvalid)
@@ -161,7 +197,27 @@ func Open(dir string, opts Options) (*Index, error) {
 		lock.Close()
 		return nil, fmt.Errorf("vector index %s: %w", dir, err)
 	}
+	if x.graphBacklog() >= checkpointFloor {
+		x.writeMu.Lock()
+		go func() {
+			defer x.writeMu.Unlock()
+			if err := x.compact(); err != nil {
+				x.opts.Logger.Warn("vector index recovery checkpoint failed", "dir", x.dir, "err", err)
+			}
+		}()
+	}
 	return x, nil
+}
+
+// graphBacklog is the number of graph nodes the snapshot on disk does not
+// hold. Caller holds writeMu or is Open.
+func (x *Index) graphBacklog() int {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	if x.st == nil || x.st.graph == nil {
+		return 0
+	}
+	return x.st.graph.len() - x.snapNodes
 }
 
 // discardFiles removes the snapshot and logs of the index in dir (not the
@@ -180,16 +236,29 @@ func discardFiles(dir string) error {
 }
 
 func (x *Index) load() error {
-	st, seq, err := readSnapshot(x.dir, x.opts.Dimensions, graphSeed)
+	seqs, err := logSeqs(x.dir)
+	if err != nil {
+		return fmt.Errorf("list vector logs: %w", err)
+	}
+	// Room for every point the logs can hold, so that the slots are
+	// allocated once rather than grown (and copied) while replaying.
+	var logBytes int64
+	for _, s := range seqs {
+		if fi, err := os.Stat(filepath.Join(x.dir, walName(s))); err == nil {
+			logBytes += fi.Size()
+		}
+	}
+	extra := int(logBytes / int64(minPointBytes(x.opts.Dimensions)))
+	st, seq, err := readSnapshot(x.dir, x.opts.Dimensions, graphSeed, extra)
 	if err != nil {
 		return err
 	}
 	if st == nil {
-		st = newState(x.opts.Dimensions)
+		st = newState(x.opts.Dimensions, extra)
 	}
-	seqs, err := logSeqs(x.dir)
-	if err != nil {
-		return fmt.Errorf("list vector logs: %w", err)
+	x.snapNodes, x.replayed = 0, 0
+	if st.graph != nil {
+		x.snapNodes = st.graph.len()
 	}
 	active, size := seq, int64(0)
 	for _, s := range seqs {
@@ -200,9 +269,11 @@ func (x *Index) load() error {
 			}
 			continue
 		}
-		if size, err = replay(path, st, x.opts.Logger); err != nil {
+		var n int
+		if size, n, err = replay(path, st, x.opts.Logger); err != nil {
 			return err
 		}
+		x.replayed += n
 		active = s
 	}
 	x.st = st
@@ -429,14 +500,19 @@ func (x *Index) checkQuery(ctx context.Context, query []float32, f vector.Filter
 	return vector.Normalize(query), nil
 }
 
-// maybeCompact compacts when the log is large or dead slots outnumber live
-// ones. The batch that triggered it is already durable, so a failure is
-// logged, not returned; the next write tries again. Caller holds writeMu.
+// maybeCompact compacts when the log is large, dead slots outnumber live
+// ones, or the checkpoint rule calls for a snapshot (checkpointDue). The
+// batch that triggered it is already durable, so a failure is logged, not
+// returned; the next write tries again. Caller holds writeMu.
 func (x *Index) maybeCompact() {
 	x.mu.RLock()
 	manyDead := x.st.nDead > 1024 && x.st.nDead > x.st.nLive
+	nodes := 0
+	if x.st.graph != nil {
+		nodes = x.st.graph.len()
+	}
 	x.mu.RUnlock()
-	if x.wal.size < x.opts.CompactBytes && !manyDead {
+	if x.wal.size < x.opts.CompactBytes && !manyDead && !checkpointDue(nodes-x.snapNodes, nodes) {
 		return
 	}
 	if err := x.compact(); err != nil {
@@ -469,6 +545,10 @@ func (x *Index) compact() error {
 	}
 	x.mu.Lock()
 	x.st, x.wal = next, w
+	x.snapNodes = 0
+	if next.graph != nil {
+		x.snapNodes = next.graph.len()
+	}
 	x.mu.Unlock()
 	if err := old.f.Close(); err != nil {
 		x.opts.Logger.Warn("close old vector log", "err", err)

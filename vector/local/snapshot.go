@@ -130,9 +130,10 @@ func encodeState(w io.Writer, s *state, nextSeq uint64) error {
 }
 
 // readSnapshot loads the snapshot in dir, or returns (nil, 0, nil) when there
-// is none. A snapshot is installed by rename only after fsync, so a bad one
-// is damage, not a torn write, and is reported rather than ignored.
-func readSnapshot(dir string, dim int, seed uint64) (*state, uint64, error) {
+// is none, with room for extra more points (those the log may add). A
+// snapshot is installed by rename only after fsync, so a bad one is damage,
+// not a torn write, and is reported rather than ignored.
+func readSnapshot(dir string, dim int, seed uint64, extra int) (*state, uint64, error) {
 	f, err := os.Open(filepath.Join(dir, snapshotName))
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, 0, nil
@@ -141,9 +142,13 @@ func readSnapshot(dir string, dim int, seed uint64) (*state, uint64, error) {
 		return nil, 0, fmt.Errorf("open vector snapshot: %w", err)
 	}
 	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, 0, fmt.Errorf("stat vector snapshot: %w", err)
+	}
 	cr := &crcReader{r: bufio.NewReaderSize(f, 1<<20), h: crc32.New(castagnoli)}
 	d := decoder{r: cr}
-	s, seq, err := decodeState(&d, dim, seed)
+	s, seq, err := decodeState(&d, dim, seed, fi.Size(), extra)
 	if err != nil {
 		return nil, 0, fmt.Errorf("vector snapshot: %w", err)
 	}
@@ -155,7 +160,11 @@ func readSnapshot(dir string, dim int, seed uint64) (*state, uint64, error) {
 	return s, seq, nil
 }
 
-func decodeState(d *decoder, dim int, seed uint64) (*state, uint64, error) {
+// decodeState reads a snapshot of size bytes. The slot count in its header
+// sizes the state (plus extra), once checked against size: every slot takes
+// at least 1+4*dim bytes, so a damaged count cannot allocate more than the
+// file could hold.
+func decodeState(d *decoder, dim int, seed uint64, size int64, extra int) (*state, uint64, error) {
 	if string(d.full(len(snapshotMagic))) != snapshotMagic {
 		return nil, 0, fmt.Errorf("%w: not a vector snapshot", errCorrupt)
 	}
@@ -170,7 +179,10 @@ func decodeState(d *decoder, dim int, seed uint64) (*state, uint64, error) {
 	if d.err != nil {
 		return nil, 0, d.err
 	}
-	s := newState(dim)
+	if n > uint64(size)/uint64(1+4*dim) {
+		return nil, 0, fmt.Errorf("%w: %d slots cannot fit in %d bytes", errCorrupt, n, size)
+	}
+	s := newState(dim, int(n)+extra)
 	vec := make([]float32, 0, dim)
 	for range n {
 		dead := d.byte()

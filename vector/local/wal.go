@@ -27,6 +27,11 @@ const (
 // recordHeader is the length and CRC-32C of a record body.
 const recordHeader = 8
 
+// minPointBytes is the least an upsert record can spend on one point: a
+// length byte for each of its twelve strings, the created_at tag, the tag
+// count and the vector. Open sizes the state for the log from it.
+func minPointBytes(dim int) int { return 14 + 4*dim }
+
 // maxRecord bounds a record body so a damaged length is seen as corrupt.
 const maxRecord = 1 << 30
 
@@ -86,15 +91,15 @@ func (w *wal) append(body []byte) error {
 
 // replay applies every whole record of the log file at path to s, then
 // truncates a torn or corrupt tail (bytes of a batch that was never
-// acknowledged) and returns the good length.
-func replay(path string, s *state, log *slog.Logger) (int64, error) {
+// acknowledged) and returns the good length and the number of points the
+// records named.
+func replay(path string, s *state, log *slog.Logger) (good int64, points int, err error) {
 	f, err := os.OpenFile(path, os.O_RDWR, 0)
 	if err != nil {
-		return 0, fmt.Errorf("open vector log: %w", err)
+		return 0, 0, fmt.Errorf("open vector log: %w", err)
 	}
 	defer f.Close()
 	r := bufio.NewReaderSize(f, 1<<20)
-	var good int64
 	var hdr [recordHeader]byte
 	for {
 		if _, err := io.ReadFull(r, hdr[:]); err != nil {
@@ -118,42 +123,46 @@ func replay(path string, s *state, log *slog.Logger) (int64, error) {
 			log.Warn("vector log: record checksum mismatch, tail ignored", "path", path, "offset", good)
 			break
 		}
-		if err := applyRecord(body, s); err != nil {
+		k, err := applyRecord(body, s)
+		if err != nil {
 			// The CRC matched, so this is not a torn write but a bug or a
 			// different format: refuse rather than drop data.
-			return 0, fmt.Errorf("vector log %s at %d: %w", path, good, err)
+			return 0, 0, fmt.Errorf("vector log %s at %d: %w", path, good, err)
 		}
 		good += recordHeader + int64(n)
+		points += k
 	}
 	st, err := f.Stat()
 	if err != nil {
-		return 0, fmt.Errorf("stat vector log: %w", err)
+		return 0, 0, fmt.Errorf("stat vector log: %w", err)
 	}
 	if st.Size() != good {
 		if err := f.Truncate(good); err != nil {
-			return 0, fmt.Errorf("truncate vector log tail: %w", err)
+			return 0, 0, fmt.Errorf("truncate vector log tail: %w", err)
 		}
 		if err := f.Sync(); err != nil {
-			return 0, fmt.Errorf("sync vector log: %w", err)
+			return 0, 0, fmt.Errorf("sync vector log: %w", err)
 		}
 	}
-	return good, nil
+	return good, points, nil
 }
 
-func applyRecord(body []byte, s *state) error {
+// applyRecord applies one record body to s and returns the number of
+// points it names.
+func applyRecord(body []byte, s *state) (int, error) {
 	d := decoder{r: bytes.NewReader(body)}
 	op := d.byte()
 	switch op {
 	case opUpsertV1:
-		return errFormat(1)
+		return 0, errFormat(1)
 	case opUpsert:
 		if v := d.uvarint(); d.err == nil && v != formatVersion {
-			return errFormat(v)
+			return 0, errFormat(v)
 		}
 	}
 	n := d.uvarint()
 	if n > uint64(len(body)) {
-		return fmt.Errorf("%w: count %d", errCorrupt, n)
+		return 0, fmt.Errorf("%w: count %d", errCorrupt, n)
 	}
 	switch op {
 	case opUpsert:
@@ -162,7 +171,7 @@ func applyRecord(body []byte, s *state) error {
 			p := d.payload()
 			vec = d.vec(vec[:0], s.vs.dim)
 			if d.err != nil {
-				return d.err
+				return 0, d.err
 			}
 			s.put(p, vec)
 		}
@@ -170,14 +179,14 @@ func applyRecord(body []byte, s *state) error {
 		for range n {
 			id := d.str()
 			if d.err != nil {
-				return d.err
+				return 0, d.err
 			}
 			s.remove(id)
 		}
 	default:
-		return fmt.Errorf("%w: unknown op %q", errCorrupt, op)
+		return 0, fmt.Errorf("%w: unknown op %q", errCorrupt, op)
 	}
-	return d.err
+	return int(n), d.err
 }
 
 // logSeqs lists the sequence numbers of the log files in dir, ascending.

@@ -1,0 +1,9 @@
+package local
+
+// Exported for the external tests.
+var CheckpointDue = checkpointDue
+
+const (
+	CheckpointFloor = checkpointFloor
+	CheckpointRatio = checkpointRatio
+)
