@@ -1,7 +1,6 @@
 package engine_test
 
 import (
-	"bufio"
 	"context"
 	"errors"
 	"fmt"
@@ -288,28 +287,16 @@ func (m metrics) report(b *testing.B) {
 }
 
 // rssMiB reads field (VmRSS, VmHWM) of /proc/self/status in MiB; 0 where
-// there is no /proc (not Linux).
+// there is none.
 func rssMiB(b *testing.B, field string) int64 {
-	f, err := os.Open("/proc/self/status")
-	if err != nil {
-		return 0
-	}
-	defer f.Close()
-	sc := bufio.NewScanner(f)
-	for sc.Scan() {
-		if rest, ok := strings.CutPrefix(sc.Text(), field+":"); ok {
-			kb, err := strconv.ParseInt(strings.TrimSuffix(strings.TrimSpace(rest), " kB"), 10, 64)
-			require.NoError(b, err)
-			return kb / 1024
-		}
-	}
-	return 0
+	mib, err := stats.RSSMiB(field)
+	require.NoError(b, err)
+	return mib
 }
 
-// resetPeakRSS sets VmHWM back to the current RSS (Linux 4.0+: "5" to
-// clear_refs); elsewhere it does nothing.
+// resetPeakRSS sets VmHWM back to the current RSS where it can.
 func resetPeakRSS(b *testing.B) {
-	if err := os.WriteFile("/proc/self/clear_refs", []byte("5"), 0); err != nil && runtime.GOOS == "linux" {
+	if err := stats.ResetPeakRSS(); err != nil {
 		b.Logf("reset peak RSS: %v", err)
 	}
 }
