@@ -8,15 +8,35 @@ import (
 	"github.com/viterin/vek/vek32"
 )
 
-// vectors is the flat store of unit vectors, one per slot.
+// vecBlockBits sets the slots per block of vectors: 1024, 1.5 MiB at 384
+// dimensions.
+const vecBlockBits = 10
+
+// vectors is the store of unit vectors, one per slot, in blocks of
+// 1<<vecBlockBits slots. Growing it allocates one block and copies nothing:
+// one append-grown slice (1.5 GB at 1M points of 384 dimensions) copied
+// itself at every growth, holding old and new at once, and kept up to a
+// quarter of its size unused.
 type vectors struct {
-	dim  int
-	data []float32
+	dim    int
+	n      int // slots
+	blocks [][]float32
 }
 
 func (v *vectors) at(s int32) []float32 {
-	o := int(s) * v.dim
-	return v.data[o : o+v.dim : o+v.dim]
+	b := v.blocks[s>>vecBlockBits]
+	o := int(s&(1<<vecBlockBits-1)) * v.dim
+	return b[o : o+v.dim : o+v.dim]
+}
+
+// push appends x as the vector of the next slot.
+func (v *vectors) push(x []float32) {
+	b := v.n >> vecBlockBits
+	if b == len(v.blocks) {
+		v.blocks = append(v.blocks, make([]float32, 0, v.dim<<vecBlockBits))
+	}
+	v.blocks[b] = append(v.blocks[b], x...)
+	v.n++
 }
 
 // dist is the cosine distance (1 - cosine similarity) between a unit query
