@@ -81,11 +81,15 @@ type byteSource interface {
 }
 
 // decoder reads what encoder wrote. The first failure sticks in err and
-// every later read returns zero values, so callers check err once.
+// every later read returns zero values, so callers check err once. With
+// strs set, the payload fields that repeat from point to point are looked
+// up there first (state.strs, the interned strings), so that loading 1M
+// points does not allocate ten strings per point only to drop them.
 type decoder struct {
-	r   byteSource
-	err error
-	buf []byte
+	r    byteSource
+	err  error
+	buf  []byte
+	strs map[string]string
 }
 
 func (d *decoder) fail(err error) {
@@ -160,13 +164,26 @@ func (d *decoder) u64() uint64 {
 // for gigabytes.
 const maxString = 1 << 20
 
-func (d *decoder) str() string {
+// strBytes reads a string's bytes, valid until the next read.
+func (d *decoder) strBytes() []byte {
 	n := d.uvarint()
 	if n > maxString {
 		d.fail(fmt.Errorf("string length %d", n))
-		return ""
+		return nil
 	}
-	return string(d.full(int(n)))
+	return d.full(int(n))
+}
+
+func (d *decoder) str() string { return string(d.strBytes()) }
+
+// sym reads a string that repeats from point to point: the copy in strs
+// when there is one (found without allocating), else a new string.
+func (d *decoder) sym() string {
+	b := d.strBytes()
+	if y, ok := d.strs[string(b)]; ok {
+		return y
+	}
+	return string(b)
 }
 
 func (d *decoder) time() time.Time {
@@ -206,26 +223,26 @@ func (d *decoder) payload() vector.Payload {
 	p := vector.Payload{
 		MemoryID:  d.str(),
 		VersionID: d.str(),
-		TenantID:  d.str(),
-		OrgID:     d.str(),
-		RepoID:    d.str(),
-		Type:      d.str(),
+		TenantID:  d.sym(),
+		OrgID:     d.sym(),
+		RepoID:    d.sym(),
+		Type:      d.sym(),
 		CreatedAt: d.time(),
 	}
-	p.UserID = d.str()
-	p.Visibility = d.str()
+	p.UserID = d.sym()
+	p.Visibility = d.sym()
 	if n := d.uvarint(); n > maxTags {
 		d.fail(fmt.Errorf("tag count %d", n))
 	} else if n > 0 {
 		p.Tags = make([]string, n)
 		for i := range p.Tags {
-			p.Tags[i] = d.str()
+			p.Tags[i] = d.sym()
 		}
 	}
-	p.SubjectType = d.str()
-	p.SubjectID = d.str()
-	p.ProjectID = d.str()
-	p.SessionID = d.str()
+	p.SubjectType = d.sym()
+	p.SubjectID = d.sym()
+	p.ProjectID = d.sym()
+	p.SessionID = d.sym()
 	return p
 }
 

@@ -183,6 +183,7 @@ func decodeState(d *decoder, dim int, seed uint64, size int64, extra int) (*stat
 		return nil, 0, fmt.Errorf("%w: %d slots cannot fit in %d bytes", errCorrupt, n, size)
 	}
 	s := newState(dim, int(n)+extra)
+	d.strs = s.strs
 	vec := make([]float32, 0, dim)
 	for range n {
 		dead := d.byte()
