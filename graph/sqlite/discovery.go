@@ -667,7 +667,11 @@ func newPassRates() *passRates { return &passRates{m: map[string]float64{}} }
 // such that the matches passing, Binomial(n, p) at the rate p seen, fall
 // short of limit with a chance of about one in a thousand (the normal
 // approximation: mean n*p, three standard deviations). The limit when
-// the filter passed everything or was never seen; between 32 and 4096.
+// the filter passed everything or was never seen; between 32 and 4096,
+// except that a filter that passed every row it was shown loads just the
+// limit however small: the write path's near-duplicate lookup asks for 4
+// under a filter that hides nothing, and loading 32 rows cost it a fifth
+// of its time (docs/benchmarks.md, "Ingest").
 func (r *passRates) firstBatch(key string, limit int) int {
 	r.mu.Lock()
 	p, ok := r.m[key]
@@ -677,7 +681,11 @@ func (r *passRates) firstBatch(key string, limit int) int {
 		p = max(p, 1.0/4096)
 		n = (n + 3*math.Sqrt(n*(1-p))) / p
 	}
-	return min(max(int(math.Ceil(n)), 32), 4096)
+	floor := 32
+	if ok && p >= 1 {
+		floor = limit
+	}
+	return min(max(int(math.Ceil(n)), floor), 4096)
 }
 
 // observe folds a search's pass rate (passed of loaded) into key's: the
