@@ -62,9 +62,11 @@ func TestIngestStatementCache(t *testing.T) {
 	}
 	for i, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			p := warm.as("librarian")
-			p.ID, p.UserID = fmt.Sprintf("cache-user-%d", i), fmt.Sprintf("cache-user-%d", i)
-			run := func(writer, reader *engine.Engine) []string {
+			// Each run writes as its own user: on Neo4j the fixtures share
+			// one database.
+			run := func(user string, writer, reader *engine.Engine) []string {
+				p := warm.as("librarian")
+				p.ID, p.UserID = user, user
 				var stored []string
 				for _, c := range tt.stored {
 					r, err := writer.Ingest(ctx, p, note(c))
@@ -87,7 +89,7 @@ func TestIngestStatementCache(t *testing.T) {
 			}
 			// A new engine on the store coldWriter wrote: nothing cached.
 			cold := newIngFixture(t, ingOpts{store: coldWriter.store})
-			assert.Equal(t, run(coldWriter.eng, cold.eng), run(warm.eng, warm.eng))
+			assert.Equal(t, run(fmt.Sprintf("cold-%d", i), coldWriter.eng, cold.eng), run(fmt.Sprintf("warm-%d", i), warm.eng, warm.eng))
 		})
 	}
 }
