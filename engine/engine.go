@@ -68,6 +68,7 @@ type Engine struct {
 	enqueue  bool          // writes enqueue vector-index outbox items
 	outbox   OutboxOptions // retries of failed outbox deliveries
 	xc       extractors    // write-path extractor cache, see ingest_extract.go
+	stmts    statements    // stored versions' statements, see ingest_statements.go
 	keys     keyLocks      // per-key write serialisation, see ingest_lock.go
 	obs      Observer      // nil: no one is told, see observe.go
 }

@@ -148,6 +148,7 @@ func (e *Engine) erase(ctx context.Context, p graph.Principal, s graph.Scope, id
 	if err != nil {
 		return EraseResult{}, fmt.Errorf("erase: %w", err)
 	}
+	e.stmts.clear() // it may hold statements of the erased content
 	if e.index != nil {
 		// The queued deletes would do it at the next drain; do it now so
 		// the vector index forgets as soon as the graph has. A failure

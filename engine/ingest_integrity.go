@@ -124,18 +124,26 @@ type holder struct {
 	memory  graph.Memory
 	plan    *plan
 	content string
+	// version is the id of the stored version content is of; stmt its
+	// statement when it was cached (content is then left empty).
+	version string
+	stmt    *extract.Statement
 	// weak: a candidate found by content that shares its subject but few
 	// words with the statement; it is reinforced or superseded on
 	// Relate's word, never flagged.
 	weak bool
 }
 
-// statement is the holder's content analysed.
-func (h holder) statement(x *extract.Extractor) extract.Statement {
-	if h.plan != nil && h.content == h.plan.in.Version.Content {
+// holderStatement is h's content analysed by x: the in-batch plan's, the
+// cached one of its stored version, or analysed now.
+func (e *Engine) holderStatement(x *extract.Extractor, h holder) extract.Statement {
+	switch {
+	case h.stmt != nil:
+		return *h.stmt
+	case h.plan != nil && h.content == h.plan.in.Version.Content:
 		return h.plan.statement()
 	}
-	return x.Statement(h.content)
+	return e.statementOf(x, h.version, h.content)
 }
 
 // key is the holder's canonical key.
@@ -169,7 +177,7 @@ func (e *Engine) findHolder(ctx context.Context, pl *plan, inBatch *batch, key s
 	if err != nil {
 		return holder{}, false, fmt.Errorf("current version of memory %s: %w", old.ID, err)
 	}
-	return inBatch.head(holder{memory: old, content: v.Content}), true, nil
+	return inBatch.head(holder{memory: old, content: v.Content, version: v.ID}), true, nil
 }
 
 // keyIntegrity decides between reinforce, supersede and a new memory for a
@@ -231,7 +239,7 @@ func (e *Engine) keyIntegrity(ctx context.Context, pl *plan, inBatch *batch) err
 // supersedes an update (the new memory taking key), notes a possible
 // contradiction, and reports whether it decided.
 func (e *Engine) relate(pl *plan, h holder, stmt extract.Statement, key string, callerKey bool) bool {
-	c := pl.x.Relate(h.statement(pl.x), stmt)
+	c := pl.x.Relate(e.holderStatement(pl.x, h), stmt)
 	if callerKey && c.Relation != extract.Restates {
 		c = extract.Comparison{Relation: extract.Updates, Reason: "the caller's canonical key names the slot"}
 	}
@@ -285,7 +293,7 @@ func (e *Engine) candidates(ctx context.Context, pl *plan, inBatch *batch, stmt 
 			return
 		}
 		seen[h.id()] = true
-		st := h.statement(pl.x)
+		st := e.holderStatement(pl.x, h)
 		o := pl.x.Overlap(st, own)
 		if o < candidateFloor && !pl.x.SameSubject(st, own) {
 			return
@@ -310,10 +318,7 @@ func (e *Engine) candidates(ctx context.Context, pl *plan, inBatch *batch, stmt 
 	if err != nil {
 		return nil, fmt.Errorf("candidate memories: %w", err)
 	}
-	var (
-		found []graph.Memory
-		vids  []string
-	)
+	var found []graph.Memory
 	for _, hit := range hits {
 		m := hit.Memory
 		// The filter admits the scope's ancestors and, with no user, every
@@ -326,21 +331,33 @@ func (e *Engine) candidates(ctx context.Context, pl *plan, inBatch *batch, stmt 
 			continue
 		}
 		found = append(found, m)
-		vids = append(vids, m.CurrentVersionID)
 	}
+	// A candidate whose version's statement is cached needs no content.
+	cached := map[string]extract.Statement{}
+	var vids []string
+	for _, m := range found {
+		if st, ok := e.stmts.get(pl.x, m.CurrentVersionID); ok {
+			cached[m.CurrentVersionID] = st
+		} else {
+			vids = append(vids, m.CurrentVersionID)
+		}
+	}
+	content := map[string]string{}
 	if len(vids) > 0 {
 		vs, err := e.store.GetVersions(ctx, graph.Filter{Scope: ns.Scope, Reader: graph.System, Statuses: allStatuses}, vids)
 		if err != nil {
 			return nil, fmt.Errorf("current versions of candidate memories: %w", err)
 		}
-		content := make(map[string]string, len(vs))
 		for _, v := range vs {
 			content[v.ID] = v.Content
 		}
-		for _, m := range found {
-			if c, ok := content[m.CurrentVersionID]; ok {
-				consider(holder{memory: m, content: c})
-			}
+	}
+	for _, m := range found {
+		vid := m.CurrentVersionID
+		if st, ok := cached[vid]; ok {
+			consider(holder{memory: m, version: vid, stmt: &st})
+		} else if c, ok := content[vid]; ok {
+			consider(holder{memory: m, content: c, version: vid})
 		}
 	}
 	sort.SliceStable(out, func(i, j int) bool { return out[i].overlap > out[j].overlap })

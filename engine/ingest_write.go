@@ -90,6 +90,9 @@ func (e *Engine) writeMemories(ctx context.Context, plans []*plan, actor func(*p
 		}
 		for i, pl := range wv {
 			pl.memory, pl.version, pl.written = created[i].Memory, created[i].Version, true
+			if pl.stmt != nil && pl.version.Content == pl.in.Version.Content {
+				e.stmts.put(pl.x, pl.version.ID, *pl.stmt)
+			}
 		}
 	}
 	return nil

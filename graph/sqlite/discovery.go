@@ -377,9 +377,11 @@ func (s *Store) Neighbours(ctx context.Context, f graph.Filter, seedIDs []string
 	postings := [2]string{fmt.Sprintf(walkPostings, w.sql()), fmt.Sprintf(walkPostings, w0.sql())}
 	var stmts [5]*sql.Stmt // before the transaction: see stmtCache
 	for i, q := range []string{seedsQuery, seedEntities, memoriesByRID, postings[0], postings[1]} {
-		if stmts[i], err = s.stmts.get(ctx, q); err != nil {
+		var release func()
+		if stmts[i], release, err = s.stmts.get(ctx, q); err != nil {
 			return nil, fmt.Errorf("neighbours: %w", err)
 		}
+		defer release()
 	}
 	conn, err := s.r.BeginTx(ctx, &sql.TxOptions{ReadOnly: true}) // one snapshot for every statement
 	if err != nil {
@@ -583,10 +585,11 @@ func (s *Store) KeywordSearch(ctx context.Context, f graph.Filter, query string,
 		return out, nil
 	}
 	filter := fmt.Sprintf(keywordFilter, w.sql())
-	filterStmt, err := s.stmts.get(ctx, filter) // before the transaction: see stmtCache
+	filterStmt, release, err := s.stmts.get(ctx, filter) // before the transaction: see stmtCache
 	if err != nil {
 		return nil, fmt.Errorf("keyword search: %w", err)
 	}
+	defer release()
 	t, err := s.r.BeginTx(ctx, &sql.TxOptions{ReadOnly: true}) // one snapshot for the index and the filter
 	if err != nil {
 		return nil, fmt.Errorf("keyword search: %w", err)
@@ -667,7 +670,11 @@ func newPassRates() *passRates { return &passRates{m: map[string]float64{}} }
 // such that the matches passing, Binomial(n, p) at the rate p seen, fall
 // short of limit with a chance of about one in a thousand (the normal
 // approximation: mean n*p, three standard deviations). The limit when
-// the filter passed everything or was never seen; between 32 and 4096.
+// the filter passed everything or was never seen; between 32 and 4096,
+// except that a filter that passed every row it was shown loads just the
+// limit however small: the write path's near-duplicate lookup asks for 4
+// under a filter that hides nothing, and loading 32 rows cost it a fifth
+// of its time (docs/benchmarks.md, "Ingest").
 func (r *passRates) firstBatch(key string, limit int) int {
 	r.mu.Lock()
 	p, ok := r.m[key]
@@ -677,7 +684,11 @@ func (r *passRates) firstBatch(key string, limit int) int {
 		p = max(p, 1.0/4096)
 		n = (n + 3*math.Sqrt(n*(1-p))) / p
 	}
-	return min(max(int(math.Ceil(n)), 32), 4096)
+	floor := 32
+	if ok && p >= 1 {
+		floor = limit
+	}
+	return min(max(int(math.Ceil(n)), floor), 4096)
 }
 
 // observe folds a search's pass rate (passed of loaded) into key's: the

@@ -2,7 +2,6 @@ package sqlite
 
 import (
 	"context"
-	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -180,11 +179,21 @@ func (s *Store) FindActiveByKey(ctx context.Context, ns graph.Namespace, key str
 	if key == "" {
 		return graph.Memory{}, fmt.Errorf("find by key: %w", &graph.FieldError{Field: "canonical_key", Message: "required"})
 	}
-	m, _, err := scanMemory(s.r.QueryRowContext(ctx, selectActiveByKey, ns.Scope.TenantID, key, ns.Scope.OrgID,
-		ns.Scope.RepoID, ns.UserID, ns.Type))
-	if errors.Is(err, sql.ErrNoRows) {
+	// The write path asks this up to three times per note (key, slot key,
+	// fact key): the statement is prepared once per connection, not per call.
+	rows, err := s.cachedQuery(ctx, selectActiveByKey, ns.Scope.TenantID, key, ns.Scope.OrgID,
+		ns.Scope.RepoID, ns.UserID, ns.Type)
+	if err != nil {
+		return graph.Memory{}, fmt.Errorf("find by key: %w", err)
+	}
+	defer rows.Close()
+	if !rows.Next() {
+		if err := rows.Err(); err != nil {
+			return graph.Memory{}, fmt.Errorf("find by key: %w", err)
+		}
 		return graph.Memory{}, fmt.Errorf("key %q: %w", key, graph.ErrNotFound)
 	}
+	m, _, err := scanMemory(rows)
 	if err != nil {
 		return graph.Memory{}, fmt.Errorf("find by key: %w", err)
 	}

@@ -58,6 +58,7 @@ func TestPassRates(t *testing.T) {
 		{"half passing", 200, 100, 100, 243}, // (100 + 3*sqrt(50)) / 0.5
 		{"nothing passing is capped", 100, 0, 100, 4096},
 		{"small limits load 32", 10, 9, 5, 32},
+		{"small limits that passed everything load the limit", 10, 10, 4, 4},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			r := newPassRates()
