@@ -60,9 +60,9 @@
 //     keeps a small index from being rewritten to save a second of replay;
 //     the ratio keeps a large one from being rewritten every thousand
 //     points: as in an LSM tree, each snapshot is at most 16 times the
-//     points logged since the last, so a point is rewritten at most 17
-//     times as the index grows (at 1M points the 64 MiB rule already
-//     rewrites it every ~40k, a 25th). An open thus links at most
+//     points added since the last, so the snapshots written as the index
+//     grows total at most 16 times its final size (at 1M points the 64 MiB
+//     rule already rewrites it every ~40k, a 25th). An open thus links at most
 //     max(1023, nodes/16) nodes again, and at most 64 MiB of log.
 //
 // And when Open itself linked 1024 nodes or more (a crash before the

@@ -38,11 +38,11 @@ const (
 // would link again, about 1 ms each at 384 dimensions) reach
 // checkpointFloor and 1/checkpointRatio of the graph. The ratio bounds the
 // rewriting as the index grows, as levels do in an LSM tree: each snapshot
-// is at most checkpointRatio times the points logged since the last, so a
-// point is rewritten at most checkpointRatio+1 times in all (the 64 MiB
-// rule already rewrites a 1M index every ~40k points, 1/25 of it). The
-// floor keeps a small index from being rewritten for a replay of about a
-// second.
+// is at most checkpointRatio times the points added since the last, so the
+// snapshots written as the index grows total at most checkpointRatio times
+// its final size (the 64 MiB rule already rewrites a 1M index every ~40k
+// points, 1/25 of it). The floor keeps a small index from being rewritten
+// for a replay of about a second.
 const (
 	checkpointFloor = 1024
 	checkpointRatio = 16
