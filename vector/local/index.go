@@ -136,7 +136,8 @@ type Stats struct {
 	LogBytes  int64
 	// GraphBacklog is the number of graph nodes the snapshot does not
 	// hold: what the next Open would link again (the checkpoint rule bounds
-	// it). Replayed is the number of points Open applied from the log.
+	// it). Replayed is the number of points (upserted or deleted) Open
+	// applied from the log.
 	GraphBacklog, Replayed int
 	// Searches by path since Open: graph walks, exact scans chosen up
 	// front, and graph walks that fell back to an exact scan.
