@@ -155,14 +155,16 @@ func dockerHealthy() (err error) {
 	return p.Health(ctx)
 }
 
-// startContainer runs neo4j:5 with auth off and returns its Bolt URI; the
-// container is removed when tb ends.
+// startContainer runs neo4j:5 with auth off and plans that ignore parameter
+// sizes (as testdata/neo4j and docs/scale.md set it) and returns its Bolt
+// URI; the container is removed when tb ends.
 func startContainer(tb testing.TB) string {
 	tb.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	c, err := testcontainers.Run(ctx, "neo4j:5",
-		testcontainers.WithEnv(map[string]string{"NEO4J_AUTH": "none"}),
+		testcontainers.WithEnv(map[string]string{"NEO4J_AUTH": "none",
+			"NEO4J_internal_cypher_use__parameter__size": "false"}),
 		testcontainers.WithExposedPorts("7687/tcp"),
 		testcontainers.WithWaitStrategy(wait.ForLog("Bolt enabled on").WithStartupTimeout(3*time.Minute)),
 	)
