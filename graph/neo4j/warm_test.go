@@ -119,7 +119,7 @@ func TestWarmCoversReads(t *testing.T) {
 		"the reads added plans to Neo4j's cache that Warm did not make (a statement or parameter type missing from readStatements)")
 }
 
-func mustDriver(t *testing.T, cfg neo4j.Config) neo4jdrv.DriverWithContext {
+func mustDriver(t testing.TB, cfg neo4j.Config) neo4jdrv.DriverWithContext {
 	t.Helper()
 	auth := neo4jdrv.NoAuth()
 	if cfg.Username != "" {
