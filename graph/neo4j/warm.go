@@ -13,8 +13,9 @@ import (
 
 // Warm-up: Neo4j compiles a statement on its first use after a start, and
 // compiling mnemo's read statements (each carries the whole filter,
-// memoryVisible) costs 1-6 s of CPU apiece, so a fresh Neo4j's first search
-// took 9-23 s (docs/benchmarks.md, "Neo4j's first search after a restart").
+// memoryVisible) costs seconds of CPU apiece, so a fresh Neo4j's first
+// search took 28-33 s on a loaded machine, 2-4.6 s after Warm
+// (docs/benchmarks.md, "Neo4j's first search after a restart").
 // Warm runs every statement of readStatements once, in a read transaction,
 // with parameters of the types its real call sends (built by the same
 // functions: Neo4j caches a plan per statement text and parameter types)
