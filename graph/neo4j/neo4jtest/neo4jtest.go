@@ -37,17 +37,20 @@ import (
 )
 
 // Config returns the connection settings of a Neo4j for tests (see the
-// package comment), skipping or failing tb when there is none.
+// package comment), skipping or failing tb when there is none. Its stores
+// start no warm-up (WarmUp -1): a test plans the statements it runs, on
+// first use, and does not share Neo4j's CPU with a warm-up of the rest
+// (graph/neo4j's TestWarm* set WarmUp themselves).
 func Config(tb testing.TB) neo4j.Config {
 	tb.Helper()
 	if uri := os.Getenv("NEO4J_URI"); uri != "" {
-		return neo4j.Config{URI: uri, Username: os.Getenv("NEO4J_USERNAME"), Password: os.Getenv("NEO4J_PASSWORD")}
+		return neo4j.Config{URI: uri, Username: os.Getenv("NEO4J_USERNAME"), Password: os.Getenv("NEO4J_PASSWORD"), WarmUp: -1}
 	}
 	if err := dockerHealthy(); err != nil {
 		unavailable(tb, "NEO4J_URI is not set and no Docker engine answers (%v); "+
 			"start one with testdata/neo4j/neo4j.sh start and set NEO4J_URI=bolt://127.0.0.1:7687", err)
 	}
-	return neo4j.Config{URI: startContainer(tb)}
+	return neo4j.Config{URI: startContainer(tb), WarmUp: -1}
 }
 
 // Open opens a store on cfg after wiping the database, and closes it when
