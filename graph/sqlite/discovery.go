@@ -377,9 +377,11 @@ func (s *Store) Neighbours(ctx context.Context, f graph.Filter, seedIDs []string
 	postings := [2]string{fmt.Sprintf(walkPostings, w.sql()), fmt.Sprintf(walkPostings, w0.sql())}
 	var stmts [5]*sql.Stmt // before the transaction: see stmtCache
 	for i, q := range []string{seedsQuery, seedEntities, memoriesByRID, postings[0], postings[1]} {
-		if stmts[i], err = s.stmts.get(ctx, q); err != nil {
+		var release func()
+		if stmts[i], release, err = s.stmts.get(ctx, q); err != nil {
 			return nil, fmt.Errorf("neighbours: %w", err)
 		}
+		defer release()
 	}
 	conn, err := s.r.BeginTx(ctx, &sql.TxOptions{ReadOnly: true}) // one snapshot for every statement
 	if err != nil {
@@ -583,10 +585,11 @@ func (s *Store) KeywordSearch(ctx context.Context, f graph.Filter, query string,
 		return out, nil
 	}
 	filter := fmt.Sprintf(keywordFilter, w.sql())
-	filterStmt, err := s.stmts.get(ctx, filter) // before the transaction: see stmtCache
+	filterStmt, release, err := s.stmts.get(ctx, filter) // before the transaction: see stmtCache
 	if err != nil {
 		return nil, fmt.Errorf("keyword search: %w", err)
 	}
+	defer release()
 	t, err := s.r.BeginTx(ctx, &sql.TxOptions{ReadOnly: true}) // one snapshot for the index and the filter
 	if err != nil {
 		return nil, fmt.Errorf("keyword search: %w", err)

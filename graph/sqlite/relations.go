@@ -210,7 +210,7 @@ func (s *Store) RelationsOf(ctx context.Context, f graph.Filter, ids []string, p
 	q := fmt.Sprintf(relationsOf, w.sql(), rs.sql())
 	args := append([]any{jsonList(ids)}, w.args...)
 	args = append(append(append(args, rs.args...), rs.args...), w.args...)
-	rows, err := s.r.QueryContext(ctx, q, append(args, perMemory)...)
+	rows, err := s.cachedQuery(ctx, q, append(args, perMemory)...)
 	if err != nil {
 		return nil, fmt.Errorf("relations of: %w", err)
 	}

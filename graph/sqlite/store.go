@@ -132,7 +132,7 @@ func Open(ctx context.Context, dir string, opts Options) (*Store, error) {
 	r.SetMaxIdleConns(opts.Readers)
 	r.SetConnMaxIdleTime(0)
 	s.r = r
-	s.stmts = newStmtCache(r)
+	s.stmts = newStmtCache(r, maxCachedStmts)
 	return s, nil
 }
 

@@ -126,9 +126,11 @@ func (s *Store) Walk(ctx context.Context, f graph.Filter, r graph.WalkRequest) (
 	texts := walkStatements(f, w, w0)
 	stmts := make([]*sql.Stmt, len(texts)) // before the transaction: see stmtCache
 	for i, q := range texts {
-		if stmts[i], err = s.stmts.get(ctx, q); err != nil {
+		var release func()
+		if stmts[i], release, err = s.stmts.get(ctx, q); err != nil {
 			return nil, fmt.Errorf("walk: %w", err)
 		}
+		defer release()
 	}
 	l := &walkLoad{f: f, w: w, w0: w0, r: r, names: names, seedIDs: ids, key: key, at: nanos(f.ValidAt), cache: s.walks}
 	l.cached = true

@@ -7,6 +7,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	sdk "github.com/modelcontextprotocol/go-sdk/mcp"
 	"github.com/stretchr/testify/require"
 
@@ -30,7 +31,9 @@ import (
 // levels. It reports the tool's answer bytes (structured content), the
 // p50 and p95 of each side, the p50 of the per-call difference, and the
 // CPU time of each per call (steadier than wall time on a loaded
-// machine), in ms.
+// machine), in ms. recall_answer and recall_server take the engine out
+// (precomputed answers): recall_answer is a whole call through the SDK's
+// client, recall_server the server's share of the same call (rawClient).
 func BenchmarkMCPOverhead(b *testing.B) {
 	ctx := context.Background()
 	store, err := sqlite.Open(ctx, b.TempDir(), sqlite.Options{})
@@ -126,6 +129,52 @@ func BenchmarkMCPOverhead(b *testing.B) {
 			}, sameResults)
 		})
 	}
+	// recall_server is the same calls through rawClient: the server's
+	// share of each (rawClient's doc), to read beside recall_answer.
+	raw := connectRaw(b, fixed.sdk)
+	for _, c := range []struct {
+		name, detail string
+		from         int
+	}{
+		{"detail=compact", detailCompact, 0}, {"detail=compact/limit=3", detailCompact, 20},
+	} {
+		b.Run("recall_server/"+c.name, func(b *testing.B) {
+			var lat []time.Duration
+			var size int
+			c0 := stats.CPUTime()
+			for i := 0; b.Loop(); i++ {
+				k := c.from + i%20
+				start := time.Now()
+				res, err := raw.call("tools/call", map[string]any{"name": "recall",
+					"arguments": map[string]any{"query": "q", "limit": k, "detail": c.detail}})
+				lat = append(lat, time.Since(start))
+				if err != nil {
+					b.Fatal(err)
+				}
+				var r struct {
+					IsError    bool `json:"isError"`
+					Structured struct {
+						Results []json.RawMessage `json:"results"`
+					} `json:"structuredContent"`
+				}
+				if i == 0 {
+					// Decoded once, outside the loop's cost: the answer is
+					// the engine's, not an error.
+					require.NoError(b, json.Unmarshal(res, &r))
+					require.False(b, r.IsError, string(res))
+					require.Len(b, r.Structured.Results, len(answers[k].Results))
+					size = len(res)
+				}
+			}
+			cpu := stats.CPUTime() - c0
+			b.StopTimer()
+			p := stats.Percentiles(lat)
+			b.ReportMetric(float64(size), "response_bytes")
+			b.ReportMetric(stats.Milliseconds(p.P50), "server_p50_ms")
+			b.ReportMetric(stats.Milliseconds(p.P95), "server_p95_ms")
+			b.ReportMetric(stats.Milliseconds(cpu)/float64(len(lat)), "server_cpu_ms/op")
+		})
+	}
 }
 
 // connect serves s on an in-memory transport and connects the SDK's
@@ -211,4 +260,61 @@ func BenchmarkEmptyCall(b *testing.B) {
 	cpu := stats.CPUTime() - c0
 	stats.Report(b, lat)
 	b.ReportMetric(stats.Milliseconds(cpu)/float64(len(lat)), "cpu_ms/op")
+}
+
+// rawClient speaks JSON-RPC to a server over an in-memory transport without
+// the SDK's client: it frames requests and reads each response's envelope,
+// leaving its result as raw bytes. What a call costs through it is the
+// server's share of a call (the SDK's server, mnemo's handler, the
+// encoding) and the transport, without a client decoding the answer, which
+// an agent's own client does in its own process.
+type rawClient struct {
+	conn sdk.Connection
+	next int64
+}
+
+func connectRaw(b *testing.B, s *sdk.Server) *rawClient {
+	ctx := context.Background()
+	ct, st := sdk.NewInMemoryTransports()
+	ss, err := s.Connect(ctx, st, nil)
+	require.NoError(b, err)
+	b.Cleanup(func() { _ = ss.Close() })
+	conn, err := ct.Connect(ctx)
+	require.NoError(b, err)
+	b.Cleanup(func() { _ = conn.Close() })
+	c := &rawClient{conn: conn}
+	_, err = c.call("initialize", map[string]any{"protocolVersion": "2025-06-18", "capabilities": map[string]any{},
+		"clientInfo": map[string]any{"name": "raw", "version": "v0"}})
+	require.NoError(b, err)
+	require.NoError(b, conn.Write(ctx, &jsonrpc.Request{Method: "notifications/initialized", Params: json.RawMessage(`{}`)}))
+	return c
+}
+
+// call sends one request and returns its result undecoded.
+func (c *rawClient) call(method string, params any) (json.RawMessage, error) {
+	ctx := context.Background()
+	raw, err := json.Marshal(params)
+	if err != nil {
+		return nil, err
+	}
+	c.next++
+	id, err := jsonrpc.MakeID(float64(c.next))
+	if err != nil {
+		return nil, err
+	}
+	if err := c.conn.Write(ctx, &jsonrpc.Request{ID: id, Method: method, Params: raw}); err != nil {
+		return nil, err
+	}
+	for {
+		msg, err := c.conn.Read(ctx)
+		if err != nil {
+			return nil, err
+		}
+		if r, ok := msg.(*jsonrpc.Response); ok && r.ID == id {
+			if r.Error != nil {
+				return nil, r.Error
+			}
+			return r.Result, nil
+		}
+	}
 }
