@@ -50,6 +50,9 @@ func (e *Engine) ReloadPolicy(ctx context.Context, p graph.Principal, load func(
 // still leaves another digest than the mark's (the replicas' files differ),
 // is logged as an error and the running policy stays in the first case.
 // SIGHUP reloads (mnemo serve) are this process's alone and set no mark.
+// The first look follows a mark too: a reload elsewhere can land between
+// this process loading its source and that look, and reloading the source
+// then catches up (a digest that still differs is logged, as above).
 func (e *Engine) FollowPolicy(ctx context.Context, interval time.Duration, load func() (*policy.Policy, error)) {
 	seen := int64(-1)
 	t := time.NewTicker(interval)
@@ -65,8 +68,7 @@ func (e *Engine) FollowPolicy(ctx context.Context, interval time.Duration, load 
 }
 
 // followPolicy is one FollowPolicy step: seen is the generation of the mark
-// last acted on (-1 at start, when a mark is only compared, not followed:
-// the process has just loaded its source). It returns the generation seen.
+// last acted on (-1 at start). It returns the generation seen.
 func (e *Engine) followPolicy(ctx context.Context, seen int64, load func() (*policy.Policy, error)) int64 {
 	m, err := e.store.PolicyMark(ctx)
 	if err != nil {
@@ -78,24 +80,19 @@ func (e *Engine) followPolicy(ctx context.Context, seen int64, load func() (*pol
 	if m.Generation <= seen {
 		return seen
 	}
-	cur := e.policy.Current()
-	switch {
-	case m.Generation == 0 || m.Digest == cur.Digest():
-	case seen < 0:
-		e.log.Error("this process's policy differs from the one last reloaded in the deployment",
-			"running", cur.Name(), "digest", cur.Digest(), "reloaded", m.Name, "reloaded_digest", m.Digest, "by", m.MarkedBy)
-	default:
-		if err := e.policy.Reload(load); err != nil {
-			e.log.Error("policy reload announced by another replica refused; the running policy stays",
-				"by", m.MarkedBy, "err", err)
-			break
-		}
-		now := e.policy.Current()
-		e.log.Info("policy reloaded, following another replica", "by", m.MarkedBy, "policy", now.Name(), "digest", now.Digest())
-		if now.Digest() != m.Digest {
-			e.log.Error("policy reloaded but differs from the replica's: their policy files differ",
-				"running_digest", now.Digest(), "reloaded_digest", m.Digest, "by", m.MarkedBy)
-		}
+	if m.Generation == 0 || m.Digest == e.policy.Current().Digest() {
+		return m.Generation
+	}
+	if err := e.policy.Reload(load); err != nil {
+		e.log.Error("policy reload announced by another replica refused; the running policy stays",
+			"by", m.MarkedBy, "err", err)
+		return m.Generation
+	}
+	now := e.policy.Current()
+	e.log.Info("policy reloaded, following another replica", "by", m.MarkedBy, "policy", now.Name(), "digest", now.Digest())
+	if now.Digest() != m.Digest {
+		e.log.Error("policy reloaded but differs from the replica's: their policy files differ",
+			"running_digest", now.Digest(), "reloaded_digest", m.Digest, "by", m.MarkedBy)
 	}
 	return m.Generation
 }

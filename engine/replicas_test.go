@@ -27,41 +27,59 @@ func TestReplicas(t *testing.T) {
 	b := newIngFixture(t, ingOpts{vectors: true, policy: accessRoles, store: graphtest.OpenSecond(t, a.store)})
 	operator := who("op", "", t1, "operator")
 
-	t.Run("a policy reload reaches the other replica", func(t *testing.T) {
-		// The replicas' shared policy file, before and after an edit that
-		// adds a role.
-		var (
-			mu  sync.Mutex
-			doc = string(config.DefaultPolicy())
-		)
-		load := func() (*policy.Policy, error) {
-			mu.Lock()
-			defer mu.Unlock()
-			p, err := policy.Parse("policy.yaml", []byte(doc))
-			if err == nil {
-				accessRoles(p)
-			}
-			return p, err
+	// The replicas' shared policy file, edited by each case to add a role.
+	var (
+		mu  sync.Mutex
+		doc = string(config.DefaultPolicy())
+	)
+	load := func() (*policy.Policy, error) {
+		mu.Lock()
+		defer mu.Unlock()
+		p, err := policy.Parse("policy.yaml", []byte(doc))
+		if err == nil {
+			accessRoles(p)
 		}
+		return p, err
+	}
+	// reload adds role to the file and reloads a, which marks the store.
+	reload := func(t *testing.T, role string) {
+		mu.Lock()
+		doc = strings.Replace(doc, "\nroles:\n", "\nroles:\n  "+role+": [read, audit_read]\n", 1)
+		mu.Unlock()
+		_, err := a.eng.ReloadPolicy(ingCtx(t), operator, load)
+		require.NoError(t, err)
+	}
+	// follow runs b's follower until the case ends.
+	follow := func(t *testing.T) {
 		ctx, cancel := context.WithCancel(ingCtx(t))
 		var wg sync.WaitGroup
 		wg.Go(func() { b.eng.FollowPolicy(ctx, 10*time.Millisecond, load) })
-		defer func() { cancel(); wg.Wait() }()
-
-		archivist := who("ar", "", t1, "archivist")
-		_, err := b.eng.List(ingCtx(t), archivist, engine.ListRequest{})
-		require.ErrorIs(t, err, graph.ErrForbidden, "no such role yet")
-
-		mu.Lock()
-		doc = strings.Replace(doc, "\nroles:\n", "\nroles:\n  archivist: [read, audit_read]\n", 1)
-		mu.Unlock()
-		_, err = a.eng.ReloadPolicy(ingCtx(t), operator, load)
-		require.NoError(t, err)
+		t.Cleanup(func() { cancel(); wg.Wait() })
+	}
+	// followed checks that b runs a's policy and that role works on b.
+	followed := func(t *testing.T, role string) {
 		want := a.policy.Current().Digest()
 		require.Eventually(t, func() bool { return b.policy.Current().Digest() == want }, 30*time.Second, 10*time.Millisecond,
 			"the other replica follows the reload")
-		_, err = b.eng.List(ingCtx(t), archivist, engine.ListRequest{})
+		_, err := b.eng.List(ingCtx(t), who("x", "", t1, role), engine.ListRequest{})
 		require.NoError(t, err, "the new role works on the other replica")
+	}
+
+	// The reload lands before the follower's first look (a replica that
+	// started just before it) or while it runs: it is followed either way.
+	t.Run("a reload before the other replica's first look reaches it", func(t *testing.T) {
+		_, err := b.eng.List(ingCtx(t), who("x", "", t1, "archivist"), engine.ListRequest{})
+		require.ErrorIs(t, err, graph.ErrForbidden, "no such role yet")
+		reload(t, "archivist")
+		follow(t)
+		followed(t, "archivist")
+	})
+	t.Run("a policy reload reaches the other replica", func(t *testing.T) {
+		follow(t)
+		_, err := b.eng.List(ingCtx(t), who("x", "", t1, "curator"), engine.ListRequest{})
+		require.ErrorIs(t, err, graph.ErrForbidden, "no such role yet")
+		reload(t, "curator")
+		followed(t, "curator")
 	})
 
 	t.Run("a context read on one replica verifies on the other", func(t *testing.T) {

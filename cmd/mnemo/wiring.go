@@ -9,6 +9,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"time"
 
 	"github.com/mnemo-dev/mnemo/config"
 	"github.com/mnemo-dev/mnemo/engine"
@@ -36,12 +37,19 @@ func newLogger(c config.Config, w io.Writer) *slog.Logger {
 }
 
 // openStore opens the configured graph backend. This switch is the one
-// place a graph backend is chosen.
-func openStore(ctx context.Context, c config.Config) (graph.Store, error) {
+// place a graph backend is chosen. A server (serve) warms Neo4j's plan
+// cache in the background; a one-shot command does not wait for it, so it
+// does not start it.
+func openStore(ctx context.Context, c config.Config, log *slog.Logger, serve bool) (graph.Store, error) {
 	switch c.Store {
 	case "neo4j":
+		warm := time.Duration(-1)
+		if serve {
+			warm = 0 // neo4j.DefaultWarmUp
+		}
 		return neo4j.Open(ctx, neo4j.Config{
 			URI: c.Neo4j.URI, Username: c.Neo4j.Username, Password: c.Neo4j.Password, Database: c.Neo4j.Database,
+			WarmUp: warm, Logger: log,
 		})
 	case "sqlite":
 		if err := os.MkdirAll(c.DataDir, 0o750); err != nil {
@@ -97,7 +105,7 @@ func openApp(ctx context.Context, name string, cfg config.Config, stderr io.Writ
 	if err != nil {
 		return nil, err
 	}
-	store, err := openStore(ctx, cfg)
+	store, err := openStore(ctx, cfg, log, name == "mnemo serve")
 	if err != nil {
 		return nil, fmt.Errorf("open %s store: %w", cfg.Store, err)
 	}

@@ -207,9 +207,7 @@ func (s *Store) ListEdits(ctx context.Context, f graph.Filter, q graph.EditQuery
 		if len(q.MemoryIDs) > 0 {
 			query = listEditsOfCypher
 		}
-		recs, err := collect(ctx, tx, query, readScopeParams(f, map[string]any{
-			"memory_ids": nonNil(q.MemoryIDs), "statuses": statuses, "known_at": timeParam(f.KnownAt),
-		}))
+		recs, err := collect(ctx, tx, query, listEditsParams(f, q.MemoryIDs, statuses))
 		if err != nil {
 			return nil, err
 		}
@@ -223,6 +221,14 @@ func (s *Store) ListEdits(ctx context.Context, f graph.Filter, q graph.EditQuery
 		return nil, fmt.Errorf("neo4j: list edits: %w", err)
 	}
 	return out, nil
+}
+
+// listEditsParams binds the parameters of listEditsCypher and
+// listEditsOfCypher: the memories (for the latter) and the statuses.
+func listEditsParams(f graph.Filter, memoryIDs, statuses []string) map[string]any {
+	return readScopeParams(f, map[string]any{
+		"memory_ids": nonNil(memoryIDs), "statuses": statuses, "known_at": timeParam(f.KnownAt),
+	})
 }
 
 func toEdit(p map[string]any) graph.Edit {

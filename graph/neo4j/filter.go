@@ -159,6 +159,17 @@ func listParam(s []string) ([]string, bool) {
 	return s, true
 }
 
+// idList is a list of ids or names for a statement in which "" matches
+// nothing (no memory id, entity norm name or alias is empty): s, or [""]
+// when s is empty, so that the parameter is a LIST<STRING> either way and
+// the statement keeps one plan (see memoryVisible).
+func idList(s []string) []string {
+	if len(s) == 0 {
+		return []string{""}
+	}
+	return s
+}
+
 func nonNil(s []string) []string {
 	if s == nil {
 		return []string{}

@@ -209,10 +209,7 @@ func (s *Store) KeywordSearch(ctx context.Context, f graph.Filter, query string,
 		if err != nil || n == 0 {
 			return nil, err
 		}
-		recs, err := collect(ctx, tx, keywordSearchCypher, filterParams(f, map[string]any{
-			"query": q, "terms": terms, "groups": groups, "n": float64(n), "avgdl": avgdl,
-			"min_idf": bm25.MinIDF, "k1": bm25.K1, "b": bm25.B, "limit": int64(limit),
-		}))
+		recs, err := collect(ctx, tx, keywordSearchCypher, keywordSearchParams(f, q, terms, groups, n, avgdl, limit))
 		if err != nil {
 			return nil, err
 		}
@@ -230,10 +227,23 @@ func (s *Store) KeywordSearch(ctx context.Context, f graph.Filter, query string,
 	return out, nil
 }
 
+// keywordSearchParams binds keywordSearchCypher's parameters: the fulltext
+// query q of the keyed terms, the terms, the admitted groups with their
+// memories n and average length avgdl, and the limit.
+func keywordSearchParams(f graph.Filter, q string, terms, groups []string, n int64, avgdl float64, limit int) map[string]any {
+	return filterParams(f, map[string]any{
+		"query": q, "terms": terms, "groups": groups, "n": float64(n), "avgdl": avgdl,
+		"min_idf": bm25.MinIDF, "k1": bm25.K1, "b": bm25.B, "limit": int64(limit),
+	})
+}
+
+// tenantGroupsParams binds tenantGroupsCypher's parameter.
+func tenantGroupsParams(tenant string) map[string]any { return map[string]any{"tenant": tenant} }
+
 // admittedGroups reads f's tenant's keyword groups and returns the keys of
 // those f admits, their memories and their average length in tokens.
 func admittedGroups(ctx context.Context, tx neo4jdrv.ManagedTransaction, f graph.Filter) ([]string, int64, float64, error) {
-	recs, err := collect(ctx, tx, tenantGroupsCypher, map[string]any{"tenant": f.Scope.TenantID})
+	recs, err := collect(ctx, tx, tenantGroupsCypher, tenantGroupsParams(f.Scope.TenantID))
 	if err != nil {
 		return nil, 0, 0, err
 	}

@@ -46,7 +46,7 @@ func (s *Store) GetMemories(ctx context.Context, f graph.Filter, ids []string) (
 		return nil, nil
 	}
 	out, err := read(ctx, s, func(tx neo4jdrv.ManagedTransaction) ([]graph.Memory, error) {
-		recs, err := collect(ctx, tx, getMemoriesCypher, filterParams(directFilter(f), map[string]any{"ids": ids}))
+		recs, err := collect(ctx, tx, getMemoriesCypher, byIDsParams(f, ids))
 		if err != nil {
 			return nil, err
 		}
@@ -96,7 +96,7 @@ func (s *Store) GetVersions(ctx context.Context, f graph.Filter, ids []string) (
 		return nil, nil
 	}
 	out, err := read(ctx, s, func(tx neo4jdrv.ManagedTransaction) ([]graph.Version, error) {
-		recs, err := collect(ctx, tx, getVersionsCypher, filterParams(directFilter(f), map[string]any{"ids": ids}))
+		recs, err := collect(ctx, tx, getVersionsCypher, byIDsParams(f, ids))
 		if err != nil {
 			return nil, err
 		}
@@ -128,7 +128,7 @@ func (s *Store) GetChunks(ctx context.Context, f graph.Filter, versionID string)
 		return nil, fmt.Errorf("neo4j: get chunks: %w", err)
 	}
 	out, err := read(ctx, s, func(tx neo4jdrv.ManagedTransaction) ([]graph.Chunk, error) {
-		recs, err := collect(ctx, tx, getChunksCypher, filterParams(directFilter(f), map[string]any{"id": versionID}))
+		recs, err := collect(ctx, tx, getChunksCypher, byIDParams(f, versionID))
 		if err != nil {
 			return nil, err
 		}
@@ -156,6 +156,16 @@ func (s *Store) GetChunks(ctx context.Context, f graph.Filter, versionID string)
 		return nil, fmt.Errorf("neo4j: get chunks of %s: %w", versionID, err)
 	}
 	return out, nil
+}
+
+// byIDsParams binds the parameters of a direct fetch of ids under f
+// (directFilter), byIDParams those of a fetch of one id.
+func byIDsParams(f graph.Filter, ids []string) map[string]any {
+	return filterParams(directFilter(f), map[string]any{"ids": ids})
+}
+
+func byIDParams(f graph.Filter, id string) map[string]any {
+	return filterParams(directFilter(f), map[string]any{"id": id})
 }
 
 func versionsOf(recs []*neo4jdrv.Record) []graph.Version {
@@ -188,7 +198,7 @@ func (s *Store) ListVersions(ctx context.Context, f graph.Filter, memoryID strin
 		return nil, fmt.Errorf("neo4j: list versions: %w", err)
 	}
 	out, err := read(ctx, s, func(tx neo4jdrv.ManagedTransaction) ([]graph.Version, error) {
-		recs, err := collect(ctx, tx, listVersionsCypher, filterParams(directFilter(f), map[string]any{"id": memoryID}))
+		recs, err := collect(ctx, tx, listVersionsCypher, byIDParams(f, memoryID))
 		if err != nil {
 			return nil, err
 		}

@@ -217,6 +217,11 @@ WITH DISTINCT n
 RETURN ` + relationRow + `
 ORDER BY r.created_at DESC, r.id`
 
+// relationsOfParams binds relationsOfCypher's parameters.
+func relationsOfParams(f graph.Filter, ids []string, perMemory int) map[string]any {
+	return filterParams(f, map[string]any{"ids": ids, "per": int64(perMemory)})
+}
+
 // RelationsOf implements graph.Relations.
 func (s *Store) RelationsOf(ctx context.Context, f graph.Filter, ids []string, perMemory int) ([]graph.Relation, error) {
 	if err := f.Validate(); err != nil {
@@ -235,7 +240,7 @@ func (s *Store) RelationsOf(ctx context.Context, f graph.Filter, ids []string, p
 		return nil, nil
 	}
 	out, err := read(ctx, s, func(tx neo4jdrv.ManagedTransaction) ([]graph.Relation, error) {
-		recs, err := collect(ctx, tx, relationsOfCypher, filterParams(f, map[string]any{"ids": ids, "per": int64(perMemory)}))
+		recs, err := collect(ctx, tx, relationsOfCypher, relationsOfParams(f, ids, perMemory))
 		if err != nil {
 			return nil, err
 		}

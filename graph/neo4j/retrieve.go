@@ -35,9 +35,7 @@ func (s *Store) ListMemories(ctx context.Context, f graph.Filter, p graph.Page) 
 		return graph.Listing{}, fmt.Errorf("neo4j: list memories: %w", err)
 	}
 	ms, err := read(ctx, s, func(tx neo4jdrv.ManagedTransaction) ([]graph.Memory, error) {
-		recs, err := collect(ctx, tx, listMemoriesCypher, filterParams(f, map[string]any{
-			"c_at": timeParam(at), "c_id": id, "limit": int64(limit + 1),
-		}))
+		recs, err := collect(ctx, tx, listMemoriesCypher, listMemoriesParams(f, at, id, limit+1))
 		if err != nil {
 			return nil, err
 		}
@@ -57,6 +55,12 @@ func (s *Store) ListMemories(ctx context.Context, f graph.Filter, p graph.Page) 
 		l.NextCursor = encodeCursor(last.CreatedAt, last.ID)
 	}
 	return l, nil
+}
+
+// listMemoriesParams binds listMemoriesCypher's parameters: the keyset
+// cursor (at, id; a zero at is the first page) and the rows to read.
+func listMemoriesParams(f graph.Filter, at time.Time, id string, rows int) map[string]any {
+	return filterParams(f, map[string]any{"c_at": timeParam(at), "c_id": id, "limit": int64(rows)})
 }
 
 // candidatesCypher finds visible memories that MENTION an entity of the
@@ -158,6 +162,16 @@ const memoriesByIDCypher = `
 MATCH (m:Memory) WHERE m.id IN $ids AND m.tenant_id = $tenant
 RETURN ` + memoryProjection + ` AS m`
 
+// neighbourWalksParams binds neighbourWalksCypher's parameters.
+func neighbourWalksParams(f graph.Filter, seeds []string) map[string]any {
+	return filterParams(f, map[string]any{"seeds": seeds, "fanout": int64(graph.NeighbourFanout)})
+}
+
+// memoriesByIDParams binds memoriesByIDCypher's parameters.
+func memoriesByIDParams(f graph.Filter, ids []string) map[string]any {
+	return map[string]any{"ids": ids, "tenant": f.Scope.TenantID, "f_known_at": timeParam(f.KnownAt)}
+}
+
 // Neighbours finds, for each seed, up to perSeed memories sharing an entity
 // with it: the walks run in Cypher, the ranking (graph.RankNeighbours) in
 // Go, then the memories kept are read in the same transaction.
@@ -170,9 +184,7 @@ func (s *Store) Neighbours(ctx context.Context, f graph.Filter, seedIDs []string
 		return nil, nil
 	}
 	out, err := read(ctx, s, func(tx neo4jdrv.ManagedTransaction) ([]graph.Neighbour, error) {
-		recs, err := collect(ctx, tx, neighbourWalksCypher, filterParams(f, map[string]any{
-			"seeds": seeds, "fanout": int64(graph.NeighbourFanout),
-		}))
+		recs, err := collect(ctx, tx, neighbourWalksCypher, neighbourWalksParams(f, seeds))
 		if err != nil {
 			return nil, err
 		}
@@ -184,7 +196,7 @@ func (s *Store) Neighbours(ctx context.Context, f graph.Filter, seedIDs []string
 		for i, n := range out {
 			ids[i] = n.Memory.ID
 		}
-		recs, err = collect(ctx, tx, memoriesByIDCypher, map[string]any{"ids": dedupe(ids), "tenant": f.Scope.TenantID, "f_known_at": timeParam(f.KnownAt)})
+		recs, err = collect(ctx, tx, memoriesByIDCypher, memoriesByIDParams(f, dedupe(ids)))
 		if err != nil {
 			return nil, err
 		}

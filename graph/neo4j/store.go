@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"strings"
 	"sync"
 	"time"
@@ -33,6 +34,12 @@ type Config struct {
 	Password string
 	// Database is the database name; empty means the server's default.
 	Database string
+	// WarmUp bounds the warm-up Open starts in the background (Warm: it
+	// plans the read statements, so that the first search after a Neo4j
+	// restart does not); zero means DefaultWarmUp, a negative value none.
+	WarmUp time.Duration
+	// Logger receives the warm-up's log line; nil means slog.Default().
+	Logger *slog.Logger
 }
 
 // Store is a graph.Store on Neo4j. It is safe for concurrent use.
@@ -41,12 +48,16 @@ type Store struct {
 	database  string
 	now       func() time.Time
 	stems     bm25.Stems // the keyword terms' stems, for every write
+	log       *slog.Logger
+	warmStop  context.CancelFunc // cancels the background warm-up, if any
+	warmDone  chan struct{}      // closed when it has returned
 	closeOnce sync.Once
 	closeErr  error
 }
 
-// Open connects to Neo4j, checks connectivity and creates the schema
-// (constraints and indexes, idempotently).
+// Open connects to Neo4j, checks connectivity, creates the schema
+// (constraints and indexes, idempotently) and starts the warm-up in the
+// background (Config.WarmUp).
 func Open(ctx context.Context, cfg Config) (*Store, error) {
 	if cfg.URI == "" {
 		return nil, &graph.FieldError{Field: "uri", Message: "required"}
@@ -59,7 +70,10 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("neo4j: open %s: %w", cfg.URI, err)
 	}
-	s := &Store{driver: driver, database: cfg.Database, now: time.Now}
+	s := &Store{driver: driver, database: cfg.Database, now: time.Now, log: cfg.Logger}
+	if s.log == nil {
+		s.log = slog.Default()
+	}
 	if err := driver.VerifyConnectivity(ctx); err != nil {
 		_ = driver.Close(ctx)
 		return nil, fmt.Errorf("neo4j: connect %s: %w", cfg.URI, err)
@@ -71,6 +85,12 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 	if err := s.backfillKeywords(ctx); err != nil {
 		_ = driver.Close(ctx)
 		return nil, err
+	}
+	switch {
+	case cfg.WarmUp == 0:
+		s.warmInBackground(DefaultWarmUp)
+	case cfg.WarmUp > 0:
+		s.warmInBackground(cfg.WarmUp)
 	}
 	return s, nil
 }
@@ -87,9 +107,14 @@ func (s *Store) Health(ctx context.Context) error {
 	return nil
 }
 
-// Close closes the driver and its connections. Closing twice is a no-op.
+// Close stops the warm-up, if it still runs, and closes the driver and its
+// connections. Closing twice is a no-op.
 func (s *Store) Close() error {
 	s.closeOnce.Do(func() {
+		if s.warmStop != nil {
+			s.warmStop()
+			<-s.warmDone
+		}
 		if err := s.driver.Close(context.Background()); err != nil {
 			s.closeErr = fmt.Errorf("neo4j: close: %w", err)
 		}

@@ -162,7 +162,7 @@ func (s *Store) Walk(ctx context.Context, f graph.Filter, r graph.WalkRequest) (
 		for i, x := range res {
 			keep[i] = x.ID
 		}
-		recs, err := collect(ctx, tx, memoriesByIDCypher, map[string]any{"ids": keep, "tenant": f.Scope.TenantID, "f_known_at": timeParam(f.KnownAt)})
+		recs, err := collect(ctx, tx, memoriesByIDCypher, memoriesByIDParams(f, keep))
 		if err != nil {
 			return nil, err
 		}
@@ -255,9 +255,7 @@ func (h *hood) hop1(ctx context.Context, tx neo4jdrv.ManagedTransaction, f graph
 		list = append(list, n)
 	}
 	slices.Sort(list)
-	recs, err := collect(ctx, tx, walkHop1Cypher, filterParams(f, map[string]any{
-		"seed_ids": nonNil(ids), "names": nonNil(list), "max_df": int64(graph.WalkMaxDF), "fanout": int64(graph.WalkFanout),
-	}))
+	recs, err := collect(ctx, tx, walkHop1Cypher, walkHop1Params(f, ids, list))
 	if err != nil {
 		return err
 	}
@@ -300,6 +298,21 @@ func (h *hood) hop1(ctx context.Context, tx neo4jdrv.ManagedTransaction, f graph
 	return nil
 }
 
+// walkHop1Params binds walkHop1Cypher's parameters: the seed memories' ids
+// and the seed names. An empty list is sent as [""] (idList), which
+// matches no memory id, norm name or alias.
+func walkHop1Params(f graph.Filter, ids, names []string) map[string]any {
+	return filterParams(f, map[string]any{
+		"seed_ids": idList(ids), "names": idList(names), "max_df": int64(graph.WalkMaxDF), "fanout": int64(graph.WalkFanout),
+	})
+}
+
+// walkHop2Params binds walkHop2Cypher's parameters: the entities to
+// expand and the memories linked to the first hop (idList for empty ones).
+func walkHop2Params(f graph.Filter, names, linked []string) map[string]any {
+	return filterParams(f, map[string]any{"names": idList(names), "fanout": int64(graph.WalkFanout), "linked": idList(linked)})
+}
+
 type hop2Entity struct {
 	name    string
 	n       int64
@@ -330,9 +343,7 @@ func (h *hood) hop2(ctx context.Context, tx neo4jdrv.ManagedTransaction, f graph
 	}
 	slices.Sort(names)
 	slices.Sort(linked)
-	recs, err := collect(ctx, tx, walkHop2Cypher, filterParams(f, map[string]any{
-		"names": nonNil(names), "fanout": int64(graph.WalkFanout), "linked": nonNil(slices.Compact(linked)),
-	}))
+	recs, err := collect(ctx, tx, walkHop2Cypher, walkHop2Params(f, names, slices.Compact(linked)))
 	if err != nil {
 		return err
 	}

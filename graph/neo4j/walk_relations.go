@@ -19,6 +19,11 @@ MATCH (:Memory {id: id})-[n:` + relationTypes() + `]-(m:Memory)
 WHERE ` + inScope + ` AND ` + memoryVisible + `
 RETURN id AS from, m.id AS other`
 
+// walkRelatedParams binds walkRelatedCypher's parameters.
+func walkRelatedParams(f graph.Filter, ids []string) map[string]any {
+	return filterParams(f, map[string]any{"ids": ids})
+}
+
 // related is the walk's relation step, after the second hop, as on every
 // store: the admitted memories related to any memory loaded join the
 // neighbourhood while there is room (by id), bringing no other edge; the
@@ -28,7 +33,7 @@ func (h *hood) related(ctx context.Context, tx neo4jdrv.ManagedTransaction, f gr
 	if len(h.mems) == 0 {
 		return nil
 	}
-	recs, err := collect(ctx, tx, walkRelatedCypher, filterParams(f, map[string]any{"ids": slices.Sorted(maps.Keys(h.mems))}))
+	recs, err := collect(ctx, tx, walkRelatedCypher, walkRelatedParams(f, slices.Sorted(maps.Keys(h.mems))))
 	if err != nil {
 		return err
 	}

@@ -37,17 +37,20 @@ import (
 )
 
 // Config returns the connection settings of a Neo4j for tests (see the
-// package comment), skipping or failing tb when there is none.
+// package comment), skipping or failing tb when there is none. Its stores
+// start no warm-up (WarmUp -1): a test plans the statements it runs, on
+// first use, and does not share Neo4j's CPU with a warm-up of the rest
+// (graph/neo4j's TestWarm* set WarmUp themselves).
 func Config(tb testing.TB) neo4j.Config {
 	tb.Helper()
 	if uri := os.Getenv("NEO4J_URI"); uri != "" {
-		return neo4j.Config{URI: uri, Username: os.Getenv("NEO4J_USERNAME"), Password: os.Getenv("NEO4J_PASSWORD")}
+		return neo4j.Config{URI: uri, Username: os.Getenv("NEO4J_USERNAME"), Password: os.Getenv("NEO4J_PASSWORD"), WarmUp: -1}
 	}
 	if err := dockerHealthy(); err != nil {
 		unavailable(tb, "NEO4J_URI is not set and no Docker engine answers (%v); "+
 			"start one with testdata/neo4j/neo4j.sh start and set NEO4J_URI=bolt://127.0.0.1:7687", err)
 	}
-	return neo4j.Config{URI: startContainer(tb)}
+	return neo4j.Config{URI: startContainer(tb), WarmUp: -1}
 }
 
 // Open opens a store on cfg after wiping the database, and closes it when
@@ -155,14 +158,16 @@ func dockerHealthy() (err error) {
 	return p.Health(ctx)
 }
 
-// startContainer runs neo4j:5 with auth off and returns its Bolt URI; the
-// container is removed when tb ends.
+// startContainer runs neo4j:5 with auth off and plans that ignore parameter
+// sizes (as testdata/neo4j and docs/scale.md set it) and returns its Bolt
+// URI; the container is removed when tb ends.
 func startContainer(tb testing.TB) string {
 	tb.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Minute)
 	defer cancel()
 	c, err := testcontainers.Run(ctx, "neo4j:5",
-		testcontainers.WithEnv(map[string]string{"NEO4J_AUTH": "none"}),
+		testcontainers.WithEnv(map[string]string{"NEO4J_AUTH": "none",
+			"NEO4J_internal_cypher_use__parameter__size": "false"}),
 		testcontainers.WithExposedPorts("7687/tcp"),
 		testcontainers.WithWaitStrategy(wait.ForLog("Bolt enabled on").WithStartupTimeout(3*time.Minute)),
 	)
