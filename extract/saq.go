@@ -256,7 +256,8 @@ func (k *Keyer) aspect(words []string) (aspect, cue int) {
 
 // subject returns the subject part, the position of the head word used
 // for it (or -1) and the position of the verb that ends the subject phrase
-// (or -1).
+// (or -1). A month or weekday is when something holds, never what it is
+// about: "Rotate the staging API keys before Friday" is about the keys.
 func (k *Keyer) subject(words, raw []string) (string, int, int) {
 	for _, w := range words {
 		if k.self.has(w) {
@@ -281,13 +282,13 @@ func (k *Keyer) subject(words, raw []string) (string, int, int) {
 		if _, cue := k.cueAspect[w]; cue {
 			break
 		}
-		if k.salient(w) {
+		if k.salient(w) && !calendar[w] {
 			head = i
 		}
 	}
 	if head < 0 {
 		for i, w := range words {
-			if k.salient(w) && !k.generic.has(w) {
+			if k.salient(w) && !calendar[w] && !k.generic.has(w) {
 				if _, cue := k.cueAspect[w]; !cue {
 					head = i
 					break

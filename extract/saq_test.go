@@ -18,6 +18,9 @@ func TestKeyRequired(t *testing.T) {
 		{"I really prefer dark mode IDEs", "Self-Pref-DarkMode"},
 		{"The server listens on 0.0.0.0", "Server-Config-Binding"},
 		{"Do not use relative paths", "Dev-Path-Absolute"},
+		// A weekday or month is when, not what: the keys are the subject.
+		{"Rotate the staging API keys before Friday", "Key-Fact-RotateStaging"},
+		{"Renew the TLS certificate in March", "Certificate-Fact-RenewTls"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {
