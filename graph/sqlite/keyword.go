@@ -6,7 +6,9 @@ import (
 	"database/sql"
 	"fmt"
 	"math"
+	"runtime"
 	"sync"
+	"sync/atomic"
 
 	"github.com/mnemo-dev/mnemo/graph"
 	"github.com/mnemo-dev/mnemo/graph/bm25"
@@ -70,7 +72,7 @@ type kwPart struct {
 	dead     int
 	groups   []kwGroup // by group id
 	groupIDs map[kwGroupKey]uint32
-	stems    map[string]string // token -> stem, for indexing (Snowball is slow)
+	stems    stemCache // token -> stem, for indexing (Snowball is slow); used under the index's write lock
 }
 
 // kwGroupKey places a memory for the access rule: its org and repo, and its
@@ -102,18 +104,6 @@ func (p *kwPart) group(sc graph.Scope, owner string, vis graph.Visibility) uint3
 	p.groups = append(p.groups, kwGroup{probe: probe})
 	p.groupIDs[k] = id
 	return id
-}
-
-// stem is the cached stem of tok; put runs under the index's write lock.
-func (p *kwPart) stem(tok string) string {
-	if st, ok := p.stems[tok]; ok {
-		return st
-	}
-	st := bm25.Stem(tok)
-	if len(p.stems) < maxCachedStems {
-		p.stems[tok] = st
-	}
-	return st
 }
 
 // maxCachedStems bounds a tenant's stem cache (a vocabulary of a million
@@ -217,14 +207,41 @@ func (k *keywordIndex) sync(ctx context.Context, t *sql.Tx) error {
 	}
 	k.mu.Lock()
 	defer k.mu.Unlock()
-	for _, c := range changes {
-		p := k.tenants[c.scope.TenantID]
+	part := func(tenant string) *kwPart {
+		p := k.tenants[tenant]
 		if p == nil {
 			p = &kwPart{termIDs: map[string]uint32{}, byRID: map[int64]uint32{},
-				groupIDs: map[kwGroupKey]uint32{}, stems: map[string]string{}}
-			k.tenants[c.scope.TenantID] = p
+				groupIDs: map[kwGroupKey]uint32{}, stems: stemCache{}}
+			k.tenants[tenant] = p
 		}
-		p.put(c.rid, p.group(c.scope, c.owner, c.vis), c.title, c.body)
+		return p
+	}
+	if len(changes) < kwParallelFrom {
+		for _, c := range changes {
+			p := part(c.scope.TenantID)
+			p.put(c.rid, p.group(c.scope, c.owner, c.vis), c.title, c.body)
+		}
+	} else {
+		// A catch-up of many memories (a start's is the whole store):
+		// tokenising and stemming are most of its CPU, so windows of the
+		// changes are analysed by one worker per CPU, then added in the
+		// order read, as one goroutine would add them.
+		texts := make([]kwText, kwWindow)
+		caches := make([]stemCache, runtime.GOMAXPROCS(0))
+		for i := range caches {
+			caches[i] = stemCache{}
+		}
+		for from := 0; from < len(changes); from += kwWindow {
+			win := changes[from:min(from+kwWindow, len(changes))]
+			parallel(len(win), caches, func(i int, stem func(string) string) {
+				texts[i] = analyse(win[i].title, win[i].body, stem)
+			})
+			for i, c := range win {
+				p := part(c.scope.TenantID)
+				p.add(c.rid, p.group(c.scope, c.owner, c.vis), texts[i])
+				texts[i], win[i].title, win[i].body = kwText{}, "", "" // the texts read are released as they go
+			}
+		}
 	}
 	for _, d := range drops {
 		if p := k.tenants[d.tenant]; p != nil {
@@ -242,6 +259,45 @@ func (k *keywordIndex) sync(ctx context.Context, t *sql.Tx) error {
 	k.seq = top.Int64
 	k.erased = max(k.erased, erased.Int64)
 	return nil
+}
+
+// A catch-up of at least kwParallelFrom memories is analysed in parallel,
+// kwWindow memories at a time.
+const (
+	kwParallelFrom = 512
+	kwWindow       = 4096
+)
+
+// stemCache caches bm25.Stem, a pure function (so a cache changes no
+// result), up to maxCachedStems tokens.
+type stemCache map[string]string
+
+func (c stemCache) stem(tok string) string {
+	if st, ok := c[tok]; ok {
+		return st
+	}
+	st := bm25.Stem(tok)
+	if len(c) < maxCachedStems {
+		c[tok] = st
+	}
+	return st
+}
+
+// parallel runs fn(i, stem) for i in [0, n) on one worker per cache in
+// caches, each stemming through its own.
+func parallel(n int, caches []stemCache, fn func(i int, stem func(string) string)) {
+	var (
+		next atomic.Int64
+		wg   sync.WaitGroup
+	)
+	for _, c := range caches[:min(len(caches), n)] {
+		wg.Go(func() {
+			for i := int(next.Add(1)) - 1; i < n; i = int(next.Add(1)) - 1 {
+				fn(i, c.stem)
+			}
+		})
+	}
+	wg.Wait()
 }
 
 // kwDrop is an erased memory the index drops.
@@ -274,28 +330,38 @@ func readErased(ctx context.Context, t *sql.Tx, after, upto int64) ([]kwDrop, er
 // put indexes memory rid of group g with its title and body, replacing what
 // was indexed for it.
 func (p *kwPart) put(rid int64, g uint32, title, body string) {
-	if old, ok := p.byRID[rid]; ok {
-		p.kill(old)
-	}
-	id := uint32(len(p.docs))
-	freq := map[uint32]*kwPosting{}
-	var n uint32
+	p.add(rid, g, analyse(title, body, p.stems.stem))
+}
+
+// kwText is a document's text as the index counts it: its distinct terms
+// (stems) in the order first met, each with its frequencies, and its length
+// in tokens, title and body.
+type kwText struct {
+	terms  []kwTerm
+	length uint32
+}
+
+type kwTerm struct {
+	tok         string
+	title, body uint16 // saturated at 65535
+}
+
+// analyse tokenises and stems a document's title and body.
+func analyse(title, body string, stem func(string) string) kwText {
+	var (
+		t  kwText
+		at = map[string]int{}
+	)
 	count := func(text string, inTitle bool) {
-		bm25.TokensWith(text, p.stem, func(tok string) {
-			n++
-			tid, ok := p.termIDs[tok]
+		bm25.TokensWith(text, stem, func(tok string) {
+			t.length++
+			i, ok := at[tok]
 			if !ok {
-				tid = uint32(len(p.postings))
-				p.termIDs[tok] = tid
-				p.postings = append(p.postings, nil)
-				p.df = append(p.df, 0)
+				i = len(t.terms)
+				at[tok] = i
+				t.terms = append(t.terms, kwTerm{tok: tok})
 			}
-			f := freq[tid]
-			if f == nil {
-				f = &kwPosting{doc: id}
-				freq[tid] = f
-			}
-			if inTitle {
+			if f := &t.terms[i]; inTitle {
 				f.title = min(f.title+1, math.MaxUint16)
 			} else {
 				f.body = min(f.body+1, math.MaxUint16)
@@ -304,9 +370,26 @@ func (p *kwPart) put(rid int64, g uint32, title, body string) {
 	}
 	count(title, true)
 	count(body, false)
-	d := kwDoc{rid: rid, length: n, group: g, terms: make([]uint32, 0, len(freq))}
-	for tid, f := range freq {
-		p.postings[tid] = append(p.postings[tid], *f)
+	return t
+}
+
+// add indexes memory rid of group g with its analysed text t, replacing
+// what was indexed for it.
+func (p *kwPart) add(rid int64, g uint32, t kwText) {
+	if old, ok := p.byRID[rid]; ok {
+		p.kill(old)
+	}
+	id := uint32(len(p.docs))
+	d := kwDoc{rid: rid, length: t.length, group: g, terms: make([]uint32, 0, len(t.terms))}
+	for _, x := range t.terms {
+		tid, ok := p.termIDs[x.tok]
+		if !ok {
+			tid = uint32(len(p.postings))
+			p.termIDs[x.tok] = tid
+			p.postings = append(p.postings, nil)
+			p.df = append(p.df, 0)
+		}
+		p.postings[tid] = append(p.postings[tid], kwPosting{doc: id, title: x.title, body: x.body})
 		p.df[tid]++
 		d.terms = append(d.terms, tid)
 	}
@@ -314,7 +397,7 @@ func (p *kwPart) put(rid int64, g uint32, title, body string) {
 	p.byRID[rid] = id
 	p.live++
 	p.groups[g].live++
-	p.groups[g].totalLen += int64(n)
+	p.groups[g].totalLen += int64(t.length)
 }
 
 // kill marks doc id dead; its postings stay until compact.
