@@ -266,8 +266,9 @@ func BenchmarkEmptyCall(b *testing.B) {
 // the SDK's client: it frames requests and reads each response's envelope,
 // leaving its result as raw bytes. What a call costs through it is the
 // server's share of a call (the SDK's server, mnemo's handler, the
-// encoding) and the transport, without a client decoding the answer, which
-// an agent's own client does in its own process.
+// encoding) and the transport (whose Read still parses each message),
+// without a client decoding the answer into values, which an agent's own
+// client does in its own process.
 type rawClient struct {
 	conn sdk.Connection
 	next int64
