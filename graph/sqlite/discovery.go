@@ -400,9 +400,9 @@ func (s *Store) Neighbours(ctx context.Context, f graph.Filter, seedIDs []string
 		if i == wsPostingsAll {
 			st = 4
 		}
-		return query(ctx, conn, stmts[st], postings[st-3], args...)
+		return query(ctx, conn, stmts[st], args...)
 	}
-	seeds, err := visibleSeeds(ctx, conn, stmts[0], seedsQuery, append([]any{jsonList(seedIDs)}, sw.args...))
+	seeds, err := visibleSeeds(ctx, conn, stmts[0], append([]any{jsonList(seedIDs)}, sw.args...))
 	if err != nil || len(seeds) == 0 {
 		return nil, err
 	}
@@ -419,7 +419,7 @@ func (s *Store) Neighbours(ctx context.Context, f graph.Filter, seedIDs []string
 		seed int64
 		entity
 	}
-	rows, err := query(ctx, conn, stmts[1], seedEntities, string(seedJSON))
+	rows, err := query(ctx, conn, stmts[1], string(seedJSON))
 	if err != nil {
 		return nil, fmt.Errorf("neighbours: %w", err)
 	}
@@ -507,7 +507,7 @@ func (s *Store) Neighbours(ctx context.Context, f graph.Filter, seedIDs []string
 		return nil, nil
 	}
 	ms, err := s.walks.loadByRID(l.gen, rids, func(js string) (*sql.Rows, error) {
-		return query(ctx, conn, stmts[2], memoriesByRID, js)
+		return query(ctx, conn, stmts[2], js)
 	})
 	if err == nil {
 		err = asKnown(ctx, conn, f, ms)
@@ -533,12 +533,12 @@ type seed struct {
 	id  string
 }
 
-// visibleSeeds resolves seed ids to rids with selectSeeds (q, prepared as
-// st, args the id list and the access filter's): seeds need only be
+// visibleSeeds resolves seed ids to rids with selectSeeds (prepared as st,
+// args the id list and the access filter's): seeds need only be
 // readable (the filter narrows the neighbours, not the seeds). Duplicates
 // count once.
-func visibleSeeds(ctx context.Context, tx *sql.Tx, st *sql.Stmt, q string, args []any) ([]seed, error) {
-	rows, err := query(ctx, tx, st, q, args...)
+func visibleSeeds(ctx context.Context, tx *sql.Tx, st *sql.Stmt, args []any) ([]seed, error) {
+	rows, err := query(ctx, tx, st, args...)
 	if err != nil {
 		return nil, fmt.Errorf("neighbours: %w", err)
 	}
@@ -612,7 +612,7 @@ func (s *Store) KeywordSearch(ctx context.Context, f graph.Filter, query string,
 	loaded, passed := 0, 0
 	for batch, round := s.kwPass.firstBatch(key, limit), 0; len(out) < limit && ranking.Len() > 0; round++ {
 		rids = ranking.next(rids[:0], scores, batch)
-		got, err := filterBatch(ctx, t, filterStmt, filter, w.args, rids)
+		got, err := filterBatch(ctx, t, filterStmt, w.args, rids)
 		if err != nil {
 			return nil, fmt.Errorf("keyword search: %w", err)
 		}
@@ -710,9 +710,9 @@ func (r *passRates) observe(key string, loaded, passed int) {
 	r.m[key] = rate
 }
 
-func filterBatch(ctx context.Context, t *sql.Tx, st *sql.Stmt, text string, args []any, rids []int64) (map[int64]graph.Memory, error) {
+func filterBatch(ctx context.Context, t *sql.Tx, st *sql.Stmt, args []any, rids []int64) (map[int64]graph.Memory, error) {
 	ridJSON, _ := json.Marshal(rids)
-	rows, err := query(ctx, t, st, text, append([]any{string(ridJSON)}, args...)...)
+	rows, err := query(ctx, t, st, append([]any{string(ridJSON)}, args...)...)
 	if err != nil {
 		return nil, err
 	}

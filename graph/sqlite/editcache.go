@@ -3,6 +3,8 @@ package sqlite
 import (
 	"cmp"
 	"context"
+	"database/sql"
+	"errors"
 	"fmt"
 	"slices"
 
@@ -200,19 +202,14 @@ func (r ridFirst) Scan(dest ...any) error { return r.sc.Scan(append([]any{r.rid}
 
 // queryRow reads one row of query into dest through the statement cache.
 func (s *Store) queryRow(ctx context.Context, query string, dest ...any) error {
-	rows, err := s.cachedQuery(ctx, query)
+	row, err := s.cachedRow(ctx, query)
 	if err != nil {
 		return err
 	}
-	defer rows.Close()
-	if !rows.Next() {
-		if err := rows.Err(); err != nil {
-			return err
-		}
+	if err := row.Scan(dest...); errors.Is(err, sql.ErrNoRows) {
 		return fmt.Errorf("%s: no row", query)
-	}
-	if err := rows.Scan(dest...); err != nil {
+	} else if err != nil {
 		return err
 	}
-	return rows.Close()
+	return nil
 }

@@ -2,6 +2,7 @@ package sqlite
 
 import (
 	"context"
+	"database/sql"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -181,19 +182,15 @@ func (s *Store) FindActiveByKey(ctx context.Context, ns graph.Namespace, key str
 	}
 	// The write path asks this up to three times per note (key, slot key,
 	// fact key): the statement is prepared once per connection, not per call.
-	rows, err := s.cachedQuery(ctx, selectActiveByKey, ns.Scope.TenantID, key, ns.Scope.OrgID,
+	row, err := s.cachedRow(ctx, selectActiveByKey, ns.Scope.TenantID, key, ns.Scope.OrgID,
 		ns.Scope.RepoID, ns.UserID, ns.Type)
 	if err != nil {
 		return graph.Memory{}, fmt.Errorf("find by key: %w", err)
 	}
-	defer rows.Close()
-	if !rows.Next() {
-		if err := rows.Err(); err != nil {
-			return graph.Memory{}, fmt.Errorf("find by key: %w", err)
-		}
+	m, _, err := scanMemory(row)
+	if errors.Is(err, sql.ErrNoRows) {
 		return graph.Memory{}, fmt.Errorf("key %q: %w", key, graph.ErrNotFound)
 	}
-	m, _, err := scanMemory(rows)
 	if err != nil {
 		return graph.Memory{}, fmt.Errorf("find by key: %w", err)
 	}

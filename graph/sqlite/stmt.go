@@ -107,13 +107,10 @@ func (c *stmtCache) evict() {
 	}
 }
 
-// query runs query in t, through st when there is one (the transaction's
-// copy reuses the statement already prepared on its connection, or
-// prepares it there once).
-func query(ctx context.Context, t *sql.Tx, st *sql.Stmt, query string, args ...any) (*sql.Rows, error) {
-	if st == nil {
-		return t.QueryContext(ctx, query, args...)
-	}
+// query runs the cached statement st in t (the transaction's copy reuses
+// the statement already prepared on its connection, or prepares it there
+// once).
+func query(ctx context.Context, t *sql.Tx, st *sql.Stmt, args ...any) (*sql.Rows, error) {
 	return t.StmtContext(ctx, st).QueryContext(ctx, args...)
 }
 
@@ -140,4 +137,15 @@ func (s *Store) cachedQuery(ctx context.Context, query string, args ...any) (*sq
 	}
 	defer release()
 	return st.QueryContext(ctx, args...)
+}
+
+// cachedRow is cachedQuery for a statement of one row (sql.ErrNoRows from
+// its Scan when there is none).
+func (s *Store) cachedRow(ctx context.Context, query string, args ...any) (*sql.Row, error) {
+	st, release, err := s.stmts.get(ctx, query)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+	return st.QueryRowContext(ctx, args...), nil
 }

@@ -134,7 +134,7 @@ func (s *Store) Walk(ctx context.Context, f graph.Filter, r graph.WalkRequest) (
 	}
 	l := &walkLoad{f: f, w: w, w0: w0, r: r, names: names, seedIDs: ids, key: key, at: nanos(f.ValidAt), cache: s.walks}
 	l.cached = true
-	out, err := s.walk(ctx, l, texts, stmts)
+	out, err := s.walk(ctx, l, stmts)
 	if err != nil {
 		return nil, fmt.Errorf("walk: %w", err)
 	}
@@ -144,7 +144,7 @@ func (s *Store) Walk(ctx context.Context, f graph.Filter, r graph.WalkRequest) (
 
 // walk loads l's neighbourhood in one read transaction, ranks it and loads
 // the memories returned.
-func (s *Store) walk(ctx context.Context, l *walkLoad, texts []string, stmts []*sql.Stmt) ([]graph.Walked, error) {
+func (s *Store) walk(ctx context.Context, l *walkLoad, stmts []*sql.Stmt) ([]graph.Walked, error) {
 	t, err := s.r.BeginTx(ctx, &sql.TxOptions{ReadOnly: true}) // one snapshot for every statement
 	if err != nil {
 		return nil, err
@@ -156,7 +156,7 @@ func (s *Store) walk(ctx context.Context, l *walkLoad, texts []string, stmts []*
 	if err := t.QueryRowContext(ctx, `SELECT n FROM write_seq`).Scan(&l.gen); err != nil {
 		return nil, err
 	}
-	l.run = func(i int, args ...any) (*sql.Rows, error) { return query(ctx, t, stmts[i], texts[i], args...) }
+	l.run = func(i int, args ...any) (*sql.Rows, error) { return query(ctx, t, stmts[i], args...) }
 	if err := l.load(ctx); err != nil {
 		return nil, err
 	}
