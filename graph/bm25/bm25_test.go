@@ -54,11 +54,14 @@ func TestIDF(t *testing.T) {
 
 func TestStems(t *testing.T) {
 	var s Stems
-	for _, tok := range []string{"researching", "researching", "k8s", "cafe", "painted"} {
-		assert.Equal(t, Stem(tok), s.Stem(tok), tok)
+	c := StemCache{}
+	for name, stem := range map[string]func(string) string{"Stems": s.Stem, "StemCache": c.Stem} {
+		for _, tok := range []string{"researching", "researching", "k8s", "cafe", "painted"} {
+			assert.Equal(t, Stem(tok), stem(tok), "%s %s", name, tok)
+		}
+		assert.Equal(t, Index("Painted walls", "researching paintings"),
+			IndexWith("Painted walls", "researching paintings", stem), "%s: cached stems index the same", name)
 	}
-	assert.Equal(t, Index("Painted walls", "researching paintings"),
-		IndexWith("Painted walls", "researching paintings", s.Stem), "cached stems index the same")
 }
 
 // TestScoreAndBest: Score is Σ IDF · Saturate with the statistics of the

@@ -72,7 +72,7 @@ type kwPart struct {
 	dead     int
 	groups   []kwGroup // by group id
 	groupIDs map[kwGroupKey]uint32
-	stems    stemCache // token -> stem, for indexing (Snowball is slow); used under the index's write lock
+	stems    bm25.StemCache // token -> stem, for indexing (Snowball is slow); under the index's write lock
 }
 
 // kwGroupKey places a memory for the access rule: its org and repo, and its
@@ -106,10 +106,6 @@ func (p *kwPart) group(sc graph.Scope, owner string, vis graph.Visibility) uint3
 	return id
 }
 
-// maxCachedStems bounds a tenant's stem cache (a vocabulary of a million
-// distinct tokens is far beyond English).
-const maxCachedStems = 1 << 20
-
 type kwDoc struct {
 	rid    int64
 	length uint32   // tokens, title and body
@@ -118,11 +114,10 @@ type kwDoc struct {
 	dead   bool
 }
 
-// kwPosting is one document's term frequencies in title and body (saturated
-// at 65535).
+// kwPosting is one document's title-weighted term frequency
+// (bm25.Doc.Freqs).
 type kwPosting struct {
-	doc         uint32
-	title, body uint16
+	doc, tf uint32
 }
 
 func newKeywordIndex() *keywordIndex {
@@ -211,7 +206,7 @@ func (k *keywordIndex) sync(ctx context.Context, t *sql.Tx) error {
 		p := k.tenants[tenant]
 		if p == nil {
 			p = &kwPart{termIDs: map[string]uint32{}, byRID: map[int64]uint32{},
-				groupIDs: map[kwGroupKey]uint32{}, stems: stemCache{}}
+				groupIDs: map[kwGroupKey]uint32{}, stems: bm25.StemCache{}}
 			k.tenants[tenant] = p
 		}
 		return p
@@ -226,20 +221,20 @@ func (k *keywordIndex) sync(ctx context.Context, t *sql.Tx) error {
 		// tokenising and stemming are most of its CPU, so windows of the
 		// changes are analysed by one worker per CPU, then added in the
 		// order read, as one goroutine would add them.
-		texts := make([]kwText, kwWindow)
-		caches := make([]stemCache, runtime.GOMAXPROCS(0))
+		texts := make([]bm25.Doc, kwWindow)
+		caches := make([]bm25.StemCache, runtime.GOMAXPROCS(0))
 		for i := range caches {
-			caches[i] = stemCache{}
+			caches[i] = bm25.StemCache{}
 		}
 		for from := 0; from < len(changes); from += kwWindow {
 			win := changes[from:min(from+kwWindow, len(changes))]
 			parallel(len(win), caches, func(i int, stem func(string) string) {
-				texts[i] = analyse(win[i].title, win[i].body, stem)
+				texts[i] = bm25.IndexWith(win[i].title, win[i].body, stem)
 			})
 			for i, c := range win {
 				p := part(c.scope.TenantID)
 				p.add(c.rid, p.group(c.scope, c.owner, c.vis), texts[i])
-				texts[i], win[i].title, win[i].body = kwText{}, "", "" // the texts read are released as they go
+				texts[i], win[i].title, win[i].body = bm25.Doc{}, "", "" // the texts read are released as they go
 			}
 		}
 	}
@@ -268,32 +263,17 @@ const (
 	kwWindow       = 4096
 )
 
-// stemCache caches bm25.Stem, a pure function (so a cache changes no
-// result), up to maxCachedStems tokens.
-type stemCache map[string]string
-
-func (c stemCache) stem(tok string) string {
-	if st, ok := c[tok]; ok {
-		return st
-	}
-	st := bm25.Stem(tok)
-	if len(c) < maxCachedStems {
-		c[tok] = st
-	}
-	return st
-}
-
 // parallel runs fn(i, stem) for i in [0, n) on one worker per cache in
 // caches, each stemming through its own.
-func parallel(n int, caches []stemCache, fn func(i int, stem func(string) string)) {
+func parallel(n int, caches []bm25.StemCache, fn func(i int, stem func(string) string)) {
 	var (
 		next atomic.Int64
 		wg   sync.WaitGroup
 	)
-	for _, c := range caches[:min(len(caches), n)] {
+	for w := range min(len(caches), n) {
 		wg.Go(func() {
 			for i := int(next.Add(1)) - 1; i < n; i = int(next.Add(1)) - 1 {
-				fn(i, c.stem)
+				fn(i, caches[w].Stem)
 			}
 		})
 	}
@@ -330,66 +310,26 @@ func readErased(ctx context.Context, t *sql.Tx, after, upto int64) ([]kwDrop, er
 // put indexes memory rid of group g with its title and body, replacing what
 // was indexed for it.
 func (p *kwPart) put(rid int64, g uint32, title, body string) {
-	p.add(rid, g, analyse(title, body, p.stems.stem))
-}
-
-// kwText is a document's text as the index counts it: its distinct terms
-// (stems) in the order first met, each with its frequencies, and its length
-// in tokens, title and body.
-type kwText struct {
-	terms  []kwTerm
-	length uint32
-}
-
-type kwTerm struct {
-	tok         string
-	title, body uint16 // saturated at 65535
-}
-
-// analyse tokenises and stems a document's title and body.
-func analyse(title, body string, stem func(string) string) kwText {
-	var (
-		t  kwText
-		at = map[string]int{}
-	)
-	count := func(text string, inTitle bool) {
-		bm25.TokensWith(text, stem, func(tok string) {
-			t.length++
-			i, ok := at[tok]
-			if !ok {
-				i = len(t.terms)
-				at[tok] = i
-				t.terms = append(t.terms, kwTerm{tok: tok})
-			}
-			if f := &t.terms[i]; inTitle {
-				f.title = min(f.title+1, math.MaxUint16)
-			} else {
-				f.body = min(f.body+1, math.MaxUint16)
-			}
-		})
-	}
-	count(title, true)
-	count(body, false)
-	return t
+	p.add(rid, g, bm25.IndexWith(title, body, p.stems.Stem))
 }
 
 // add indexes memory rid of group g with its analysed text t, replacing
 // what was indexed for it.
-func (p *kwPart) add(rid int64, g uint32, t kwText) {
+func (p *kwPart) add(rid int64, g uint32, t bm25.Doc) {
 	if old, ok := p.byRID[rid]; ok {
 		p.kill(old)
 	}
 	id := uint32(len(p.docs))
-	d := kwDoc{rid: rid, length: t.length, group: g, terms: make([]uint32, 0, len(t.terms))}
-	for _, x := range t.terms {
-		tid, ok := p.termIDs[x.tok]
+	d := kwDoc{rid: rid, length: uint32(min(t.Len, math.MaxUint32)), group: g, terms: make([]uint32, 0, len(t.Terms))}
+	for i, term := range t.Terms {
+		tid, ok := p.termIDs[term]
 		if !ok {
 			tid = uint32(len(p.postings))
-			p.termIDs[x.tok] = tid
+			p.termIDs[term] = tid
 			p.postings = append(p.postings, nil)
 			p.df = append(p.df, 0)
 		}
-		p.postings[tid] = append(p.postings[tid], kwPosting{doc: id, title: x.title, body: x.body})
+		p.postings[tid] = append(p.postings[tid], kwPosting{doc: id, tf: uint32(min(t.Freqs[i], math.MaxUint32))})
 		p.df[tid]++
 		d.terms = append(d.terms, tid)
 	}
@@ -397,7 +337,7 @@ func (p *kwPart) add(rid int64, g uint32, t kwText) {
 	p.byRID[rid] = id
 	p.live++
 	p.groups[g].live++
-	p.groups[g].totalLen += int64(t.length)
+	p.groups[g].totalLen += int64(d.length)
 }
 
 // kill marks doc id dead; its postings stay until compact.
@@ -524,7 +464,7 @@ func (k *keywordIndex) rank(f graph.Filter, terms []string) *kwRanking {
 			if d.dead || !admitted[d.group] {
 				continue
 			}
-			tf := float64(bm25.TitleWeight*int(x.title) + int(x.body))
+			tf := float64(x.tf)
 			if acc.s[x.doc] == 0 {
 				touched = append(touched, x.doc)
 			}
