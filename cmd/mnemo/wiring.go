@@ -159,7 +159,12 @@ func (a *app) openVectors(ctx context.Context, required, reindexing bool) error 
 		err = explainVectorFormat(err, "the Qdrant collection")
 	case "neo4j":
 		n := a.cfg.Neo4j
-		idx, err = vecneo4j.Open(ctx, vecneo4j.Config{URI: n.URI, Username: n.Username, Password: n.Password, Database: n.Database, Dimensions: emb.Dimensions()})
+		warm := time.Duration(-1) // a server warms the search statements; a command does not wait for it
+		if required {
+			warm = 0 // vecneo4j.DefaultWarmUp
+		}
+		idx, err = vecneo4j.Open(ctx, vecneo4j.Config{URI: n.URI, Username: n.Username, Password: n.Password, Database: n.Database,
+			Dimensions: emb.Dimensions(), WarmUp: warm, Logger: a.log})
 	default:
 		var li *local.Index
 		dir := filepath.Join(a.cfg.DataDir, "vectors")

@@ -10,8 +10,12 @@ const labelToken = "_LABEL_"
 // parameters filterParams gives: the tenant, the scope (Sees without
 // $subscopes, Contains with it), the private rule (a private point only for
 // its owner or $all_users), then the caller's narrowing, each empty value
-// meaning no restriction. It only reads properties of n, so a query
-// starting from the tenant_id index or the vector index keeps its plan.
+// (or false $has_ flag) meaning no restriction. It only reads properties of
+// n, so a query starting from the tenant_id index or the vector index keeps
+// its plan. The parameters' Cypher types never vary with the filter (an
+// unset list is [""] beside a false flag, not [] — LIST<ANY>; an unset time
+// is the epoch beside a false flag, not null): Neo4j caches a plan per text
+// and parameter types, so one warm-up (Warm) plans what every search runs.
 const filterCypher = `n.tenant_id = $tenant
   AND (($subscopes
         AND ($org = '' OR n.org_id = '' OR n.org_id = $org)
@@ -21,15 +25,15 @@ const filterCypher = `n.tenant_id = $tenant
         AND (n.repo_id = '' OR (n.repo_id = $repo AND n.org_id = $org))))
   AND ($all_users OR NOT n.private OR n.user_id = $reader)
   AND ($user = '' OR n.user_id = $user)
-  AND (size($types) = 0 OR n.type IN $types)
-  AND (size($visibility) = 0 OR n.visibility IN $visibility)
-  AND all(tag IN $tags WHERE tag IN n.tags)
+  AND (NOT $has_types OR n.type IN $types)
+  AND (NOT $has_visibility OR n.visibility IN $visibility)
+  AND (NOT $has_tags OR all(tag IN $tags WHERE tag IN n.tags))
   AND ($subject_type = '' OR n.subject_type = $subject_type)
   AND ($subject_id = '' OR n.subject_id = $subject_id)
   AND ($project_id = '' OR n.project_id = $project_id)
   AND ($session_id = '' OR n.session_id = $session_id)
-  AND ($after IS NULL OR n.created_at >= $after)
-  AND ($before IS NULL OR n.created_at < $before)`
+  AND (NOT $has_after OR n.created_at >= $after)
+  AND (NOT $has_before OR n.created_at < $before)`
 
 // payloadCypher projects a point node's payload (fromProps reads it).
 const payloadCypher = `n {.id, .version_id, .tenant_id, .org_id, .repo_id, .user_id, .visibility, .type, .tags,

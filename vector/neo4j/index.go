@@ -4,9 +4,11 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"regexp"
 	"strings"
 	"sync/atomic"
+	"time"
 
 	neo4jdrv "github.com/neo4j/neo4j-go-driver/v5/neo4j"
 
@@ -50,6 +52,12 @@ type Config struct {
 	// Overfetch multiplies k for the vector index's candidates before the
 	// filter; 0 means DefaultOverfetch.
 	Overfetch int
+	// WarmUp bounds the warm-up Open starts in the background (Warm: it
+	// plans the search statements, so the first search after a restart
+	// does not); zero means DefaultWarmUp, a negative value none.
+	WarmUp time.Duration
+	// Logger receives the warm-up's outcome; nil means slog.Default().
+	Logger *slog.Logger
 }
 
 // Index is a vector.Index on Neo4j. Safe for concurrent use.
@@ -59,6 +67,10 @@ type Index struct {
 	names  schemaNames
 	q      queries
 	closed atomic.Bool
+	log    *slog.Logger
+
+	warmStop context.CancelFunc // cancels the background warm-up; nil if none
+	warmDone chan struct{}      // closed when it has ended
 }
 
 var _ vector.Index = (*Index)(nil)
@@ -94,7 +106,10 @@ func Open(ctx context.Context, cfg Config) (*Index, error) {
 	if err != nil {
 		return nil, fmt.Errorf("neo4j vector: open %s: %w", cfg.URI, err)
 	}
-	x := &Index{driver: driver, cfg: cfg, names: namesFor(cfg.Label), q: queriesFor(cfg.Label)}
+	x := &Index{driver: driver, cfg: cfg, names: namesFor(cfg.Label), q: queriesFor(cfg.Label), log: cfg.Logger}
+	if x.log == nil {
+		x.log = slog.Default()
+	}
 	if err := driver.VerifyConnectivity(ctx); err != nil {
 		_ = driver.Close(ctx)
 		return nil, fmt.Errorf("neo4j vector: connect %s: %w", cfg.URI, err)
@@ -102,6 +117,12 @@ func Open(ctx context.Context, cfg Config) (*Index, error) {
 	if err := x.ensureSchema(ctx); err != nil {
 		_ = driver.Close(ctx)
 		return nil, err
+	}
+	switch {
+	case cfg.WarmUp == 0:
+		x.warmInBackground(DefaultWarmUp)
+	case cfg.WarmUp > 0:
+		x.warmInBackground(cfg.WarmUp)
 	}
 	return x, nil
 }
@@ -114,6 +135,10 @@ func (x *Index) Dimensions() int { return x.cfg.Dimensions }
 func (x *Index) Close() error {
 	if x.closed.Swap(true) {
 		return nil
+	}
+	if x.warmStop != nil {
+		x.warmStop()
+		<-x.warmDone
 	}
 	return x.driver.Close(context.Background())
 }
@@ -227,11 +252,7 @@ func (x *Index) Search(ctx context.Context, query []float32, f vector.Filter, k 
 	if err != nil {
 		return nil, err
 	}
-	params["k"] = k
-	params["exact"] = x.cfg.ExactThreshold
-	params["index"] = x.names.vector
-	fetch := max(k*x.cfg.Overfetch, minFetch)
-	params["fetch"] = fetch
+	fetch := x.searchParams(params, k)
 	hits, err := x.hits(ctx, x.q.approximate, params, "search")
 	if err != nil || len(hits) == k {
 		return hits, err
@@ -248,6 +269,17 @@ func (x *Index) Search(ctx context.Context, query []float32, f vector.Filter, k 
 	// allowed among the index's candidates: the exact scan never returns
 	// fewer than the filter allows.
 	return x.hits(ctx, x.q.exact, params, "exact search")
+}
+
+// searchParams adds Search's own parameters to params and returns the
+// number of candidates asked of the vector index first.
+func (x *Index) searchParams(params map[string]any, k int) int {
+	fetch := max(k*x.cfg.Overfetch, minFetch)
+	params["k"] = k
+	params["exact"] = x.cfg.ExactThreshold
+	params["index"] = x.names.vector
+	params["fetch"] = fetch
+	return fetch
 }
 
 // Score implements vector.Index.

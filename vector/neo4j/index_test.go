@@ -22,7 +22,9 @@ func server(tb testing.TB) vecneo4j.Config {
 	tb.Helper()
 	gc := neo4jtest.Config(tb)
 	neo4jtest.Lock(tb, gc)
-	return vecneo4j.Config{URI: gc.URI, Username: gc.Username, Password: gc.Password, Database: gc.Database}
+	// No background warm-up (WarmUp -1): each test plans what it runs;
+	// TestWarmCoversSearch runs Warm itself.
+	return vecneo4j.Config{URI: gc.URI, Username: gc.Username, Password: gc.Password, Database: gc.Database, WarmUp: -1}
 }
 
 // testLabel is the label of the tests' indexes of dim dimensions: one per

@@ -53,26 +53,36 @@ func fromProps(v any) (vector.Payload, error) {
 	return p, nil
 }
 
-// filterParams is f as filterCypher's parameters.
+// filterParams is f as filterCypher's parameters, each of one Cypher type
+// whatever f holds (see filterCypher).
 func filterParams(f vector.Filter) map[string]any {
-	list := func(xs []string) []string {
-		if xs == nil {
-			return []string{}
-		}
-		return xs
-	}
-	bound := func(t time.Time) any {
-		if t.IsZero() {
-			return nil
-		}
-		return t.UTC()
-	}
-	return map[string]any{
+	p := map[string]any{
 		"tenant": f.TenantID, "org": f.OrgID, "repo": f.RepoID, "subscopes": f.Subscopes,
 		"all_users": f.AllUsers, "reader": f.ReaderUserID, "user": f.UserID,
-		"types": list(f.Types), "visibility": list(f.Visibility), "tags": list(f.Tags),
 		"subject_type": f.SubjectType, "subject_id": f.SubjectID,
 		"project_id": f.ProjectID, "session_id": f.SessionID,
-		"after": bound(f.CreatedAfter), "before": bound(f.CreatedBefore),
 	}
+	p["types"], p["has_types"] = listParam(f.Types)
+	p["visibility"], p["has_visibility"] = listParam(f.Visibility)
+	p["tags"], p["has_tags"] = listParam(f.Tags)
+	p["after"], p["has_after"] = boundParam(f.CreatedAfter)
+	p["before"], p["has_before"] = boundParam(f.CreatedBefore)
+	return p
+}
+
+// listParam is xs and true, or [""] and false when xs is empty.
+func listParam(xs []string) ([]string, bool) {
+	if len(xs) == 0 {
+		return []string{""}, false
+	}
+	return xs, true
+}
+
+// boundParam is t in UTC and true, or the Unix epoch and false when t is
+// zero.
+func boundParam(t time.Time) (time.Time, bool) {
+	if t.IsZero() {
+		return time.Unix(0, 0).UTC(), false
+	}
+	return t.UTC(), true
 }
