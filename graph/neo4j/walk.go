@@ -94,40 +94,27 @@ RETURN [m IN seeds | m.id] AS seeds, [pair IN resolved | [pair[0], pair[1].norm_
        [m IN linked | m.id] AS linked, details`
 
 // walkHop2Cypher loads the second hop: for each entity of $names, its
-// first $fanout + 1 admitted memories, as [name, how many, their ids] (no
-// ids when there are more than $fanout: a more common entity is not
-// expanded; no order is needed: an entity is expanded whole or not at
-// all); the ids of the memories of $linked the filter admits (those linked
-// to the first hop); and the detail of each of these memories once (a
-// memory reached by several entities was detailed once per entity: 15,000
-// of the ~17,000 db hits of a hop 2 at 10,000 memories, docs/benchmarks.md).
-// Uses entity_norm and memory_id.
+// first $fanout + 1 admitted memories, and the detail of them all when
+// there are no more than $fanout (a more common entity is not expanded;
+// no order is needed: an entity is expanded whole or not at all); then
+// the detail of the memories of $linked the filter admits (those linked
+// to the first hop), with a null name. Uses entity_norm and memory_id.
 var walkHop2Cypher = `
+UNWIND $names AS name
+MATCH (e:Entity {tenant_id: $f_tenant, norm_name: name})
 CALL {
-  UNWIND $names AS name
-  MATCH (e:Entity {tenant_id: $f_tenant, norm_name: name})
-  CALL {
-    WITH e
-    MATCH (e)<-[:MENTIONS]-(m:Memory)
-    WHERE ` + memoryVisible + `
-    WITH m LIMIT $fanout + 1
-    RETURN collect(m) AS ms
-  }
-  RETURN collect([name, size(ms), CASE WHEN size(ms) <= $fanout THEN ms ELSE [] END]) AS rows
-}
-CALL {
-  UNWIND $linked AS id
-  MATCH (m:Memory {id: id})
+  WITH e
+  MATCH (e)<-[:MENTIONS]-(m:Memory)
   WHERE ` + memoryVisible + `
-  RETURN collect(m) AS links
+  WITH m LIMIT $fanout + 1
+  RETURN collect(m) AS ms
 }
-CALL {
-  WITH rows, links
-  UNWIND reduce(acc = links, r IN rows | acc + r[2]) AS m
-  WITH DISTINCT m
-  RETURN collect(` + memoryDetail + `) AS details
-}
-RETURN [r IN rows | [r[0], r[1], [m IN r[2] | m.id]]] AS entities, [m IN links | m.id] AS linked, details`
+RETURN name, size(ms) AS n, CASE WHEN size(ms) <= $fanout THEN [m IN ms | ` + memoryDetail + `] ELSE [] END AS details
+UNION ALL
+UNWIND $linked AS id
+MATCH (m:Memory {id: id})
+WHERE ` + memoryVisible + `
+RETURN null AS name, 1 AS n, [` + memoryDetail + `] AS details`
 
 // Walk implements graph.Store in three queries of one read transaction:
 // the first hop (walkHop1Cypher), the second (walkHop2Cypher), and the
@@ -328,9 +315,9 @@ func walkHop2Params(f graph.Filter, names, linked []string) map[string]any {
 }
 
 type hop2Entity struct {
-	name string
-	n    int64
-	ids  []any
+	name    string
+	n       int64
+	details []any
 }
 
 // hop2 expands the entities the first hop's memories mention.
@@ -361,15 +348,15 @@ func (h *hood) hop2(ctx context.Context, tx neo4jdrv.ManagedTransaction, f graph
 	if err != nil {
 		return err
 	}
-	p := recs[0].AsMap()
-	details := map[string]any{}
-	for _, d := range p["details"].([]any) {
-		details[d.([]any)[0].(string)] = d
-	}
-	es := make([]hop2Entity, 0, len(p["entities"].([]any)))
-	for _, x := range p["entities"].([]any) {
-		row := x.([]any)
-		es = append(es, hop2Entity{name: row[0].(string), n: row[1].(int64), ids: row[2].([]any)})
+	es := make([]hop2Entity, 0, len(recs))
+	var links []any
+	for _, rec := range recs {
+		p := rec.AsMap()
+		if p["name"] == nil {
+			links = append(links, p["details"].([]any)...)
+			continue
+		}
+		es = append(es, hop2Entity{name: p["name"].(string), n: p["n"].(int64), details: p["details"].([]any)})
 	}
 	slices.SortFunc(es, func(a, b hop2Entity) int { return cmp.Or(cmp.Compare(a.n, b.n), cmp.Compare(a.name, b.name)) })
 	for _, e := range es {
@@ -378,17 +365,17 @@ func (h *hood) hop2(ctx context.Context, tx neo4jdrv.ManagedTransaction, f graph
 			continue
 		}
 		h.df[e.name] = e.n
-		for _, x := range e.ids {
-			id := x.(string)
+		for _, d := range e.details {
+			id := d.([]any)[0].(string)
 			if h.add(id) {
 				h.pairs[[2]string{id, e.name}] = true
-				h.detail(details[id])
+				h.detail(d)
 			}
 		}
 	}
-	for _, x := range p["linked"].([]any) {
-		if id := x.(string); h.add(id) {
-			h.detail(details[id])
+	for _, d := range links {
+		if h.add(d.([]any)[0].(string)) {
+			h.detail(d)
 		}
 	}
 	return nil
