@@ -55,6 +55,9 @@ func readStatements() []readStatement {
 		{"keyword search", keywordSearchCypher, func(f graph.Filter) map[string]any {
 			return keywordSearchParams(f, kwTenantKey(f.Scope.TenantID)+"warm", ids, ids, 1, 1, 1)
 		}},
+		{"keyword search, ties", keywordSearchExactCypher, func(f graph.Filter) map[string]any {
+			return keywordSearchParams(f, kwTenantKey(f.Scope.TenantID)+"warm", ids, ids, 1, 1, 1)
+		}},
 		{"walk hop 1", walkHop1Cypher, func(f graph.Filter) map[string]any { return walkHop1Params(f, ids, ids) }},
 		{"walk hop 2", walkHop2Cypher, func(f graph.Filter) map[string]any { return walkHop2Params(f, ids, ids) }},
 		{"walk relations", walkRelatedCypher, func(f graph.Filter) map[string]any { return walkRelatedParams(f, ids) }},
