@@ -181,6 +181,25 @@ func (e *Engine) walk(ctx context.Context, q searchPlan, seeds walkSeeds) ([]gra
 	return ws, nil
 }
 
+// warmWalk starts warming the store's walk from seeds and the memories
+// ids (graph.WalkWarmer) and returns a channel closed when it ends: at
+// once when the store cannot warm or nothing seeds the walk. Its error is
+// dropped: the walk itself meets it.
+func (e *Engine) warmWalk(ctx context.Context, q searchPlan, seeds walkSeeds, ids []string) <-chan struct{} {
+	done := make(chan struct{})
+	seeds.addHits(ids)
+	r := seeds.request()
+	if e.caps.warmer == nil || (len(r.Entities) == 0 && len(r.Memories) == 0) {
+		close(done)
+		return done
+	}
+	go func() {
+		defer close(done)
+		_ = e.caps.warmer.WarmWalk(ctx, q.f, r)
+	}()
+	return done
+}
+
 // addWalked adds the graph signal, the walk's memories in its order.
 func addWalked(p *pool, ws []graph.Walked) {
 	for i := range ws {

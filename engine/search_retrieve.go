@@ -88,17 +88,24 @@ func (e *Engine) retrieveHybrid(ctx context.Context, q searchPlan) (*pool, error
 	// The walk starts as soon as its vector seeds are known, while the
 	// rest of the vector hits load (queryVector.seeds): the two store
 	// reads overlap, and the pool takes the signals in the same order.
+	// Until the seeds are known, a store that can warms the walk from
+	// the query's entities and the keyword seeds (graph.WalkWarmer), on
+	// the core the embedding leaves free; the walk then reads only what
+	// the vector seeds add.
 	var walked []graph.Walked
 	if runs(signalGraph) {
-		seeds := walkSeeds{entities: queryEntities(q.text), limit: walkPool}
+		ents, kwIDs := queryEntities(q.text), keywordIDs(kw, walkSeedHits)
+		seeds := walkSeeds{entities: ents, limit: walkPool}
 		if v != nil {
+			warmed := e.warmWalk(ctx, q, walkSeeds{entities: ents, limit: walkPool}, kwIDs)
 			ids, err := v.seeds(ctx)
+			<-warmed
 			if err != nil {
 				return nil, err
 			}
 			seeds.addHits(ids)
 		}
-		seeds.addHits(keywordIDs(kw, walkSeedHits))
+		seeds.addHits(kwIDs)
 		var err error
 		if walked, err = e.walk(ctx, q, seeds); err != nil {
 			return nil, err
