@@ -16,6 +16,9 @@ type capabilities struct {
 	edits     graph.Edits
 	capsules  graph.Capsules
 	relations graph.Relations
+	// warmer warms the walk while a hybrid search waits for its vector
+	// seeds (retrieveHybrid).
+	warmer graph.WalkWarmer
 }
 
 func capabilitiesOf(s graph.Store) capabilities {
@@ -24,6 +27,7 @@ func capabilitiesOf(s graph.Store) capabilities {
 	c.edits, _ = s.(graph.Edits)
 	c.capsules, _ = s.(graph.Capsules)
 	c.relations, _ = s.(graph.Relations)
+	c.warmer, _ = s.(graph.WalkWarmer)
 	return c
 }
 

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"context"
 	"slices"
 	"strings"
 	"unicode/utf8"
@@ -176,21 +177,73 @@ func tokens(s string) int {
 
 // appendNeighbours gives each result its appendix of neighbours from set:
 // first the memories its relations lead to, up to relations_limit
-// (appendRelated), then memories sharing entities with it, up to
+// (pickRelated), then memories sharing entities with it, up to
 // notes_limit shown in full and docs_limit shown as summary or id, under
 // the same filter, each memory at most once in the response and never one
 // that is already a primary result. Neighbours of a seed that did not
-// become a result are dropped.
-func (e *Engine) appendNeighbours(q searchPlan, rs []SearchResult, set neighbourSet) {
+// become a result are dropped. The store found more neighbours than are
+// shown (room for those it skips); only the versions of those shown are
+// loaded, in as many rounds as a neighbour without a visible version
+// leaves a place to the next.
+func (e *Engine) appendNeighbours(ctx context.Context, q searchPlan, rs []SearchResult, set neighbourSet) error {
+	tried := map[*hit]bool{}
+	for {
+		var load []*hit
+		for _, pk := range pickNeighbours(q, rs, set, func(h *hit) bool { return h.hasVersion || !tried[h] }) {
+			if !tried[pk.h] && !pk.h.hasVersion {
+				tried[pk.h] = true
+				load = append(load, pk.h)
+			}
+		}
+		if len(load) == 0 {
+			break
+		}
+		if err := e.loadVersions(ctx, q.f, load); err != nil {
+			return err
+		}
+	}
+	for _, pk := range pickNeighbours(q, rs, set, func(h *hit) bool { return h.hasVersion }) {
+		nb := shapeNeighbour(q, pk.h)
+		if r := pk.rel; r != nil {
+			nb.Reason, nb.RelationID, nb.Direction, nb.Shared = string(r.Type), r.ID, DirectionOut, []string{}
+			if r.ToID == rs[pk.result].Memory.ID {
+				nb.Direction = DirectionIn
+			}
+		} else {
+			nb.Reason, nb.Shared = NeighbourSharedEntities, pk.shared
+		}
+		rs[pk.result].Neighbours = append(rs[pk.result].Neighbours, nb)
+	}
+	return nil
+}
+
+// neighbourPick is a neighbour to show: the result it joins, the hit, and
+// the relation that led to it or the entities it shares with the result.
+type neighbourPick struct {
+	result int
+	h      *hit
+	rel    *graph.Relation
+	shared []string
+}
+
+// pickNeighbours chooses the neighbours appendNeighbours shows, in the
+// order they are appended, counting as visible the hits shown accepts.
+func pickNeighbours(q searchPlan, rs []SearchResult, set neighbourSet, shown func(*hit) bool) []neighbourPick {
 	lim := q.rt.Neighbours
 	if len(rs) == 0 || (len(set.ns) == 0 && len(set.rels) == 0) {
-		return
+		return nil
 	}
-	shown := make(map[string]bool, len(rs))
+	taken := make(map[string]bool, len(rs))
 	for _, r := range rs {
-		shown[r.Memory.ID] = true
+		taken[r.Memory.ID] = true
 	}
-	appendRelated(q, rs, set, shown)
+	// usable: not a primary result (cycle), not already shown, not hidden
+	// by an edit, and visible.
+	usable := func(h *hit) bool { return h != nil && h.mem.ID != "" && shown(h) && !taken[h.mem.ID] }
+	picks := pickRelated(q, rs, set, usable)
+	for _, pk := range picks {
+		taken[pk.h.mem.ID] = true
+	}
 	ns, byID := set.ns, set.byID
 	seedIndex := make(map[string]int, len(rs))
 	for i, r := range rs {
@@ -200,12 +253,11 @@ func (e *Engine) appendNeighbours(q searchPlan, rs []SearchResult, set neighbour
 	for _, n := range ns {
 		i, isResult := seedIndex[n.SeedID]
 		h := byID[n.Memory.ID]
-		if !isResult || h == nil || h.mem.ID == "" || !h.hasVersion || shown[h.mem.ID] {
-			continue // a primary result (cycle), already shown, hidden by an edit or not visible
+		if !isResult || !usable(h) {
+			continue
 		}
-		nb := shapeNeighbour(q, h)
-		nb.Reason, nb.Shared = NeighbourSharedEntities, n.Shared
-		if nb.Display == policy.NeighbourFull {
+		td, _ := q.pol.Type(h.mem.Type)
+		if td.Display.Neighbour == policy.NeighbourFull {
 			if notes[i] >= lim.NotesLimit {
 				continue
 			}
@@ -216,9 +268,10 @@ func (e *Engine) appendNeighbours(q searchPlan, rs []SearchResult, set neighbour
 			}
 			docs[i]++
 		}
-		shown[h.mem.ID] = true
-		rs[i].Neighbours = append(rs[i].Neighbours, nb)
+		taken[h.mem.ID] = true
+		picks = append(picks, neighbourPick{result: i, h: h, shared: n.Shared})
 	}
+	return picks
 }
 
 // shapeNeighbour renders h as a neighbour per its type's

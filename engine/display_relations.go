@@ -57,18 +57,21 @@ func (e *Engine) loadRelated(ctx context.Context, q searchPlan, rels []graph.Rel
 	return hs, nil
 }
 
-// appendRelated gives each result, in rank order, up to relations_limit
+// pickRelated picks for each result, in rank order, up to relations_limit
 // neighbours its relations lead to (newest relation first), each with the
-// relation's type as its reason; shown holds the memories already in the
-// response and is updated.
-func appendRelated(q searchPlan, rs []SearchResult, set neighbourSet, shown map[string]bool) {
+// relation as its reason, among the hits usable accepts; a memory is
+// picked once.
+func pickRelated(q searchPlan, rs []SearchResult, set neighbourSet, usable func(*hit) bool) []neighbourPick {
 	lim := q.rt.Neighbours.RelationsLimit
 	if lim <= 0 || len(set.rels) == 0 {
-		return
+		return nil
 	}
+	var picks []neighbourPick
+	picked := map[string]bool{}
 	for i := range rs {
 		seed, n := rs[i].Memory.ID, 0
-		for _, r := range set.rels {
+		for k := range set.rels {
+			r := &set.rels[k]
 			if n >= lim {
 				break
 			}
@@ -76,17 +79,13 @@ func appendRelated(q searchPlan, rs []SearchResult, set neighbourSet, shown map[
 				continue
 			}
 			h := set.byID[r.Other(seed)]
-			if h == nil || h.mem.ID == "" || !h.hasVersion || shown[h.mem.ID] {
-				continue // a primary result, already shown, hidden by an edit or not visible
+			if !usable(h) || picked[h.mem.ID] {
+				continue
 			}
-			nb := shapeNeighbour(q, h)
-			nb.Reason, nb.RelationID, nb.Direction, nb.Shared = string(r.Type), r.ID, DirectionOut, []string{}
-			if r.ToID == seed {
-				nb.Direction = DirectionIn
-			}
-			shown[h.mem.ID] = true
-			rs[i].Neighbours = append(rs[i].Neighbours, nb)
+			picked[h.mem.ID] = true
+			picks = append(picks, neighbourPick{result: i, h: h, rel: r})
 			n++
 		}
 	}
+	return picks
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/mnemo-dev/mnemo/graph"
+	"github.com/mnemo-dev/mnemo/graph/bm25"
 	"github.com/mnemo-dev/mnemo/policy"
 	"github.com/mnemo-dev/mnemo/vector"
 )
@@ -70,6 +71,7 @@ type Engine struct {
 	xc       extractors    // write-path extractor cache, see ingest_extract.go
 	stmts    statements    // stored versions' statements, see ingest_statements.go
 	keys     keyLocks      // per-key write serialisation, see ingest_lock.go
+	stems    bm25.Stems    // stems of the results' words, for relevance's coverage
 	obs      Observer      // nil: no one is told, see observe.go
 }
 

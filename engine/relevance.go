@@ -73,7 +73,7 @@ func (e *Engine) scoreRelevance(ctx context.Context, q searchPlan, qvec []float3
 	}
 	terms := bm25.QueryTerms(keywordQuery(q.text))
 	for _, h := range hs {
-		cov := coverage(terms, h.mem.Title+"\n"+h.text()+"\n"+dateWords(h.mem))
+		cov := coverage(terms, h.mem.Title+"\n"+h.text()+"\n"+dateWords(h.mem), e.stems.Stem)
 		if h.hasCosine {
 			h.relevance = relevanceOf(q.rt.Relevance, h.cosine, cov)
 			// The embedder cannot judge a word it does not know (an id, a
@@ -106,9 +106,9 @@ func dateWords(m graph.Memory) string {
 	return t.UTC().Format("2 January 2006")
 }
 
-// coverage is the share of terms found among text's terms (0 without
-// terms).
-func coverage(terms []string, text string) float64 {
+// coverage is the share of terms found among text's terms, stemmed by
+// stem (bm25.Stem or a cache of it; 0 without terms).
+func coverage(terms []string, text string, stem func(string) string) float64 {
 	if len(terms) == 0 {
 		return 0
 	}
@@ -117,7 +117,7 @@ func coverage(terms []string, text string) float64 {
 		want[t] = true
 	}
 	found := 0
-	bm25.Tokens(text, func(t string) {
+	bm25.TokensWith(text, stem, func(t string) {
 		if want[t] {
 			found++
 			delete(want, t)

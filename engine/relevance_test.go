@@ -33,10 +33,10 @@ func TestRelevanceOf(t *testing.T) {
 
 func TestCoverage(t *testing.T) {
 	terms := []string{"orca", "pod", "travel"}
-	assert.InDelta(t, 1, coverage(terms, "The orca pods travelled"), 1e-9, "stems match")
-	assert.InDelta(t, 1.0/3, coverage(terms, "an orca, an orca"), 1e-9, "a term counts once")
-	assert.Zero(t, coverage(terms, "nothing here"))
-	assert.Zero(t, coverage(nil, "orca"))
+	assert.InDelta(t, 1, coverage(terms, "The orca pods travelled", bm25.Stem), 1e-9, "stems match")
+	assert.InDelta(t, 1.0/3, coverage(terms, "an orca, an orca", bm25.Stem), 1e-9, "a term counts once")
+	assert.Zero(t, coverage(terms, "nothing here", bm25.Stem))
+	assert.Zero(t, coverage(nil, "orca", bm25.Stem))
 }
 
 // TestAbstentionIsAbsolute searches memories whose cosine to each query the
@@ -69,8 +69,8 @@ func TestDateWordsCoverTheQuerysDate(t *testing.T) {
 	}
 	terms := bm25.QueryTerms(keywordQuery("What setback did Melanie face in October 2023?"))
 	text := "Melanie: I had a setback, I hurt myself and had to face a break from pottery."
-	assert.Less(t, coverage(terms, text), 1.0, "the text alone does not say when")
-	assert.InDelta(t, 1, coverage(terms, text+"\n"+dateWords(graph.Memory{CreatedAt: oct})), 1e-9, "its date does")
+	assert.Less(t, coverage(terms, text, bm25.Stem), 1.0, "the text alone does not say when")
+	assert.InDelta(t, 1, coverage(terms, text+"\n"+dateWords(graph.Memory{CreatedAt: oct}), bm25.Stem), 1e-9, "its date does")
 }
 
 func TestAbstentionIsAbsolute(t *testing.T) {
@@ -169,7 +169,7 @@ func TestAbstentionIsAbsolute(t *testing.T) {
 	all := search("t2", offtopic)
 	require.NotEmpty(t, all.Results)
 	for _, r := range all.Results {
-		cov := coverage(bm25.QueryTerms(keywordQuery(offtopic)), r.Content)
+		cov := coverage(bm25.QueryTerms(keywordQuery(offtopic)), r.Content, bm25.Stem)
 		assert.InDelta(t, relevanceOf(cal, r.Signals[signalVector].Score, cov), r.Confidence, 1e-6)
 		assert.Less(t, r.Confidence, 0.01)
 	}

@@ -182,7 +182,9 @@ func (e *Engine) Search(ctx context.Context, p graph.Principal, r SearchRequest)
 	if err := cmp.Or(err, setErr); err != nil {
 		return SearchResponse{}, err
 	}
-	e.appendNeighbours(q, results, set)
+	if err := e.appendNeighbours(ctx, q, results, set); err != nil {
+		return SearchResponse{}, err
+	}
 	resp.Contradictions = contradictions(results)
 	resp.Results, resp.Budget = applyBudget(results, q.budget)
 	return resp, nil

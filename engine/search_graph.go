@@ -163,20 +163,50 @@ func normalised(m map[string]float64) map[string]float64 {
 // walk under q's filter, so a memory the reader may not read is neither
 // returned nor crossed.
 func (e *Engine) walkSearch(ctx context.Context, q searchPlan, p *pool, seeds walkSeeds) error {
+	ws, err := e.walk(ctx, q, seeds)
+	addWalked(p, ws)
+	return err
+}
+
+// walk runs the store's walk from seeds (nothing when nothing seeds it).
+func (e *Engine) walk(ctx context.Context, q searchPlan, seeds walkSeeds) ([]graph.Walked, error) {
 	r := seeds.request()
 	if len(r.Entities) == 0 && len(r.Memories) == 0 {
-		return nil
+		return nil, nil
 	}
 	ws, err := e.store.Walk(ctx, q.f, r)
 	if err != nil {
-		return fmt.Errorf("graph walk: %w", err)
+		return nil, fmt.Errorf("graph walk: %w", err)
 	}
+	return ws, nil
+}
+
+// warmWalk starts warming the store's walk from seeds and the memories
+// ids (graph.WalkWarmer) and returns a channel closed when it ends: at
+// once when the store cannot warm or nothing seeds the walk. Its error is
+// dropped: the walk itself meets it.
+func (e *Engine) warmWalk(ctx context.Context, q searchPlan, seeds walkSeeds, ids []string) <-chan struct{} {
+	done := make(chan struct{})
+	seeds.addHits(ids)
+	r := seeds.request()
+	if e.caps.warmer == nil || (len(r.Entities) == 0 && len(r.Memories) == 0) {
+		close(done)
+		return done
+	}
+	go func() {
+		defer close(done)
+		_ = e.caps.warmer.WarmWalk(ctx, q.f, r)
+	}()
+	return done
+}
+
+// addWalked adds the graph signal, the walk's memories in its order.
+func addWalked(p *pool, ws []graph.Walked) {
 	for i := range ws {
 		w := &ws[i]
 		h := p.add(signalGraph, i+1, w.Memory.ID, &w.Memory, graphScore(w.Score))
 		h.path = w.Via
 	}
-	return nil
 }
 
 // graphScore is the graph signal's score of a walk score: its square

@@ -112,7 +112,8 @@ func (e *Engine) loadAdmitted(ctx context.Context, f graph.Filter, ids []string)
 
 // neighbourSet is what fetchNeighbours found for a set of seeds: the
 // store's neighbours, the seeds' relations (engine/relations.go) and, by
-// id, their hits with edits applied and versions loaded.
+// id, their hits with edits applied; appendNeighbours loads the versions
+// of those it shows.
 type neighbourSet struct {
 	ns   []graph.Neighbour
 	rels []graph.Relation
@@ -120,8 +121,8 @@ type neighbourSet struct {
 }
 
 // fetchNeighbours asks the store for the neighbours and the relations of
-// seeds (the results to be) and loads them, so that it can run while the
-// results resolve.
+// seeds (the results to be) and loads their memories, so that it can run
+// while the results resolve.
 func (e *Engine) fetchNeighbours(ctx context.Context, q searchPlan, seeds []string) (neighbourSet, error) {
 	lim := q.rt.Neighbours
 	if len(seeds) == 0 {
@@ -158,9 +159,6 @@ func (e *Engine) fetchNeighbours(ctx context.Context, q searchPlan, seeds []stri
 		return neighbourSet{}, nil
 	}
 	if err := e.applyEdits(ctx, q.f, hs); err != nil {
-		return neighbourSet{}, err
-	}
-	if err := e.loadVersions(ctx, q.f, hs); err != nil {
 		return neighbourSet{}, err
 	}
 	return neighbourSet{ns: ns, rels: rels, byID: byID}, nil

@@ -3,7 +3,9 @@ package engine
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
+	"sync"
 
 	"github.com/mnemo-dev/mnemo/graph"
 	"github.com/mnemo-dev/mnemo/policy"
@@ -26,6 +28,10 @@ const (
 	vectorPool            = 100
 	vectorOverfetch       = 2
 	vectorOverfetchNarrow = 6
+	// walkSeedHead is how many of the best vector hits load ahead of the
+	// rest, to find the walk's vector seeds among them (queryVector.seeds):
+	// room for a few the filter hides.
+	walkSeedHead = 2 * walkSeedHits
 )
 
 // retrieve runs the signals of q's mode into one pool. It reports whether
@@ -79,22 +85,39 @@ func (e *Engine) retrieveHybrid(ctx context.Context, q searchPlan) (*pool, error
 			return nil, err
 		}
 	}
+	// The walk starts as soon as its vector seeds are known, while the
+	// rest of the vector hits load (queryVector.seeds): the two store
+	// reads overlap, and the pool takes the signals in the same order.
+	// Until the seeds are known, a store that can warms the walk from
+	// the query's entities and the keyword seeds (graph.WalkWarmer), on
+	// the core the embedding leaves free; the walk then reads only what
+	// the vector seeds add.
+	var walked []graph.Walked
+	if runs(signalGraph) {
+		ents, kwIDs := queryEntities(q.text), keywordIDs(kw, walkSeedHits)
+		seeds := walkSeeds{entities: ents, limit: walkPool}
+		if v != nil {
+			warmed := e.warmWalk(ctx, q, walkSeeds{entities: ents, limit: walkPool}, kwIDs)
+			ids, err := v.seeds(ctx)
+			<-warmed
+			if err != nil {
+				return nil, err
+			}
+			seeds.addHits(ids)
+		}
+		seeds.addHits(kwIDs)
+		var err error
+		if walked, err = e.walk(ctx, q, seeds); err != nil {
+			return nil, err
+		}
+	}
 	if v != nil {
 		if err := v.search(ctx, p); err != nil {
 			return nil, err
 		}
 	}
 	addKeyword(p, kw, nil)
-	if runs(signalGraph) {
-		seeds := walkSeeds{entities: queryEntities(q.text), limit: walkPool}
-		if v != nil {
-			seeds.addHits(vectorIDs(v.hits, v.mems))
-		}
-		seeds.addHits(keywordIDs(kw, walkSeedHits))
-		if err := e.walkSearch(ctx, q, p, seeds); err != nil {
-			return nil, err
-		}
-	}
+	addWalked(p, walked)
 	return p, nil
 }
 
@@ -168,10 +191,16 @@ type queryVector struct {
 	ahead aheadWork
 	done  chan struct{} // closed when the work ahead ends; nil if none started
 
-	vec  []float32
-	hits []vector.Hit
-	mems map[string]graph.Memory // hits the filter admits, loaded ahead (aheadSearch)
-	err  error
+	// seeded is closed when walkIDs is final (aheadSearch): before done when
+	// the best walkSeedHead hits hold walkSeedHits admitted ones.
+	seeded chan struct{}
+
+	vec     []float32
+	hits    []vector.Hit
+	mems    map[string]graph.Memory // hits the filter admits, loaded ahead (aheadSearch)
+	walkIDs []string                // the walk's vector seeds: vectorIDs(hits, mems)
+	err     error
+	seedErr error // err when seeded closed
 }
 
 // startQueryVector starts the work ahead. The caller must defer wait, so the
@@ -181,18 +210,43 @@ func (e *Engine) startQueryVector(ctx context.Context, q searchPlan, ahead ahead
 	if !q.withVectors || ahead == aheadNone {
 		return v
 	}
-	v.done = make(chan struct{})
+	v.done, v.seeded = make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(v.done)
+		seeded := sync.OnceFunc(func() { v.seedErr = v.err; close(v.seeded) })
+		defer seeded()
 		if v.vec, v.err = e.embedQuery(ctx, q.text); v.err != nil || ahead != aheadSearch {
 			return
 		}
-		if v.hits, v.err = e.vectorHits(ctx, q, v.vec); v.err == nil && len(v.hits) > 0 {
-			ids := make([]string, len(v.hits))
-			for i, h := range v.hits {
-				ids[i] = h.ID
-			}
-			v.mems, v.err = e.loadAdmitted(ctx, q.f, ids)
+		if v.hits, v.err = e.vectorHits(ctx, q, v.vec); v.err != nil || len(v.hits) == 0 {
+			return
+		}
+		ids := make([]string, len(v.hits))
+		for i, h := range v.hits {
+			ids[i] = h.ID
+		}
+		// The best hits load first: when walkSeedHits of them are admitted,
+		// they are the walk's vector seeds whatever the rest hold, and the
+		// walk need not wait for the rest.
+		head := ids[:min(len(ids), walkSeedHead)]
+		if v.mems, v.err = e.loadAdmitted(ctx, q.f, head); v.err != nil {
+			return
+		}
+		early := false
+		if v.walkIDs = vectorIDs(v.hits[:len(head)], v.mems); len(v.walkIDs) == walkSeedHits {
+			early = true
+			seeded() // walkIDs and seedErr stay as they are from here
+		}
+		if len(head) == len(ids) {
+			return
+		}
+		rest, err := e.loadAdmitted(ctx, q.f, ids[len(head):])
+		if v.err = err; err != nil {
+			return
+		}
+		maps.Copy(v.mems, rest)
+		if !early {
+			v.walkIDs = vectorIDs(v.hits, v.mems)
 		}
 	}()
 	return v
@@ -215,6 +269,24 @@ func (v *queryVector) embedding(ctx context.Context) ([]float32, error) {
 		v.vec, v.err = v.e.embedQuery(ctx, v.q.text)
 	}
 	return v.vec, v.err
+}
+
+// seeds returns the walk's vector seeds, found ahead (aheadSearch): the
+// ids of the best walkSeedHits hits the filter admits. It may return before
+// the rest of the hits have loaded; search waits for them.
+func (v *queryVector) seeds(ctx context.Context) ([]string, error) {
+	if v.seeded == nil {
+		return nil, nil
+	}
+	select {
+	case <-v.seeded:
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	if v.seedErr != nil {
+		return nil, v.seedErr
+	}
+	return v.walkIDs, nil
 }
 
 // search adds the vector signal to p: the hits found ahead, or found now.

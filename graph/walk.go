@@ -1,6 +1,9 @@
 package graph
 
-import "math"
+import (
+	"context"
+	"math"
+)
 
 // WalkRequest asks a store for a personalized PageRank over the graph that
 // a filter admits: memories, the entities they MENTION, and the links
@@ -22,6 +25,17 @@ type WalkRequest struct {
 	Damping float64
 	// Limit is how many memories to return at most.
 	Limit int
+}
+
+// WalkWarmer is a store whose walks keep what they read for the next walk
+// at the same state (graph/sqlite's walk cache: posting lists and mentions
+// until the next write). WarmWalk reads the neighbourhood Walk would load
+// for r into that cache, and ranks and returns nothing: a search warms the
+// walk from the seeds it already has while the rest are found, so that the
+// walk reads only what the late seeds add. The walk's results do not
+// depend on it.
+type WalkWarmer interface {
+	WarmWalk(ctx context.Context, f Filter, r WalkRequest) error
 }
 
 // Walked is a memory the walk reached, with its score: the PageRank mass

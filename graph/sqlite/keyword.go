@@ -163,39 +163,13 @@ func (k *keywordIndex) sync(ctx context.Context, t *sql.Tx) error {
 	if top.Int64 < seq {
 		top.Int64 = seq
 	}
-	rows, err := t.QueryContext(ctx, keywordDelta, seq, top.Int64)
-	if err != nil {
-		return fmt.Errorf("keyword index: %w", err)
-	}
-	type change struct {
-		rid         int64
-		scope       graph.Scope
-		owner       string
-		vis         graph.Visibility
-		title, body string
-	}
-	var changes []change
-	for rows.Next() {
-		var (
-			c              change
-			index, content string
-		)
-		if err := rows.Scan(&c.rid, &c.scope.TenantID, &c.scope.OrgID, &c.scope.RepoID, &c.owner, &c.vis,
-			&c.title, &index, &content); err != nil {
-			_ = rows.Close()
-			return fmt.Errorf("keyword index: %w", err)
-		}
-		c.body = graph.SearchText(index, content)
-		changes = append(changes, c)
-	}
-	if err := rows.Close(); err != nil {
-		return fmt.Errorf("keyword index: %w", err)
-	}
-	if err := rows.Err(); err != nil {
-		return fmt.Errorf("keyword index: %w", err)
-	}
+	// The changes are read and indexed a window at a time, under the
+	// index's lock (searches wait for the catch-up on syncMu anyway): a
+	// start's catch-up is the whole store, and holding all of its texts
+	// at once was the restart's peak of memory.
 	var drops []kwDrop
 	if erased.Int64 > gone {
+		var err error
 		if drops, err = readErased(ctx, t, gone, erased.Int64); err != nil {
 			return err
 		}
@@ -211,33 +185,73 @@ func (k *keywordIndex) sync(ctx context.Context, t *sql.Tx) error {
 		}
 		return p
 	}
-	if len(changes) < kwParallelFrom {
-		for _, c := range changes {
-			p := part(c.scope.TenantID)
-			p.put(c.rid, p.group(c.scope, c.owner, c.vis), c.title, c.body)
-		}
-	} else {
-		// A catch-up of many memories (a start's is the whole store):
-		// tokenising and stemming are most of its CPU, so windows of the
-		// changes are analysed by one worker per CPU, then added in the
-		// order read, as one goroutine would add them.
-		texts := make([]bm25.Doc, kwWindow)
-		caches := make([]bm25.StemCache, runtime.GOMAXPROCS(0))
-		for i := range caches {
-			caches[i] = bm25.StemCache{}
-		}
-		for from := 0; from < len(changes); from += kwWindow {
-			win := changes[from:min(from+kwWindow, len(changes))]
-			parallel(len(win), caches, func(i int, stem func(string) string) {
-				texts[i] = bm25.IndexWith(win[i].title, win[i].body, stem)
-			})
-			for i, c := range win {
+	type change struct {
+		rid         int64
+		scope       graph.Scope
+		owner       string
+		vis         graph.Visibility
+		title, body string
+	}
+	var (
+		win    = make([]change, 0, kwWindow)
+		texts  []bm25.Doc
+		caches []bm25.StemCache
+	)
+	// flush adds the window's changes in the order read. A window of at
+	// least kwParallelFrom (a catch-up of many memories) is analysed by
+	// one worker per CPU first: tokenising and stemming are most of its
+	// CPU.
+	flush := func() {
+		if len(win) < kwParallelFrom {
+			for _, c := range win {
 				p := part(c.scope.TenantID)
-				p.add(c.rid, p.group(c.scope, c.owner, c.vis), texts[i])
-				texts[i], win[i].title, win[i].body = bm25.Doc{}, "", "" // the texts read are released as they go
+				p.put(c.rid, p.group(c.scope, c.owner, c.vis), c.title, c.body)
+			}
+			win = win[:0]
+			return
+		}
+		if caches == nil {
+			texts, caches = make([]bm25.Doc, kwWindow), make([]bm25.StemCache, runtime.GOMAXPROCS(0))
+			for i := range caches {
+				caches[i] = bm25.StemCache{}
 			}
 		}
+		parallel(len(win), caches, func(i int, stem func(string) string) {
+			texts[i] = bm25.IndexWith(win[i].title, win[i].body, stem)
+		})
+		for i, c := range win {
+			p := part(c.scope.TenantID)
+			p.add(c.rid, p.group(c.scope, c.owner, c.vis), texts[i])
+			texts[i], win[i] = bm25.Doc{}, change{} // the texts read are released as they go
+		}
+		win = win[:0]
 	}
+	rows, err := t.QueryContext(ctx, keywordDelta, seq, top.Int64)
+	if err != nil {
+		return fmt.Errorf("keyword index: %w", err)
+	}
+	for rows.Next() {
+		var (
+			c              change
+			index, content string
+		)
+		if err := rows.Scan(&c.rid, &c.scope.TenantID, &c.scope.OrgID, &c.scope.RepoID, &c.owner, &c.vis,
+			&c.title, &index, &content); err != nil {
+			_ = rows.Close()
+			return fmt.Errorf("keyword index: %w", err)
+		}
+		c.body = graph.SearchText(index, content)
+		if win = append(win, c); len(win) == kwWindow {
+			flush()
+		}
+	}
+	if err := rows.Close(); err != nil {
+		return fmt.Errorf("keyword index: %w", err)
+	}
+	if err := rows.Err(); err != nil {
+		return fmt.Errorf("keyword index: %w", err)
+	}
+	flush()
 	for _, d := range drops {
 		if p := k.tenants[d.tenant]; p != nil {
 			if id, ok := p.byRID[d.rid]; ok {

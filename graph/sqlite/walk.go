@@ -108,6 +108,20 @@ func walkStatements(f graph.Filter, w, w0 *where) []string {
 // and the rows returned come from the walk cache when it holds them
 // (walkCache: same filter, no write since).
 func (s *Store) Walk(ctx context.Context, f graph.Filter, r graph.WalkRequest) ([]graph.Walked, error) {
+	return s.runWalk(ctx, f, r, false)
+}
+
+// WarmWalk implements graph.WalkWarmer: it reads the posting lists and the
+// mentions Walk would for r into the walk cache, and stops there.
+func (s *Store) WarmWalk(ctx context.Context, f graph.Filter, r graph.WalkRequest) error {
+	_, err := s.runWalk(ctx, f, r, true)
+	return err
+}
+
+var _ graph.WalkWarmer = (*Store)(nil)
+
+// runWalk is Walk, or WarmWalk when warm.
+func (s *Store) runWalk(ctx context.Context, f graph.Filter, r graph.WalkRequest, warm bool) ([]graph.Walked, error) {
 	w, err := memoryFilter(f, false)
 	if err != nil {
 		return nil, fmt.Errorf("walk: %w", err)
@@ -132,7 +146,7 @@ func (s *Store) Walk(ctx context.Context, f graph.Filter, r graph.WalkRequest) (
 		}
 		defer release()
 	}
-	l := &walkLoad{f: f, w: w, w0: w0, r: r, names: names, seedIDs: ids, key: key, at: nanos(f.ValidAt), cache: s.walks}
+	l := &walkLoad{f: f, w: w, w0: w0, r: r, names: names, seedIDs: ids, key: key, at: nanos(f.ValidAt), cache: s.walks, warm: warm}
 	l.cached = true
 	out, err := s.walk(ctx, l, stmts)
 	if err != nil {
@@ -157,7 +171,7 @@ func (s *Store) walk(ctx context.Context, l *walkLoad, stmts []*sql.Stmt) ([]gra
 		return nil, err
 	}
 	l.run = func(i int, args ...any) (*sql.Rows, error) { return query(ctx, t, stmts[i], args...) }
-	if err := l.load(ctx); err != nil {
+	if err := l.load(ctx); err != nil || l.warm {
 		return nil, err
 	}
 	res := l.g.Rank(l.req)
@@ -231,6 +245,8 @@ type walkLoad struct {
 	gen    uint64
 	cached bool
 	fresh  map[postingKey]posting
+	// warm: load only what the cache keeps (WarmWalk).
+	warm bool
 
 	g     *walk.Graph
 	ids   map[int64]string // loaded memory rid -> id
@@ -307,6 +323,9 @@ func (l *walkLoad) load(ctx context.Context) error {
 				}
 			}
 		}
+	}
+	if l.warm {
+		return ctx.Err() // the rest is neither cached nor needed to read it
 	}
 	// Explicit relations: the related memories join (walk_relations.go),
 	// bringing no other edge.

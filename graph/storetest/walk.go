@@ -170,6 +170,7 @@ func testWalk(t *testing.T, x *suite) {
 	t.Run("CommonEntity", func(t *testing.T) { testWalkCommonEntity(t, x) })
 	t.Run("Repeated", func(t *testing.T) { testWalkRepeated(t, x) })
 	t.Run("SecondClient", func(t *testing.T) { testWalkSecondClient(t, x) })
+	t.Run("Warm", func(t *testing.T) { testWalkWarm(t, x) })
 }
 
 // fxIndex is the position of the fixture memory name in got (-1: absent).

@@ -94,3 +94,49 @@ func testWalkSecondClient(t *testing.T, x *suite) {
 	fx.ids["other"] = c.Memory.ID
 	assert.ElementsMatch(t, []string{"first", "other"}, walk(), "the other client's write is seen by the next walk")
 }
+
+// testWalkWarm: on a store that warms walks (graph.WalkWarmer), a walk
+// after a warm answers exactly as one without: whichever seeds warmed it
+// (some of the walk's, others, none of the walk's) and whichever reader
+// did. A store without the capability says so and skips.
+func testWalkWarm(t *testing.T, x *suite) {
+	ww, ok := x.s.(graph.WalkWarmer)
+	if !ok {
+		t.Skipf("%T does not warm walks (graph.WalkWarmer is optional)", x.s)
+	}
+	fx := x.buildWalkFixture(t, newScope(t))
+	// bump writes elsewhere: the next walk starts from an empty cache.
+	bump := func() { x.create(t, memIn(newScope(t), "bump", "another tenant's write", "Elsewhere")) }
+	full := graph.WalkRequest{Entities: seedEntities("alpha"), Memories: map[string]float64{fx.ids["w4"]: 1}, Limit: 20}
+	for _, c := range []struct {
+		name         string
+		reader, warm graph.Filter
+		r            graph.WalkRequest
+	}{
+		{"SomeSeeds", graph.Filter{Scope: fx.scope, Reader: graph.Reader{UserID: "u1"}},
+			graph.Filter{Scope: fx.scope, Reader: graph.Reader{UserID: "u1"}}, graph.WalkRequest{Entities: seedEntities("alpha"), Limit: 20}},
+		{"AllSeeds", graph.Filter{Scope: fx.scope, Reader: graph.Reader{UserID: "u1"}},
+			graph.Filter{Scope: fx.scope, Reader: graph.Reader{UserID: "u1"}}, full},
+		{"OtherSeeds", graph.Filter{Scope: fx.scope, Reader: graph.Reader{UserID: "u1"}},
+			graph.Filter{Scope: fx.scope, Reader: graph.Reader{UserID: "u1"}}, graph.WalkRequest{Entities: seedEntities("gamma"), Limit: 20}},
+		{"OtherReader", graph.Filter{Scope: fx.scope, Reader: graph.Reader{UserID: "u2"}},
+			graph.Filter{Scope: fx.scope, Reader: graph.Reader{UserID: "u1"}}, full},
+		{"ByOtherReader", graph.Filter{Scope: fx.scope, Reader: graph.Reader{UserID: "u1"}},
+			graph.Filter{Scope: fx.scope, Reader: graph.Reader{UserID: "u2"}}, full},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			bump()
+			want, err := x.s.Walk(ctx(t), c.reader, full)
+			require.NoError(t, err)
+			bump()
+			require.NoError(t, ww.WarmWalk(ctx(t), c.warm, c.r))
+			got, err := x.s.Walk(ctx(t), c.reader, full)
+			require.NoError(t, err)
+			assert.Equal(t, want, got)
+		})
+	}
+	t.Run("Invalid", func(t *testing.T) {
+		err := ww.WarmWalk(ctx(t), graph.Filter{Scope: fx.scope}, full)
+		assert.ErrorIs(t, err, graph.ErrInvalid, "a read names its reader")
+	})
+}

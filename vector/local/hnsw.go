@@ -17,10 +17,15 @@ const vecBlockBits = 10
 // one append-grown slice (1.5 GB at 1M points of 384 dimensions) copied
 // itself at every growth, holding old and new at once, and kept up to a
 // quarter of its size unused.
+//
+// The blocks live outside the Go heap where the platform allows
+// (allocVecs), so a state's vectors are freed explicitly (release), once
+// no reader can hold the state: see Index.compact and Index.Close.
 type vectors struct {
 	dim    int
 	n      int // slots
 	blocks [][]float32
+	maps   [][]byte // the blocks' mappings (allocVecs), to free
 }
 
 func (v *vectors) at(s int32) []float32 {
@@ -33,10 +38,20 @@ func (v *vectors) at(s int32) []float32 {
 func (v *vectors) push(x []float32) {
 	b := v.n >> vecBlockBits
 	if b == len(v.blocks) {
-		v.blocks = append(v.blocks, make([]float32, 0, v.dim<<vecBlockBits))
+		blk, m := allocVecs(v.dim << vecBlockBits)
+		v.blocks, v.maps = append(v.blocks, blk), append(v.maps, m)
 	}
 	v.blocks[b] = append(v.blocks[b], x...)
 	v.n++
+}
+
+// release frees the blocks; v holds no vectors after. Nothing may read
+// them after: the caller makes sure no reader holds v.
+func (v *vectors) release() {
+	for _, m := range v.maps {
+		freeVecs(m)
+	}
+	v.blocks, v.maps, v.n = nil, nil, 0
 }
 
 // dist is the cosine distance (1 - cosine similarity) between a unit query

@@ -254,6 +254,11 @@ func (x *Index) load() error {
 	if err != nil {
 		return err
 	}
+	defer func() {
+		if x.st != st && st != nil {
+			st.vs.release() // the open failed: no reader ever saw it
+		}
+	}()
 	if st == nil {
 		st = newState(x.opts.Dimensions, extra)
 	}
@@ -481,8 +486,12 @@ func (x *Index) Close() error {
 		return nil
 	}
 	x.mu.Lock()
+	st := x.st
 	x.st = nil
 	x.mu.Unlock()
+	if st != nil {
+		st.vs.release() // no reader holds it: they hold mu and find x.st nil
+	}
 	err := x.wal.f.Close()
 	x.wal = nil
 	return errors.Join(err, x.lock.Close())
@@ -537,11 +546,14 @@ func (x *Index) compact() error {
 	old := x.wal
 	err := writeSnapshot(x.dir, next, old.seq+1)
 	x.mu.RUnlock()
-	if err != nil {
-		return err
+	var w *wal
+	if err == nil {
+		w, err = openWAL(x.dir, old.seq+1, 0)
 	}
-	w, err := openWAL(x.dir, old.seq+1, 0)
 	if err != nil {
+		if next != st {
+			next.vs.release()
+		}
 		return err
 	}
 	x.mu.Lock()
@@ -551,6 +563,11 @@ func (x *Index) compact() error {
 		x.snapNodes = next.graph.len()
 	}
 	x.mu.Unlock()
+	if next != st {
+		// Readers take x.st under mu: the ones that held st are done, and
+		// the next ones find next.
+		st.vs.release()
+	}
 	if err := old.f.Close(); err != nil {
 		x.opts.Logger.Warn("close old vector log", "err", err)
 	}

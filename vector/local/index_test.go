@@ -2,10 +2,12 @@ package local_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
 	"path/filepath"
+	"sync"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -412,4 +414,72 @@ func TestCheckpointBoundsReplay(t *testing.T) {
 			assert.Equal(t, pts[7].ID, hits[0].ID)
 		})
 	}
+}
+
+// TestReleaseUnderReaders: the vectors of a state live outside the Go heap
+// and are freed when a compaction replaces the state or the index closes; a
+// read of freed vectors would crash the process. Searches, scores and
+// scans run throughout compactions that drop dead slots (each one builds a
+// new state and frees the old) and through Close, and must all answer
+// (ErrClosed after Close) and find what is live.
+func TestReleaseUnderReaders(t *testing.T) {
+	const dim = 16
+	ctx := context.Background()
+	idx, err := local.Open(t.TempDir(), local.Options{Dimensions: dim, ExactThreshold: 20})
+	require.NoError(t, err)
+	r := rand.New(rand.NewPCG(9, 10))
+	f := vector.Filter{TenantID: "t", AllUsers: true, Subscopes: true}
+	q := randPoints(r, 1, dim, "q")[0].Vector
+	require.NoError(t, idx.Upsert(ctx, randPoints(r, 50, dim, "t"))) // kept throughout
+	var wg sync.WaitGroup
+	stop := make(chan struct{})
+	for range 3 {
+		wg.Go(func() {
+			for {
+				select {
+				case <-stop:
+					return
+				default:
+				}
+				hits, err := idx.Search(ctx, q, f, 5)
+				if errors.Is(err, vector.ErrClosed) {
+					return
+				}
+				if !assert.NoError(t, err) || !assert.NotEmpty(t, hits) {
+					return
+				}
+				_, err = idx.Score(ctx, q, f, []string{hits[0].ID})
+				if !errors.Is(err, vector.ErrClosed) && !assert.NoError(t, err) {
+					return
+				}
+			}
+		})
+	}
+	var prev []string // the last round's survivors
+	for round := range 20 {
+		pts := randPoints(r, 200, dim, "t")
+		for i := range pts {
+			pts[i].ID = fmt.Sprintf("r%02d-%s", round, pts[i].ID)
+		}
+		require.NoError(t, idx.Upsert(ctx, pts))
+		gone := prev
+		prev = nil
+		for i, p := range pts {
+			if i < 150 {
+				gone = append(gone, p.ID)
+			} else {
+				prev = append(prev, p.ID)
+			}
+		}
+		require.NoError(t, idx.Delete(ctx, gone))
+		require.NoError(t, idx.Compact(ctx)) // dead outnumber live: a new state
+		st := idx.Stats()
+		require.Zero(t, st.DeadSlots)
+		require.Equal(t, 100, st.Points)
+	}
+	require.NoError(t, idx.Close())
+	close(stop)
+	wg.Wait()
+	_, err = idx.Search(ctx, q, f, 5)
+	assert.ErrorIs(t, err, vector.ErrClosed)
 }

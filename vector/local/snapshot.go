@@ -164,7 +164,7 @@ func readSnapshot(dir string, dim int, seed uint64, extra int) (*state, uint64, 
 // sizes the state (plus extra), once checked against size: every slot takes
 // at least 1+4*dim bytes, so a damaged count cannot allocate more than the
 // file could hold.
-func decodeState(d *decoder, dim int, seed uint64, size int64, extra int) (*state, uint64, error) {
+func decodeState(d *decoder, dim int, seed uint64, size int64, extra int) (_ *state, _ uint64, err error) {
 	if string(d.full(len(snapshotMagic))) != snapshotMagic {
 		return nil, 0, fmt.Errorf("%w: not a vector snapshot", errCorrupt)
 	}
@@ -183,6 +183,11 @@ func decodeState(d *decoder, dim int, seed uint64, size int64, extra int) (*stat
 		return nil, 0, fmt.Errorf("%w: %d slots cannot fit in %d bytes", errCorrupt, n, size)
 	}
 	s := newState(dim, int(n)+extra)
+	defer func() {
+		if err != nil {
+			s.vs.release()
+		}
+	}()
 	d.strs = s.strs
 	vec := make([]float32, 0, dim)
 	for range n {
