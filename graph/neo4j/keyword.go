@@ -160,7 +160,12 @@ RETURN k.org_id AS org_id, k.repo_id AS repo_id, k.owner AS owner, k.docs AS doc
 // groups are what graph.Filter.Admits lets the reader read. Uses
 // memory_keyword. KeywordSearch runs it only when keywordSearchCypher's
 // answer leaves ties at the cut undecided.
-const keywordSearchExactCypher = `
+var keywordSearchExactCypher = keywordSearchText("score DESC, m.created_at DESC, m.id DESC", "$limit")
+
+// keywordSearchText is the keyword search statement with the order of the
+// scored candidates and the number of rows it returns left open.
+func keywordSearchText(order, limit string) string {
+	return `
 CALL db.index.fulltext.queryNodes('memory_keyword', $query) YIELD node AS m
 WHERE m.tenant_id = $f_tenant AND m.kw_group IN $groups
 WITH collect([m, m.kw_tf]) AS rows
@@ -173,13 +178,14 @@ WITH m, idf, m.kw_len AS len, [t IN $terms | toInteger(split(coalesce(split(tf, 
 WITH m, reduce(s = 0.0, j IN range(0, size($terms) - 1) | CASE WHEN f[j] = 0 THEN s
   ELSE s + idf[j] * (f[j] * ($k1 + 1) / (f[j] + $k1 * (1 - $b + $b * len / $avgdl))) END) AS score
 WHERE score > 0
-WITH m, score ORDER BY score DESC, m.created_at DESC, m.id DESC
+WITH m, score ORDER BY ` + order + `
 WITH collect([m, score]) AS ranked
 UNWIND ranked AS r
 WITH r[0] AS m, r[1] AS score
 WHERE ` + memoryVisible + `
-WITH m, score LIMIT $limit
+WITH m, score LIMIT ` + limit + `
 RETURN ` + memoryProjection + ` AS m, score`
+}
 
 // keywordSearchCypher is keywordSearchExactCypher sorting by score alone
 // (reading no created_at or id of the thousands of candidates of a common
@@ -189,26 +195,7 @@ RETURN ` + memoryProjection + ` AS m, score`
 // answer is the exact one whenever the last row scores below the
 // $limit-th, or fewer than $limit + $ties rows pass: no row left out can
 // then tie with one kept.
-const keywordSearchCypher = `
-CALL db.index.fulltext.queryNodes('memory_keyword', $query) YIELD node AS m
-WHERE m.tenant_id = $f_tenant AND m.kw_group IN $groups
-WITH collect([m, m.kw_tf]) AS rows
-WITH rows, [t IN $terms | size([r IN rows WHERE r[1] CONTAINS ' ' + t + ':'])] AS df
-WITH rows, [d IN df | log(($n - d + 0.5) / (d + 0.5))] AS idf
-WITH rows, [x IN idf | CASE WHEN x > 0 THEN x ELSE $min_idf END] AS idf
-UNWIND rows AS r
-WITH r[0] AS m, r[1] AS tf, idf
-WITH m, idf, m.kw_len AS len, [t IN $terms | toInteger(split(coalesce(split(tf, ' ' + t + ':')[1], '0 '), ' ')[0])] AS f
-WITH m, reduce(s = 0.0, j IN range(0, size($terms) - 1) | CASE WHEN f[j] = 0 THEN s
-  ELSE s + idf[j] * (f[j] * ($k1 + 1) / (f[j] + $k1 * (1 - $b + $b * len / $avgdl))) END) AS score
-WHERE score > 0
-WITH m, score ORDER BY score DESC
-WITH collect([m, score]) AS ranked
-UNWIND ranked AS r
-WITH r[0] AS m, r[1] AS score
-WHERE ` + memoryVisible + `
-WITH m, score LIMIT $limit + $ties
-RETURN ` + memoryProjection + ` AS m, score`
+var keywordSearchCypher = keywordSearchText("score DESC", "$limit + $ties")
 
 // keywordTies is how many rows beyond the limit keywordSearchCypher
 // returns to settle ties at the cut.
