@@ -294,7 +294,7 @@ func BenchmarkFirstSearch(b *testing.B) {
 	// plans: the statements (text and parameter types) in Neo4j's plan
 	// cache now, read by clearing it: with Warm, its own plus any the
 	// searches compiled that it did not.
-	res, err := neo4jdrv.ExecuteQuery(ctx, mustDriver(b, cfg), "CALL db.clearQueryCaches()", nil, neo4jdrv.EagerResultTransformer)
+	res, err := neo4jdrv.ExecuteQuery(ctx, neo4jtest.Driver(b, cfg), "CALL db.clearQueryCaches()", nil, neo4jdrv.EagerResultTransformer)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -53,14 +53,7 @@ func TestKeywordBackfill(t *testing.T) {
 	want := search(s)
 	tr.NotEmpty(t, want)
 
-	auth := neo4jdrv.NoAuth()
-	if cfg.Username != "" {
-		auth = neo4jdrv.BasicAuth(cfg.Username, cfg.Password, "")
-	}
-	d, err := neo4jdrv.NewDriverWithContext(cfg.URI, auth)
-	tr.NoError(t, err)
-	defer d.Close(t.Context())
-	_, err = neo4jdrv.ExecuteQuery(t.Context(), d, asBeforeKeywordGroups, nil, neo4jdrv.EagerResultTransformer,
+	_, err := neo4jdrv.ExecuteQuery(t.Context(), neo4jtest.Driver(t, cfg), asBeforeKeywordGroups, nil, neo4jdrv.EagerResultTransformer,
 		neo4jdrv.ExecuteQueryWithDatabase(cfg.Database))
 	tr.NoError(t, err)
 	tr.Empty(t, search(s), "an earlier database has nothing the keyword index covers")

@@ -4,9 +4,7 @@ import (
 	"bytes"
 	"context"
 	"log/slog"
-	"regexp"
 	"strconv"
-	"sync"
 	"testing"
 	"time"
 
@@ -19,25 +17,6 @@ import (
 	"github.com/mnemo-dev/mnemo/graph/neo4j/neo4jtest"
 	"github.com/mnemo-dev/mnemo/graph/storetest"
 )
-
-// planCache clears Neo4j's query caches and returns how many statements
-// (text and parameter types) they held. Neo4jtest's lock keeps other test
-// binaries off the database meanwhile.
-func planCache(t *testing.T, cfg neo4j.Config) int {
-	t.Helper()
-	res, err := neo4jdrv.ExecuteQuery(t.Context(), mustDriver(t, cfg), "CALL db.clearQueryCaches()", nil, neo4jdrv.EagerResultTransformer,
-		neo4jdrv.ExecuteQueryWithDatabase(cfg.Database))
-	tr.NoError(t, err)
-	tr.Len(t, res.Records, 1)
-	msg, _ := res.Records[0].Values[0].(string)
-	if msg == "Query cache already empty." {
-		return 0
-	}
-	m := regexp.MustCompile(`cleared of (\d+) quer`).FindStringSubmatch(msg)
-	tr.NotNil(t, m, "db.clearQueryCaches said %q", msg)
-	n, _ := strconv.Atoi(m[1])
-	return n
-}
 
 // TestWarmCoversReads: after Warm, the reads a search makes (and the other
 // reads readStatements lists), under several filters, add no plan to
@@ -52,12 +31,12 @@ func TestWarmCoversReads(t *testing.T) {
 
 	// Parameter sizes must not fork the cache (docs/graph.md, "Neo4j plan
 	// cache"), or the count below measures them instead.
-	planCache(t, cfg)
+	neo4jtest.PlanCache(t, cfg)
 	for _, x := range []string{"a", "a longer string than the first"} {
-		_, err := neo4jdrv.ExecuteQuery(ctx, mustDriver(t, cfg), "RETURN $x AS x", map[string]any{"x": x}, neo4jdrv.EagerResultTransformer)
+		_, err := neo4jdrv.ExecuteQuery(ctx, neo4jtest.Driver(t, cfg), "RETURN $x AS x", map[string]any{"x": x}, neo4jdrv.EagerResultTransformer)
 		tr.NoError(t, err)
 	}
-	tr.Equal(t, 1, planCache(t, cfg), "this Neo4j plans per parameter size: "+
+	tr.Equal(t, 1, neo4jtest.PlanCache(t, cfg), "this Neo4j plans per parameter size: "+
 		"set internal.cypher.use_parameter_size=false (docs/scale.md; testdata/neo4j and neo4jtest's container do)")
 
 	scope := graph.Scope{TenantID: "warm", OrgID: "o", RepoID: "r"}
@@ -72,7 +51,7 @@ func TestWarmCoversReads(t *testing.T) {
 		Type: graph.RelationTypes[0], CreatedBy: "u1", CreatedAt: time.Now().UTC()})
 	tr.NoError(t, err)
 
-	planCache(t, cfg)
+	neo4jtest.PlanCache(t, cfg)
 	planned, err := s.Warm(ctx)
 	tr.NoError(t, err)
 	tr.Len(t, planned, neo4j.ReadStatements())
@@ -115,20 +94,8 @@ func TestWarmCoversReads(t *testing.T) {
 		_, _ = s.ListVersions(ctx, f, ids[0]) // not found for some readers: the statement ran
 		_, _ = s.GetChunks(ctx, f, out[0].Version.ID)
 	}
-	assert.Equal(t, len(planned), planCache(t, cfg),
+	assert.Equal(t, len(planned), neo4jtest.PlanCache(t, cfg),
 		"the reads added plans to Neo4j's cache that Warm did not make (a statement or parameter type missing from readStatements)")
-}
-
-func mustDriver(t testing.TB, cfg neo4j.Config) neo4jdrv.DriverWithContext {
-	t.Helper()
-	auth := neo4jdrv.NoAuth()
-	if cfg.Username != "" {
-		auth = neo4jdrv.BasicAuth(cfg.Username, cfg.Password, "")
-	}
-	d, err := neo4jdrv.NewDriverWithContext(cfg.URI, auth)
-	tr.NoError(t, err)
-	t.Cleanup(func() { _ = d.Close(context.Background()) })
-	return d
 }
 
 // TestWarmFails: a statement that does not plan stops the warm-up with an
@@ -154,7 +121,7 @@ func TestWarmFails(t *testing.T) {
 // it without a warning.
 func TestWarmInBackground(t *testing.T) {
 	cfg := neo4jtest.Config(t)
-	var buf syncBuffer
+	var buf neo4jtest.LogBuffer
 	cfg.Logger = slog.New(slog.NewTextHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	cfg.WarmUp = 5 * time.Minute
 	s := neo4jtest.Open(t, cfg)
@@ -174,28 +141,4 @@ func TestWarmInBackground(t *testing.T) {
 	tr.NoError(t, err)
 	tr.NoError(t, r.Close()) // at once: the warm-up has barely started
 	assert.NotContains(t, string(buf.Bytes()), "level=WARN")
-}
-
-// syncBuffer is a bytes.Buffer safe for the warm-up's goroutine.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (b *syncBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return b.b.Write(p)
-}
-
-func (b *syncBuffer) Bytes() []byte {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return bytes.Clone(b.b.Bytes())
-}
-
-func (b *syncBuffer) Reset() {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	b.b.Reset()
 }

@@ -1,47 +1,25 @@
 package neo4j_test
 
 import (
-	"context"
 	"log/slog"
-	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
-	neo4jdrv "github.com/neo4j/neo4j-go-driver/v5/neo4j"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 
+	"github.com/mnemo-dev/mnemo/graph/neo4j"
+	"github.com/mnemo-dev/mnemo/graph/neo4j/neo4jtest"
 	"github.com/mnemo-dev/mnemo/vector"
 	vecneo4j "github.com/mnemo-dev/mnemo/vector/neo4j"
 )
 
-// planCache clears Neo4j's query caches and returns how many statements
-// (text and parameter types) they held; server's lock keeps other test
-// binaries off the database meanwhile.
+// planCache is neo4jtest.PlanCache on cfg's server.
 func planCache(t *testing.T, cfg vecneo4j.Config) int {
 	t.Helper()
-	auth := neo4jdrv.NoAuth()
-	if cfg.Username != "" {
-		auth = neo4jdrv.BasicAuth(cfg.Username, cfg.Password, "")
-	}
-	d, err := neo4jdrv.NewDriverWithContext(cfg.URI, auth)
-	require.NoError(t, err)
-	defer d.Close(context.Background())
-	res, err := neo4jdrv.ExecuteQuery(t.Context(), d, "CALL db.clearQueryCaches()", nil, neo4jdrv.EagerResultTransformer,
-		neo4jdrv.ExecuteQueryWithDatabase(cfg.Database))
-	require.NoError(t, err)
-	require.Len(t, res.Records, 1)
-	msg, _ := res.Records[0].Values[0].(string)
-	if msg == "Query cache already empty." {
-		return 0
-	}
-	m := regexp.MustCompile(`cleared of (\d+) quer`).FindStringSubmatch(msg)
-	require.NotNil(t, m, "db.clearQueryCaches said %q", msg)
-	n, _ := strconv.Atoi(m[1])
-	return n
+	return neo4jtest.PlanCache(t, neo4j.Config{URI: cfg.URI, Username: cfg.Username, Password: cfg.Password, Database: cfg.Database})
 }
 
 // TestWarmCoversSearch: after Warm, searches under several filters (none,
@@ -96,32 +74,14 @@ func TestWarmCoversSearch(t *testing.T) {
 func TestWarmInBackground(t *testing.T) {
 	cfg := server(t)
 	cfg.Dimensions = 4
-	var buf lockedBuffer
+	var buf neo4jtest.LogBuffer
 	cfg.Logger = slog.New(slog.NewTextHandler(&buf, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	cfg.WarmUp = time.Minute
 	idx, _ := openFresh(t, cfg)
-	require.Eventually(t, func() bool { return strings.Contains(buf.String(), "warm-up planned the search statements") },
+	require.Eventually(t, func() bool { return strings.Contains(string(buf.Bytes()), "warm-up planned the search statements") },
 		time.Minute, 50*time.Millisecond)
 	require.NoError(t, idx.Close())
 	again, err := vecneo4j.Open(t.Context(), cfg)
 	require.NoError(t, err)
 	require.NoError(t, again.Close()) // at once: cancels the warm-up and waits for it
-}
-
-// lockedBuffer is a log sink the warm-up's goroutine and the test share.
-type lockedBuffer struct {
-	mu sync.Mutex
-	b  strings.Builder
-}
-
-func (l *lockedBuffer) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-
-func (l *lockedBuffer) String() string {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.String()
 }

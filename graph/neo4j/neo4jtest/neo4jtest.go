@@ -18,10 +18,13 @@
 package neo4jtest
 
 import (
+	"bytes"
 	"context"
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"syscall"
@@ -77,11 +80,7 @@ const wipeCypher = `MATCH (n) CALL { WITH n DETACH DELETE n } IN TRANSACTIONS OF
 
 // Wipe deletes all data in the database cfg names.
 func Wipe(ctx context.Context, cfg neo4j.Config) error {
-	auth := neo4jdrv.NoAuth()
-	if cfg.Username != "" {
-		auth = neo4jdrv.BasicAuth(cfg.Username, cfg.Password, "")
-	}
-	d, err := neo4jdrv.NewDriverWithContext(cfg.URI, auth)
+	d, err := newDriver(cfg)
 	if err != nil {
 		return err
 	}
@@ -94,6 +93,49 @@ func Wipe(ctx context.Context, cfg neo4j.Config) error {
 	}
 	_, err = res.Consume(ctx)
 	return err
+}
+
+// newDriver is a driver on the server cfg names, with its credentials.
+func newDriver(cfg neo4j.Config) (neo4jdrv.DriverWithContext, error) {
+	auth := neo4jdrv.NoAuth()
+	if cfg.Username != "" {
+		auth = neo4jdrv.BasicAuth(cfg.Username, cfg.Password, "")
+	}
+	return neo4jdrv.NewDriverWithContext(cfg.URI, auth)
+}
+
+// Driver is a driver on the server cfg names, closed when tb ends.
+func Driver(tb testing.TB, cfg neo4j.Config) neo4jdrv.DriverWithContext {
+	tb.Helper()
+	d, err := newDriver(cfg)
+	if err != nil {
+		tb.Fatalf("neo4jtest: driver: %v", err)
+	}
+	tb.Cleanup(func() { _ = d.Close(context.Background()) })
+	return d
+}
+
+// PlanCache clears Neo4j's query caches and returns how many statements
+// (text and parameter types) they held: the warm-up tests count the plans
+// their reads add. Hold the database first (Open or Lock), so other test
+// binaries add none meanwhile.
+func PlanCache(tb testing.TB, cfg neo4j.Config) int {
+	tb.Helper()
+	res, err := neo4jdrv.ExecuteQuery(context.Background(), Driver(tb, cfg), "CALL db.clearQueryCaches()", nil,
+		neo4jdrv.EagerResultTransformer, neo4jdrv.ExecuteQueryWithDatabase(cfg.Database))
+	if err != nil || len(res.Records) != 1 {
+		tb.Fatalf("neo4jtest: db.clearQueryCaches: %v", err)
+	}
+	msg, _ := res.Records[0].Values[0].(string)
+	if msg == "Query cache already empty." {
+		return 0
+	}
+	m := regexp.MustCompile(`cleared of (\d+) quer`).FindStringSubmatch(msg)
+	if m == nil {
+		tb.Fatalf("neo4jtest: db.clearQueryCaches said %q", msg)
+	}
+	n, _ := strconv.Atoi(m[1])
+	return n
 }
 
 // Lock blocks until this test process holds the database cfg names, as
@@ -180,4 +222,31 @@ func startContainer(tb testing.TB) string {
 		tb.Fatalf("neo4jtest: container endpoint: %v", err)
 	}
 	return ep
+}
+
+// LogBuffer is a log sink a store's background goroutines (the warm-up) and
+// a test share.
+type LogBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (b *LogBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.b.Write(p)
+}
+
+// Bytes is a copy of what was written.
+func (b *LogBuffer) Bytes() []byte {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return bytes.Clone(b.b.Bytes())
+}
+
+// Reset empties the buffer.
+func (b *LogBuffer) Reset() {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	b.b.Reset()
 }
