@@ -101,7 +101,6 @@ func Open(ctx context.Context, dir string, opts Options) (*Store, error) {
 		q.Add("_pragma", "journal_mode(WAL)")
 		q.Add("_pragma", "synchronous(FULL)")
 		q.Add("_pragma", "foreign_keys(1)")
-		q.Add("_pragma", "cache_size(-65536)")
 		q.Add("_pragma", "temp_store(MEMORY)")
 		for i := 0; i+1 < len(extra); i += 2 {
 			q.Add(extra[i], extra[i+1])
@@ -110,7 +109,7 @@ func Open(ctx context.Context, dir string, opts Options) (*Store, error) {
 	}
 	// secure_delete: content an erase removes (forget.go) is overwritten in
 	// the file, not left in free pages.
-	w, err := sql.Open("sqlite", dsn("_txlock", "immediate", "_pragma", "secure_delete(1)"))
+	w, err := sql.Open("sqlite", dsn("_txlock", "immediate", "_pragma", "secure_delete(1)", "_pragma", "cache_size(-65536)"))
 	if err != nil {
 		return nil, fmt.Errorf("sqlite open writer: %w", err)
 	}
@@ -123,7 +122,12 @@ func Open(ctx context.Context, dir string, opts Options) (*Store, error) {
 		_ = w.Close()
 		return nil, err
 	}
-	r, err := sql.Open("sqlite", dsn("_pragma", "query_only(1)"))
+	// Each reader keeps a 16 MiB page cache (the writer 64 MiB): the
+	// file's pages are in the OS's cache as well, and at 1M memories
+	// five connections' 64 MiB caches, filled by the keyword catch-up's
+	// scan and by searches, were about 200 MiB of the serving RSS
+	// (docs/benchmarks.md, "1M memories").
+	r, err := sql.Open("sqlite", dsn("_pragma", "query_only(1)", "_pragma", "cache_size(-16384)"))
 	if err != nil {
 		_ = w.Close()
 		return nil, fmt.Errorf("sqlite open readers: %w", err)
