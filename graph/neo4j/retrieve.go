@@ -135,11 +135,13 @@ var seedAccess = strings.ReplaceAll(memoryAccess, "m.", "seed.")
 // newest memories in index order (memory_tenant_created, ordered because
 // ORDER BY names the index's properties, tenant first) with the entities
 // each mentions: that prefix of the order holds a popular entity's newest
-// memories, and when $fanout of them pass, they are its answer. Only an
-// entity the window does not settle (fewer pass, and the window is not the
-// whole tenant) is walked by its edges, sorted as before; its count of
-// mentions comes with that walk, and a settled entity's is counted without
-// reading the memories' properties. Uses memory_id and memory_tenant_created.
+// memories (every memory has a created_at: normalisation sets it, so the
+// window's IS NOT NULL leaves none out), and when $fanout of them pass,
+// they are its answer. Only an entity the window does not settle (fewer
+// pass, and the window is not the whole tenant) is walked by its edges,
+// sorted as before; its count of mentions comes with that walk, and a
+// settled entity's is counted without reading the memories' properties.
+// Uses memory_id and memory_tenant_created.
 var neighbourWalksCypher = `
 UNWIND range(0, size($seeds) - 1) AS i
 MATCH (seed:Memory {id: $seeds[i]})
