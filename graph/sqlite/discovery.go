@@ -470,10 +470,8 @@ func (s *Store) Neighbours(ctx context.Context, f graph.Filter, seedIDs []string
 	}
 	// Rank per seed on what the walks know (id, created_at), then load the
 	// memories kept.
-	var (
-		out  []graph.Neighbour
-		rids []int64
-	)
+	out := make([]graph.Neighbour, 0, min(len(seeds)*perSeed, len(seeds)*graph.NeighbourFanout*4))
+	rids := make([]int64, 0, cap(out))
 	for _, sd := range seeds {
 		// Room for every posting of the seed's entities (a memory two of
 		// them reach takes one): a graph.Neighbour is large, and growing
