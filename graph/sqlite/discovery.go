@@ -470,17 +470,20 @@ func (s *Store) Neighbours(ctx context.Context, f graph.Filter, seedIDs []string
 	}
 	// Rank per seed on what the walks know (id, created_at), then load the
 	// memories kept.
-	var (
-		out  []graph.Neighbour
-		rids []int64
-	)
+	out := make([]graph.Neighbour, 0, min(len(seeds)*perSeed, len(seeds)*graph.NeighbourFanout*4))
+	rids := make([]int64, 0, cap(out))
 	for _, sd := range seeds {
-		at := map[int64]int{}
-		var (
-			ns     []graph.Neighbour
-			shared [][]graph.SharedEntity
-			ridOf  []int64
-		)
+		// Room for every posting of the seed's entities (a memory two of
+		// them reach takes one): a graph.Neighbour is large, and growing
+		// the slices by appending copied them about twice over.
+		n := 0
+		for _, e := range entsOf[sd.rid] {
+			n += len(walks[e.rid])
+		}
+		at := make(map[int64]int, n)
+		ns := make([]graph.Neighbour, 0, n)
+		shared := make([][]graph.SharedEntity, 0, n)
+		ridOf := make([]int64, 0, n)
 		for _, e := range entsOf[sd.rid] {
 			for _, r := range walks[e.rid] {
 				i, ok := at[r.rid]
