@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"math"
 	"runtime"
-	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -253,13 +252,6 @@ func (k *keywordIndex) sync(ctx context.Context, t *sql.Tx) error {
 		return fmt.Errorf("keyword index: %w", err)
 	}
 	flush()
-	if caches != nil {
-		// A catch-up of many memories (a start's): the posting lists grew
-		// by appending, up to twice their length.
-		for _, p := range k.tenants {
-			p.clip()
-		}
-	}
 	for _, d := range drops {
 		if p := k.tenants[d.tenant]; p != nil {
 			if id, ok := p.byRID[d.rid]; ok {
@@ -374,18 +366,6 @@ func (p *kwPart) kill(id uint32) {
 	p.dead++
 	p.groups[d.group].live--
 	p.groups[d.group].totalLen -= int64(d.length)
-}
-
-// clip gives each posting list with more than an eighth of spare capacity
-// an exact copy: lists grown by appending held about 20% more than their
-// postings after a start's catch-up (55 MB at 1M memories, which the
-// collector's headroom doubles in RSS).
-func (p *kwPart) clip() {
-	for tid, ps := range p.postings {
-		if cap(ps)-len(ps) > len(ps)/8 {
-			p.postings[tid] = slices.Clone(ps)
-		}
-	}
 }
 
 // compact drops dead documents' postings. Doc ids stay as they are.
