@@ -131,6 +131,14 @@ func (s *walkSeeds) addHits(ids []string) {
 	}
 }
 
+// with returns a copy of s with the memories ids added as addHits adds
+// them; s is unchanged.
+func (s walkSeeds) with(ids []string) walkSeeds {
+	s.memories = maps.Clone(s.memories)
+	s.addHits(ids)
+	return s
+}
+
 // request builds the store's request: entity and memory seeds each
 // normalised to a total of 1, so that neither kind drowns the other.
 func (s walkSeeds) request() graph.WalkRequest {
@@ -181,13 +189,12 @@ func (e *Engine) walk(ctx context.Context, q searchPlan, seeds walkSeeds) ([]gra
 	return ws, nil
 }
 
-// warmWalk starts warming the store's walk from seeds and the memories
-// ids (graph.WalkWarmer) and returns a channel closed when it ends: at
-// once when the store cannot warm or nothing seeds the walk. Its error is
-// dropped: the walk itself meets it.
-func (e *Engine) warmWalk(ctx context.Context, q searchPlan, seeds walkSeeds, ids []string) <-chan struct{} {
+// warmWalk starts warming the store's walk from seeds (graph.WalkWarmer)
+// and returns a channel closed when it ends: at once when the store cannot
+// warm or nothing seeds the walk. Its error is dropped: the walk itself
+// meets it.
+func (e *Engine) warmWalk(ctx context.Context, q searchPlan, seeds walkSeeds) <-chan struct{} {
 	done := make(chan struct{})
-	seeds.addHits(ids)
 	r := seeds.request()
 	if e.caps.warmer == nil || (len(r.Entities) == 0 && len(r.Memories) == 0) {
 		close(done)

@@ -94,10 +94,10 @@ func (e *Engine) retrieveHybrid(ctx context.Context, q searchPlan) (*pool, error
 	// the vector seeds add.
 	var walked []graph.Walked
 	if runs(signalGraph) {
-		ents, kwIDs := queryEntities(q.text), keywordIDs(kw, walkSeedHits)
-		seeds := walkSeeds{entities: ents, limit: walkPool}
+		seeds := walkSeeds{entities: queryEntities(q.text), limit: walkPool}
+		kwIDs := keywordIDs(kw, walkSeedHits)
 		if v != nil {
-			warmed := e.warmWalk(ctx, q, walkSeeds{entities: ents, limit: walkPool}, kwIDs)
+			warmed := e.warmWalk(ctx, q, seeds.with(kwIDs))
 			ids, err := v.seeds(ctx)
 			<-warmed
 			if err != nil {
@@ -232,9 +232,7 @@ func (e *Engine) startQueryVector(ctx context.Context, q searchPlan, ahead ahead
 		if v.mems, v.err = e.loadAdmitted(ctx, q.f, head); v.err != nil {
 			return
 		}
-		early := false
 		if v.walkIDs = vectorIDs(v.hits[:len(head)], v.mems); len(v.walkIDs) == walkSeedHits {
-			early = true
 			seeded() // walkIDs and seedErr stay as they are from here
 		}
 		if len(head) == len(ids) {
@@ -245,7 +243,7 @@ func (e *Engine) startQueryVector(ctx context.Context, q searchPlan, ahead ahead
 			return
 		}
 		maps.Copy(v.mems, rest)
-		if !early {
+		if len(v.walkIDs) < walkSeedHits { // not seeded yet
 			v.walkIDs = vectorIDs(v.hits, v.mems)
 		}
 	}()

@@ -470,8 +470,10 @@ func (s *Store) Neighbours(ctx context.Context, f graph.Filter, seedIDs []string
 	}
 	// Rank per seed on what the walks know (id, created_at), then load the
 	// memories kept.
-	out := make([]graph.Neighbour, 0, min(len(seeds)*perSeed, len(seeds)*graph.NeighbourFanout*4))
-	rids := make([]int64, 0, cap(out))
+	var (
+		out  []graph.Neighbour
+		rids []int64
+	)
 	for _, sd := range seeds {
 		// Room for every posting of the seed's entities (a memory two of
 		// them reach takes one): a graph.Neighbour is large, and growing
@@ -501,8 +503,9 @@ func (s *Store) Neighbours(ctx context.Context, f graph.Filter, seedIDs []string
 		for i, n := range ns {
 			byID[n.Memory.ID] = ridOf[i]
 		}
-		for _, n := range graph.RankNeighbours(ns, shared, perSeed) {
-			out = append(out, n)
+		kept := graph.RankNeighbours(ns, shared, perSeed)
+		out = append(out, kept...)
+		for _, n := range kept {
 			rids = append(rids, byID[n.Memory.ID])
 		}
 	}
