@@ -378,14 +378,14 @@ func (x *Index) Score(ctx context.Context, query []float32, f vector.Filter, ids
 	seen := make(map[int32]struct{}, len(ids))
 	for _, id := range ids {
 		slot, ok := st.byID[id]
-		if !ok || !f.Match(st.meta[slot].p) {
+		if !ok || !st.match(&st.meta[slot], f) {
 			continue
 		}
 		if _, dup := seen[slot]; dup {
 			continue
 		}
 		seen[slot] = struct{}{}
-		hits = append(hits, vector.Hit{ID: id, Score: 1 - st.vs.dist(q, slot), Payload: outPayload(st.meta[slot].p)})
+		hits = append(hits, vector.Hit{ID: id, Score: 1 - st.vs.dist(q, slot), Payload: outPayload(st.payload(&st.meta[slot]))})
 	}
 	vector.SortHits(hits)
 	return hits, nil
@@ -409,8 +409,8 @@ func (x *Index) Scan(ctx context.Context, f vector.Filter, fn func(vector.Payloa
 	}
 	var ids []string
 	for _, slot := range st.tenants[f.TenantID] {
-		if m := &st.meta[slot]; !m.dead && f.Match(m.p) {
-			ids = append(ids, m.p.MemoryID)
+		if m := &st.meta[slot]; st.match(m, f) {
+			ids = append(ids, m.memoryID)
 		}
 	}
 	x.mu.RUnlock()
@@ -428,8 +428,8 @@ func (x *Index) Scan(ctx context.Context, f vector.Filter, fn func(vector.Payloa
 			return vector.ErrClosed
 		}
 		for _, id := range ids[start:min(start+chunk, len(ids))] {
-			if slot, ok := x.st.byID[id]; ok && f.Match(x.st.meta[slot].p) {
-				batch = append(batch, outPayload(x.st.meta[slot].p))
+			if slot, ok := x.st.byID[id]; ok && x.st.match(&x.st.meta[slot], f) {
+				batch = append(batch, outPayload(x.st.payload(&x.st.meta[slot])))
 			}
 		}
 		x.mu.RUnlock()

@@ -35,7 +35,7 @@ func (x *Index) Search(ctx context.Context, query []float32, f vector.Filter, k 
 	items := x.search(st, q, f, k)
 	hits := make([]vector.Hit, len(items))
 	for i, it := range items {
-		p := st.meta[it.slot].p
+		p := st.payload(&st.meta[it.slot])
 		hits[i] = vector.Hit{ID: p.MemoryID, Score: 1 - it.dist, Payload: outPayload(p)}
 	}
 	vector.SortHits(hits)
@@ -82,10 +82,7 @@ func (x *Index) search(st *state, q []float32, f vector.Filter, k int) []item {
 		x.exactSearches.Add(1)
 		return st.exact(q, f, k)
 	}
-	allow := func(s int32) bool {
-		m := &st.meta[s]
-		return !m.dead && f.Match(m.p)
-	}
+	allow := func(s int32) bool { return st.match(&st.meta[s], f) }
 	visit := x.visits.Get().(*visitSet)
 	res, exhausted := st.graph.search(&st.vs, q, ef, allow, visit, matches)
 	x.visits.Put(visit)
@@ -115,7 +112,7 @@ func (s *state) estimate(f vector.Filter) int {
 	hit, seen := 0, 0
 	for i := 0; i < len(slots); i += step {
 		seen++
-		if m := &s.meta[slots[i]]; !m.dead && f.Match(m.p) {
+		if s.match(&s.meta[slots[i]], f) {
 			hit++
 		}
 	}
@@ -126,8 +123,7 @@ func (s *state) estimate(f vector.Filter) int {
 func (s *state) exact(q []float32, f vector.Filter, k int) []item {
 	top := make(maxHeap, 0, k+1)
 	for _, slot := range s.tenants[f.TenantID] {
-		m := &s.meta[slot]
-		if m.dead || !f.Match(m.p) {
+		if !s.match(&s.meta[slot], f) {
 			continue
 		}
 		top.pushBounded(item{s.vs.dist(q, slot), slot}, k)
@@ -142,7 +138,7 @@ func (s *state) count(f vector.Filter) int {
 	}
 	n := 0
 	for _, slot := range s.tenants[f.TenantID] {
-		if m := &s.meta[slot]; !m.dead && f.Match(m.p) {
+		if s.match(&s.meta[slot], f) {
 			n++
 		}
 	}

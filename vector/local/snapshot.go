@@ -90,7 +90,7 @@ func encodeState(w io.Writer, s *state, nextSeq uint64) error {
 			e.byte(1)
 		} else {
 			e.byte(0)
-			e.payload(m.p)
+			e.payload(s.payload(&s.meta[slot]))
 		}
 		e.vec(s.vs.at(int32(slot)))
 		if len(e.b) > 1<<15 {
@@ -188,7 +188,7 @@ func decodeState(d *decoder, dim int, seed uint64, size int64, extra int) (_ *st
 			s.vs.release()
 		}
 	}()
-	d.strs = s.strs
+	d.syms = &s.syms
 	vec := make([]float32, 0, dim)
 	for range n {
 		dead := d.byte()
