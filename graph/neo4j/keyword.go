@@ -148,18 +148,23 @@ MATCH (k:KeywordGroup) WHERE k.tenant_id = $tenant
 RETURN k.org_id AS org_id, k.repo_id AS repo_id, k.owner AS owner, k.docs AS docs, k.len AS len`
 
 // keywordSearchExactCypher walks the tenant's memories that hold a query term
-// once: those of admitted groups ($groups) give each term's document
-// frequency and idf (bm25.IDF, in Cypher), and all are scored, Σ over the
-// query's terms of idf · bm25.Saturate, in the query's order, as
-// graph/sqlite sums them; then the whole filter runs on them best first
-// until $limit pass (the score reads two properties of a memory, the
-// filter a dozen, so filtering every candidate of a common term first cost
-// the most of the query: docs/benchmarks.md). A candidate without any term
-// (Lucene splits tokens longer than 255 characters) scores 0 and is
-// dropped. The filter's memories are all in admitted groups, since the
-// groups are what graph.Filter.Admits lets the reader read. Uses
-// memory_keyword. KeywordSearch runs it only when keywordSearchCypher's
-// answer leaves ties at the cut undecided.
+// once: those of admitted groups ($groups; every memory of the tenant when
+// $all_groups, which KeywordSearch sets when f admits each of the tenant's
+// groups, so the group of each candidate need not be read) give each term's
+// frequency in the memory and, from those, the term's document frequency
+// and idf (bm25.IDF, in Cypher), and all are scored, Σ over the query's
+// terms of idf · bm25.Saturate, in the query's order, as graph/sqlite sums
+// them; then the whole filter runs on them best first until $limit pass
+// (the score reads two properties of a memory, the filter a dozen, so
+// filtering every candidate of a common term first cost the most of the
+// query: docs/benchmarks.md). A term's frequency is read from kw_tf only
+// when kw_tf holds the term, and from the few characters after it (a
+// frequency has at most 19 digits), not from a split of the whole rest of
+// kw_tf. A candidate without any term (Lucene splits tokens longer than 255
+// characters) scores 0 and is dropped. The filter's memories are all in
+// admitted groups, since the groups are what graph.Filter.Admits lets the
+// reader read. Uses memory_keyword. KeywordSearch runs it only when
+// keywordSearchCypher's answer leaves ties at the cut undecided.
 var keywordSearchExactCypher = keywordSearchText("score DESC, m.created_at DESC, m.id DESC", "$limit")
 
 // keywordSearchText is the keyword search statement with the order of the
@@ -167,14 +172,16 @@ var keywordSearchExactCypher = keywordSearchText("score DESC, m.created_at DESC,
 func keywordSearchText(order, limit string) string {
 	return `
 CALL db.index.fulltext.queryNodes('memory_keyword', $query) YIELD node AS m
-WHERE m.tenant_id = $f_tenant AND m.kw_group IN $groups
-WITH collect([m, m.kw_tf]) AS rows
-WITH rows, [t IN $terms | size([r IN rows WHERE r[1] CONTAINS ' ' + t + ':'])] AS df
+WHERE m.tenant_id = $f_tenant AND ($all_groups OR m.kw_group IN $groups)
+WITH m, m.kw_tf AS tf
+WITH collect([m, [t IN $terms | CASE WHEN tf CONTAINS ' ' + t + ':'
+  THEN toInteger(split(left(split(tf, ' ' + t + ':')[1], 24), ' ')[0]) ELSE 0 END]]) AS rows
+WITH rows, [j IN range(0, size($terms) - 1) | size([r IN rows WHERE r[1][j] > 0])] AS df
 WITH rows, [d IN df | log(($n - d + 0.5) / (d + 0.5))] AS idf
 WITH rows, [x IN idf | CASE WHEN x > 0 THEN x ELSE $min_idf END] AS idf
 UNWIND rows AS r
-WITH r[0] AS m, r[1] AS tf, idf
-WITH m, idf, m.kw_len AS len, [t IN $terms | toInteger(split(coalesce(split(tf, ' ' + t + ':')[1], '0 '), ' ')[0])] AS f
+WITH r[0] AS m, r[1] AS f, idf
+WITH m, idf, m.kw_len AS len, f
 WITH m, reduce(s = 0.0, j IN range(0, size($terms) - 1) | CASE WHEN f[j] = 0 THEN s
   ELSE s + idf[j] * (f[j] * ($k1 + 1) / (f[j] + $k1 * (1 - $b + $b * len / $avgdl))) END) AS score
 WHERE score > 0
@@ -226,11 +233,11 @@ func (s *Store) KeywordSearch(ctx context.Context, f graph.Filter, query string,
 	}
 	q := strings.Join(keyed, " ")
 	out, err := read(ctx, s, func(tx neo4jdrv.ManagedTransaction) ([]graph.Scored, error) {
-		groups, n, avgdl, err := admittedGroups(ctx, tx, f)
-		if err != nil || n == 0 {
+		groups, err := admittedGroups(ctx, tx, f)
+		if err != nil || groups.n == 0 {
 			return nil, err
 		}
-		params := keywordSearchParams(f, q, terms, groups, n, avgdl, limit)
+		params := keywordSearchParams(f, q, terms, groups, limit)
 		recs, err := collect(ctx, tx, keywordSearchCypher, params)
 		if err != nil {
 			return nil, err
@@ -278,11 +285,11 @@ func keywordCut(rows []graph.Scored, limit int) ([]graph.Scored, bool) {
 }
 
 // keywordSearchParams binds keywordSearchCypher's parameters: the fulltext
-// query q of the keyed terms, the terms, the admitted groups with their
-// memories n and average length avgdl, and the limit.
-func keywordSearchParams(f graph.Filter, q string, terms, groups []string, n int64, avgdl float64, limit int) map[string]any {
+// query q of the keyed terms, the terms, the admitted groups g, and the
+// limit.
+func keywordSearchParams(f graph.Filter, q string, terms []string, g kwAdmitted, limit int) map[string]any {
 	return filterParams(f, map[string]any{
-		"query": q, "terms": terms, "groups": groups, "n": float64(n), "avgdl": avgdl,
+		"query": q, "terms": terms, "groups": g.keys, "all_groups": g.all, "n": float64(g.n), "avgdl": g.avgdl,
 		"min_idf": bm25.MinIDF, "k1": bm25.K1, "b": bm25.B, "limit": int64(limit), "ties": int64(keywordTies),
 	})
 }
@@ -290,31 +297,43 @@ func keywordSearchParams(f graph.Filter, q string, terms, groups []string, n int
 // tenantGroupsParams binds tenantGroupsCypher's parameter.
 func tenantGroupsParams(tenant string) map[string]any { return map[string]any{"tenant": tenant} }
 
-// admittedGroups reads f's tenant's keyword groups and returns the keys of
-// those f admits, their memories and their average length in tokens.
-func admittedGroups(ctx context.Context, tx neo4jdrv.ManagedTransaction, f graph.Filter) ([]string, int64, float64, error) {
+// kwAdmitted is what a keyword search reads of the keyword groups its
+// filter admits: their keys, whether they are all the tenant's groups, and
+// their memories n and average length in tokens avgdl.
+type kwAdmitted struct {
+	keys  []string
+	all   bool
+	n     int64
+	avgdl float64
+}
+
+// admittedGroups reads f's tenant's keyword groups and returns those f
+// admits (n is 0 when they hold no memory).
+func admittedGroups(ctx context.Context, tx neo4jdrv.ManagedTransaction, f graph.Filter) (kwAdmitted, error) {
 	recs, err := collect(ctx, tx, tenantGroupsCypher, tenantGroupsParams(f.Scope.TenantID))
 	if err != nil {
-		return nil, 0, 0, err
+		return kwAdmitted{}, err
 	}
 	var (
-		admitted  []string
-		n, tokens int64
+		g      kwAdmitted
+		tokens int64
 	)
 	for _, r := range recs {
 		p := r.AsMap()
-		g := kwGroup{scope: graph.Scope{TenantID: f.Scope.TenantID, OrgID: str(p, "org_id"), RepoID: str(p, "repo_id")},
+		k := kwGroup{scope: graph.Scope{TenantID: f.Scope.TenantID, OrgID: str(p, "org_id"), RepoID: str(p, "repo_id")},
 			owner: str(p, "owner")}
-		if f.Admits(g.probe()) {
-			admitted = append(admitted, g.key())
-			n += i64(p, "docs")
+		if f.Admits(k.probe()) {
+			g.keys = append(g.keys, k.key())
+			g.n += i64(p, "docs")
 			tokens += i64(p, "len")
 		}
 	}
-	if n == 0 {
-		return nil, 0, 0, nil
+	if g.n == 0 {
+		return kwAdmitted{}, nil
 	}
-	return admitted, n, float64(tokens) / float64(n), nil
+	g.all = len(g.keys) == len(recs)
+	g.avgdl = float64(tokens) / float64(g.n)
+	return g, nil
 }
 
 // Backfill of the keyword properties and groups for memories written before

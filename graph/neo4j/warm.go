@@ -53,10 +53,10 @@ func readStatements() []readStatement {
 	return []readStatement{
 		{"keyword groups", tenantGroupsCypher, func(f graph.Filter) map[string]any { return tenantGroupsParams(f.Scope.TenantID) }},
 		{"keyword search", keywordSearchCypher, func(f graph.Filter) map[string]any {
-			return keywordSearchParams(f, kwTenantKey(f.Scope.TenantID)+"warm", ids, ids, 1, 1, 1)
+			return keywordSearchParams(f, kwTenantKey(f.Scope.TenantID)+"warm", ids, kwAdmitted{keys: ids, n: 1, avgdl: 1}, 1)
 		}},
 		{"keyword search, ties", keywordSearchExactCypher, func(f graph.Filter) map[string]any {
-			return keywordSearchParams(f, kwTenantKey(f.Scope.TenantID)+"warm", ids, ids, 1, 1, 1)
+			return keywordSearchParams(f, kwTenantKey(f.Scope.TenantID)+"warm", ids, kwAdmitted{keys: ids, n: 1, avgdl: 1}, 1)
 		}},
 		{"walk hop 1", walkHop1Cypher, func(f graph.Filter) map[string]any { return walkHop1Params(f, ids, ids) }},
 		{"walk hop 2", walkHop2Cypher, func(f graph.Filter) map[string]any { return walkHop2Params(f, ids, ids) }},
