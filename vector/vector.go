@@ -190,11 +190,22 @@ func (f Filter) Validate() error {
 // rule (scope and users, see Filter) and then the caller's narrowing. It is
 // the reference every backend implements inside its search.
 func (f Filter) Match(p Payload) bool {
-	return f.Admits(p) && f.narrowsTo(p)
+	return f.Matches(&p)
+}
+
+// Matches is Match for a caller holding the filter and the payload by
+// pointer: it copies neither (Filter and Payload are a few hundred bytes
+// each, and an index matches every node its search visits).
+func (f *Filter) Matches(p *Payload) bool {
+	return f.admits(p) && f.narrowsTo(p)
 }
 
 // Admits is the access half of Match: tenant, scope and the private rule.
 func (f Filter) Admits(p Payload) bool {
+	return f.admits(&p)
+}
+
+func (f *Filter) admits(p *Payload) bool {
 	if f.TenantID == "" || p.TenantID != f.TenantID {
 		return false
 	}
@@ -219,7 +230,7 @@ func (f Filter) Admits(p Payload) bool {
 }
 
 // narrowsTo is the caller's half of Match.
-func (f Filter) narrowsTo(p Payload) bool {
+func (f *Filter) narrowsTo(p *Payload) bool {
 	switch {
 	case f.UserID != "" && p.UserID != f.UserID,
 		len(f.Types) > 0 && !slices.Contains(f.Types, p.Type),

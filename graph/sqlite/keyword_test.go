@@ -38,8 +38,12 @@ func TestKeywordScoresEqualFTS5(t *testing.T) {
 		name  string
 		f     graph.Filter
 		place func(i int, m *graph.Memory) // scope, owner and visibility of corpus memory i
+		// rewrite gives every 4th memory a new version (another memory's
+		// text) after the first search built the index: the old version's
+		// terms leave the document frequencies.
+		rewrite bool
 	}{
-		{"OneScope", graph.Filter{Scope: tenant, Reader: graph.System}, func(int, *graph.Memory) {}},
+		{"OneScope", graph.Filter{Scope: tenant, Reader: graph.System}, func(int, *graph.Memory) {}, false},
 		{"AdmittedOnly", graph.Filter{Scope: o1, Reader: graph.Reader{UserID: "u1"},
 			Visibility: []graph.Visibility{graph.VisibilityUser, graph.VisibilityProject}},
 			func(i int, m *graph.Memory) {
@@ -54,7 +58,8 @@ func TestKeywordScoresEqualFTS5(t *testing.T) {
 				case 3:
 					m.Scope = o2 // another org
 				}
-			}},
+			}, false},
+		{"Rewritten", graph.Filter{Scope: tenant, Reader: graph.System}, func(int, *graph.Memory) {}, true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			s := open(t, t.TempDir())
@@ -66,6 +71,19 @@ func TestKeywordScoresEqualFTS5(t *testing.T) {
 			}
 			created, err := s.CreateMemories(t.Context(), c.Inputs)
 			require.NoError(t, err)
+			content := make([]string, len(c.Inputs))
+			for i, in := range c.Inputs {
+				content[i] = in.Version.Content
+			}
+			if tc.rewrite {
+				_, err := s.KeywordSearch(t.Context(), tc.f, c.KeywordQueries(1)[0], 1) // the index holds the first versions
+				require.NoError(t, err)
+				for i := 3; i < len(content); i += 4 {
+					content[i] = c.Inputs[(i*7)%len(content)].Version.Content
+					_, err := s.AddVersion(t.Context(), created[i].Memory.Scope, created[i].Memory.ID, graph.VersionInput{Content: content[i]})
+					require.NoError(t, err)
+				}
+			}
 
 			ref, err := sql.Open("sqlite", ":memory:")
 			require.NoError(t, err)
@@ -81,7 +99,7 @@ func TestKeywordScoresEqualFTS5(t *testing.T) {
 				}
 				admitted++
 				_, err := ref.Exec(`INSERT INTO f (rowid, title, body) VALUES (?, ?, ?)`, i,
-					strings.Join(bm25.Terms(in.Memory.Title), " "), strings.Join(bm25.Terms(in.Version.Content), " "))
+					strings.Join(bm25.Terms(in.Memory.Title), " "), strings.Join(bm25.Terms(content[i]), " "))
 				require.NoError(t, err)
 			}
 			require.Greater(t, admitted, 500, "the reader's statistics are over many memories")

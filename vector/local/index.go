@@ -378,7 +378,7 @@ func (x *Index) Score(ctx context.Context, query []float32, f vector.Filter, ids
 	seen := make(map[int32]struct{}, len(ids))
 	for _, id := range ids {
 		slot, ok := st.byID[id]
-		if !ok || !st.match(&st.meta[slot], f) {
+		if !ok || !st.match(&st.meta[slot], &f) {
 			continue
 		}
 		if _, dup := seen[slot]; dup {
@@ -409,7 +409,7 @@ func (x *Index) Scan(ctx context.Context, f vector.Filter, fn func(vector.Payloa
 	}
 	var ids []string
 	for _, slot := range st.tenants[f.TenantID] {
-		if m := &st.meta[slot]; st.match(m, f) {
+		if m := &st.meta[slot]; st.match(m, &f) {
 			ids = append(ids, m.memoryID)
 		}
 	}
@@ -428,7 +428,7 @@ func (x *Index) Scan(ctx context.Context, f vector.Filter, fn func(vector.Payloa
 			return vector.ErrClosed
 		}
 		for _, id := range ids[start:min(start+chunk, len(ids))] {
-			if slot, ok := x.st.byID[id]; ok && x.st.match(&x.st.meta[slot], f) {
+			if slot, ok := x.st.byID[id]; ok && x.st.match(&x.st.meta[slot], &f) {
 				batch = append(batch, outPayload(x.st.payload(&x.st.meta[slot])))
 			}
 		}

@@ -82,7 +82,7 @@ func (x *Index) search(st *state, q []float32, f vector.Filter, k int) []item {
 		x.exactSearches.Add(1)
 		return st.exact(q, f, k)
 	}
-	allow := func(s int32) bool { return st.match(&st.meta[s], f) }
+	allow := func(s int32) bool { return st.match(&st.meta[s], &f) }
 	visit := x.visits.Get().(*visitSet)
 	res, exhausted := st.graph.search(&st.vs, q, ef, allow, visit, matches)
 	x.visits.Put(visit)
@@ -112,7 +112,7 @@ func (s *state) estimate(f vector.Filter) int {
 	hit, seen := 0, 0
 	for i := 0; i < len(slots); i += step {
 		seen++
-		if s.match(&s.meta[slots[i]], f) {
+		if s.match(&s.meta[slots[i]], &f) {
 			hit++
 		}
 	}
@@ -123,7 +123,7 @@ func (s *state) estimate(f vector.Filter) int {
 func (s *state) exact(q []float32, f vector.Filter, k int) []item {
 	top := make(maxHeap, 0, k+1)
 	for _, slot := range s.tenants[f.TenantID] {
-		if !s.match(&s.meta[slot], f) {
+		if !s.match(&s.meta[slot], &f) {
 			continue
 		}
 		top.pushBounded(item{s.vs.dist(q, slot), slot}, k)
@@ -138,7 +138,7 @@ func (s *state) count(f vector.Filter) int {
 	}
 	n := 0
 	for _, slot := range s.tenants[f.TenantID] {
-		if s.match(&s.meta[slot], f) {
+		if s.match(&s.meta[slot], &f) {
 			n++
 		}
 	}

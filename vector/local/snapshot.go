@@ -208,7 +208,7 @@ func decodeState(d *decoder, dim int, seed uint64, size int64, extra int) (_ *st
 		s.appendDead(vec)
 	}
 	if d.byte() == 1 {
-		g, err := decodeGraph(d, len(s.meta), seed)
+		g, err := decodeGraph(d, len(s.meta), cap(s.meta), seed)
 		if err != nil {
 			return nil, 0, err
 		}
@@ -217,7 +217,10 @@ func decodeState(d *decoder, dim int, seed uint64, size int64, extra int) (_ *st
 	return s, seq, d.err
 }
 
-func decodeGraph(d *decoder, slots int, seed uint64) (*hnsw, error) {
+// decodeGraph reads the graph of a snapshot of slots slots, with room for
+// capacity nodes in all (those the log adds are linked after it: growing
+// the level-0 links by append would copy them whole, 128 MB at 1M).
+func decodeGraph(d *decoder, slots, capacity int, seed uint64) (*hnsw, error) {
 	m := int(d.u32())
 	efC := int(d.u32())
 	entry := int32(d.u32())
@@ -231,10 +234,11 @@ func decodeGraph(d *decoder, slots int, seed uint64) (*hnsw, error) {
 	}
 	g := newHNSW(m, efC, seed)
 	g.entry, g.top = entry, top
-	g.levels = make([]uint8, n)
-	g.l0 = make([]int32, int(n)*g.m0)
-	g.l0n = make([]uint8, n)
-	g.upper = make([][][]int32, n)
+	capacity = max(capacity, int(n))
+	g.levels = make([]uint8, n, capacity)
+	g.l0 = make([]int32, int(n)*g.m0, capacity*g.m0)
+	g.l0n = make([]uint8, n, capacity)
+	g.upper = make([][][]int32, n, capacity)
 	buf := make([]int32, 0, g.m0)
 	for node := range int32(n) {
 		lvl := int(d.byte())

@@ -8,30 +8,32 @@ import (
 	"github.com/mnemo-dev/mnemo/vector"
 )
 
-// slotMeta is what a slot holds besides its vector, compact: the payload's
-// fields that repeat from point to point (scope, owner, visibility, type,
-// subject, project, session, tags) are symbols of the state's table, so a
-// slot is 104 bytes where a vector.Payload is 256 (about 150 MB less heap at
-// 1M points). Filters are never matched against the compact form: payload
-// rebuilds the vector.Payload, whose strings are the table's, and
-// vector.Filter.Match decides, the one matcher every backend shares. A dead
-// slot was deleted or replaced; it stays until compaction because the graph
-// may route through it, and keeps only its tenant.
+// slotMeta is what a slot holds besides its vector, compact: what is
+// unique to the point (its ids and creation time) and the symbol of its
+// shape, the payload's other fields (scope, owner, visibility, type,
+// subject, project, session, tags), which repeat from point to point and
+// are kept once per state (state.shapes). A slot is 64 bytes where a
+// vector.Payload is 256 (about 190 MB less heap at 1M points). Filters are
+// never matched against the compact form: payload rebuilds the
+// vector.Payload and vector.Filter.Matches decides, the one matcher every
+// backend shares. A dead slot was deleted or replaced; it stays until
+// compaction because the graph may route through it, and keeps only its
+// shape (for its tenant).
 type slotMeta struct {
 	memoryID, versionID string
 	created             time.Time
-	tenant, org, repo   sym
-	user, visibility    sym
-	typ                 sym
-	subjectType         sym
-	subjectID           sym
-	project, session    sym
-	tags                sym // a tag list: state.tagSets
+	shape               sym
 	dead                bool
 }
 
-// sym names an interned string: symtab.strs[sym]. 0 is the empty string.
+// sym numbers an interned value: a string of symtab, a tag list of
+// state.tagSets, a shape of state.shapes. 0 is the empty one.
 type sym uint32
+
+// shapeKey identifies a shape by the symbols of its fields.
+type shapeKey struct {
+	tenant, org, repo, user, visibility, typ, subjectType, subjectID, project, session, tags sym
+}
 
 // symtab interns the payload strings that repeat from point to point. It
 // only grows; compaction starts a new one.
@@ -68,32 +70,35 @@ type state struct {
 	syms    symtab
 	tagIDs  map[string]sym // tag lists by their joined form: index into tagSets
 	tagSets [][]string     // interned tag lists, never modified; [0] is none
+	// shapes are payloads without ids and creation time, one per distinct
+	// combination of the other fields, never modified; [0] is empty.
+	shapeIDs map[shapeKey]sym
+	shapes   []vector.Payload
 }
 
 // newState returns an empty state with room for slots points, so that
-// loading them grows neither the slot metadata (100 MB at 1M points) nor
+// loading them grows neither the slot metadata (64 MB at 1M points) nor
 // the id map by copying. (The vectors grow by blocks, never copied.)
 func newState(dim, slots int) *state {
 	return &state{
-		vs:      vectors{dim: dim},
-		meta:    make([]slotMeta, 0, slots),
-		byID:    make(map[string]int32, slots),
-		tenants: map[string][]int32{},
-		live:    map[string]int{},
-		syms:    newSymtab(),
-		tagIDs:  map[string]sym{},
-		tagSets: [][]string{nil},
+		vs:       vectors{dim: dim},
+		meta:     make([]slotMeta, 0, slots),
+		byID:     make(map[string]int32, slots),
+		tenants:  map[string][]int32{},
+		live:     map[string]int{},
+		syms:     newSymtab(),
+		tagIDs:   map[string]sym{},
+		tagSets:  [][]string{nil},
+		shapeIDs: map[shapeKey]sym{{}: 0},
+		shapes:   []vector.Payload{{}},
 	}
 }
 
-// pack is p in a slot's compact form, its repeating strings interned. The
-// memory and version ids are unique to a point: interning them would only
-// add two map entries per point.
+// pack is p in a slot's compact form, its shape interned. The memory and
+// version ids are unique to a point: interning them would only add two map
+// entries per point.
 func (s *state) pack(p vector.Payload) slotMeta {
-	return slotMeta{
-		memoryID:    p.MemoryID,
-		versionID:   p.VersionID,
-		created:     p.CreatedAt,
+	k := shapeKey{
 		tenant:      s.syms.put(p.TenantID),
 		org:         s.syms.put(p.OrgID),
 		repo:        s.syms.put(p.RepoID),
@@ -106,34 +111,44 @@ func (s *state) pack(p vector.Payload) slotMeta {
 		session:     s.syms.put(p.SessionID),
 		tags:        s.internTags(p.Tags),
 	}
+	id, ok := s.shapeIDs[k]
+	if !ok {
+		str := s.syms.strs
+		id = sym(len(s.shapes))
+		s.shapeIDs[k] = id
+		s.shapes = append(s.shapes, vector.Payload{
+			TenantID:    str[k.tenant],
+			OrgID:       str[k.org],
+			RepoID:      str[k.repo],
+			UserID:      str[k.user],
+			Visibility:  str[k.visibility],
+			Type:        str[k.typ],
+			Tags:        s.tagSets[k.tags],
+			SubjectType: str[k.subjectType],
+			SubjectID:   str[k.subjectID],
+			ProjectID:   str[k.project],
+			SessionID:   str[k.session],
+		})
+	}
+	return slotMeta{memoryID: p.MemoryID, versionID: p.VersionID, created: p.CreatedAt, shape: id}
 }
 
 // payload is the vector.Payload m packs, without allocating: its strings
 // and its tag list are the state's shared copies (outPayload copies the
 // tags for a caller).
 func (s *state) payload(m *slotMeta) vector.Payload {
-	str := s.syms.strs
-	return vector.Payload{
-		MemoryID:    m.memoryID,
-		VersionID:   m.versionID,
-		TenantID:    str[m.tenant],
-		OrgID:       str[m.org],
-		RepoID:      str[m.repo],
-		UserID:      str[m.user],
-		Visibility:  str[m.visibility],
-		Type:        str[m.typ],
-		Tags:        s.tagSets[m.tags],
-		SubjectType: str[m.subjectType],
-		SubjectID:   str[m.subjectID],
-		ProjectID:   str[m.project],
-		SessionID:   str[m.session],
-		CreatedAt:   m.created,
-	}
+	p := s.shapes[m.shape]
+	p.MemoryID, p.VersionID, p.CreatedAt = m.memoryID, m.versionID, m.created
+	return p
 }
 
-// match reports whether the live slot m matches f.
-func (s *state) match(m *slotMeta, f vector.Filter) bool {
-	return !m.dead && f.Match(s.payload(m))
+// match reports whether the slot m is live and matches f.
+func (s *state) match(m *slotMeta, f *vector.Filter) bool {
+	if m.dead {
+		return false
+	}
+	p := s.payload(m)
+	return f.Matches(&p)
 }
 
 // internTags returns the symbol of an equal tag list, adding a copy (never
@@ -170,7 +185,7 @@ func (s *state) put(p vector.Payload, v []float32) {
 	pm := s.pack(p)
 	if old, ok := s.byID[p.MemoryID]; ok {
 		m := &s.meta[old]
-		if m.tenant == pm.tenant && slices.Equal(s.vs.at(old), v) {
+		if s.shapes[m.shape].TenantID == p.TenantID && slices.Equal(s.vs.at(old), v) {
 			*m = pm
 			return
 		}
@@ -202,14 +217,14 @@ func (s *state) remove(id string) {
 
 func (s *state) kill(slot int32) {
 	m := &s.meta[slot]
-	tenant := s.syms.strs[m.tenant]
+	tenant := s.shapes[m.shape].TenantID
 	delete(s.byID, m.memoryID)
 	s.live[tenant]--
 	if s.live[tenant] == 0 {
 		delete(s.live, tenant)
 		delete(s.tenants, tenant)
 	}
-	*m = slotMeta{tenant: m.tenant, dead: true}
+	*m = slotMeta{shape: m.shape, dead: true}
 	s.nLive--
 	s.nDead++
 }

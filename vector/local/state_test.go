@@ -82,5 +82,5 @@ func pick2[T any](r *rand.Rand, a, b T) T {
 // TestSlotMetaIsCompact guards the point of the compact form: at 1M points
 // every byte of a slot is a megabyte of heap (and about two of RSS).
 func TestSlotMetaIsCompact(t *testing.T) {
-	require.LessOrEqual(t, unsafe.Sizeof(slotMeta{}), uintptr(104))
+	require.LessOrEqual(t, unsafe.Sizeof(slotMeta{}), uintptr(64))
 }
