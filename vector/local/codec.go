@@ -82,14 +82,14 @@ type byteSource interface {
 
 // decoder reads what encoder wrote. The first failure sticks in err and
 // every later read returns zero values, so callers check err once. With
-// syms set, the payload fields that repeat from point to point are looked
-// up there first (the state's interned strings), so that loading 1M
+// strs set, the payload fields that repeat from point to point are looked
+// up there first (state.strs, the interned strings), so that loading 1M
 // points does not allocate ten strings per point only to drop them.
 type decoder struct {
 	r    byteSource
 	err  error
 	buf  []byte
-	syms *symtab
+	strs map[string]string
 }
 
 func (d *decoder) fail(err error) {
@@ -176,14 +176,12 @@ func (d *decoder) strBytes() []byte {
 
 func (d *decoder) str() string { return string(d.strBytes()) }
 
-// sym reads a string that repeats from point to point: the copy in syms
+// sym reads a string that repeats from point to point: the copy in strs
 // when there is one (found without allocating), else a new string.
 func (d *decoder) sym() string {
 	b := d.strBytes()
-	if d.syms != nil {
-		if id, ok := d.syms.ids[string(b)]; ok {
-			return d.syms.strs[id]
-		}
+	if y, ok := d.strs[string(b)]; ok {
+		return y
 	}
 	return string(b)
 }

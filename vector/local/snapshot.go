@@ -188,7 +188,7 @@ func decodeState(d *decoder, dim int, seed uint64, size int64, extra int) (_ *st
 			s.vs.release()
 		}
 	}()
-	d.syms = &s.syms
+	d.strs = s.strs
 	vec := make([]float32, 0, dim)
 	for range n {
 		dead := d.byte()

@@ -26,33 +26,12 @@ type slotMeta struct {
 	dead                bool
 }
 
-// sym numbers an interned value: a string of symtab, a tag list of
-// state.tagSets, a shape of state.shapes. 0 is the empty one.
+// sym numbers a shape: an index into state.shapes.
 type sym uint32
 
-// shapeKey identifies a shape by the symbols of its fields.
+// shapeKey identifies a shape by its fields, the tags in their joined form.
 type shapeKey struct {
-	tenant, org, repo, user, visibility, typ, subjectType, subjectID, project, session, tags sym
-}
-
-// symtab interns the payload strings that repeat from point to point. It
-// only grows; compaction starts a new one.
-type symtab struct {
-	ids  map[string]sym
-	strs []string
-}
-
-func newSymtab() symtab { return symtab{ids: map[string]sym{"": 0}, strs: []string{""}} }
-
-// put returns x's symbol, adding it when new.
-func (t *symtab) put(x string) sym {
-	if id, ok := t.ids[x]; ok {
-		return id
-	}
-	id := sym(len(t.strs))
-	t.ids[x] = id
-	t.strs = append(t.strs, x)
-	return id
+	tenant, org, repo, user, visibility, typ, subjectType, subjectID, project, session, tags string
 }
 
 // state is the whole in-memory index: slots (vector + payload), the id map,
@@ -67,9 +46,8 @@ type state struct {
 	nLive   int
 	nDead   int
 	graph   *hnsw
-	syms    symtab
-	tagIDs  map[string]sym // tag lists by their joined form: index into tagSets
-	tagSets [][]string     // interned tag lists, never modified; [0] is none
+	strs    map[string]string   // interned payload strings: equal strings share memory
+	tagSets map[string][]string // interned tag lists, keyed by their joined form
 	// shapes are payloads without ids and creation time, one per distinct
 	// combination of the other fields, never modified; [0] is empty.
 	shapeIDs map[shapeKey]sym
@@ -86,9 +64,8 @@ func newState(dim, slots int) *state {
 		byID:     make(map[string]int32, slots),
 		tenants:  map[string][]int32{},
 		live:     map[string]int{},
-		syms:     newSymtab(),
-		tagIDs:   map[string]sym{},
-		tagSets:  [][]string{nil},
+		strs:     map[string]string{},
+		tagSets:  map[string][]string{},
 		shapeIDs: map[shapeKey]sym{{}: 0},
 		shapes:   []vector.Payload{{}},
 	}
@@ -98,37 +75,17 @@ func newState(dim, slots int) *state {
 // version ids are unique to a point: interning them would only add two map
 // entries per point.
 func (s *state) pack(p vector.Payload) slotMeta {
-	k := shapeKey{
-		tenant:      s.syms.put(p.TenantID),
-		org:         s.syms.put(p.OrgID),
-		repo:        s.syms.put(p.RepoID),
-		user:        s.syms.put(p.UserID),
-		visibility:  s.syms.put(p.Visibility),
-		typ:         s.syms.put(p.Type),
-		subjectType: s.syms.put(p.SubjectType),
-		subjectID:   s.syms.put(p.SubjectID),
-		project:     s.syms.put(p.ProjectID),
-		session:     s.syms.put(p.SessionID),
-		tags:        s.internTags(p.Tags),
-	}
+	k := shapeKey{p.TenantID, p.OrgID, p.RepoID, p.UserID, p.Visibility, p.Type, p.SubjectType,
+		p.SubjectID, p.ProjectID, p.SessionID, tagsKey(p.Tags)}
 	id, ok := s.shapeIDs[k]
 	if !ok {
-		str := s.syms.strs
 		id = sym(len(s.shapes))
-		s.shapeIDs[k] = id
-		s.shapes = append(s.shapes, vector.Payload{
-			TenantID:    str[k.tenant],
-			OrgID:       str[k.org],
-			RepoID:      str[k.repo],
-			UserID:      str[k.user],
-			Visibility:  str[k.visibility],
-			Type:        str[k.typ],
-			Tags:        s.tagSets[k.tags],
-			SubjectType: str[k.subjectType],
-			SubjectID:   str[k.subjectID],
-			ProjectID:   str[k.project],
-			SessionID:   str[k.session],
-		})
+		shape := s.internPayload(p)
+		shape.MemoryID, shape.VersionID, shape.CreatedAt = "", "", time.Time{}
+		k.tenant, k.org, k.repo, k.user, k.visibility, k.typ = shape.TenantID, shape.OrgID, shape.RepoID, shape.UserID, shape.Visibility, shape.Type
+		k.subjectType, k.subjectID, k.project, k.session = shape.SubjectType, shape.SubjectID, shape.ProjectID, shape.SessionID
+		s.shapeIDs[k] = id // the key holds the interned strings, not the caller's
+		s.shapes = append(s.shapes, shape)
 	}
 	return slotMeta{memoryID: p.MemoryID, versionID: p.VersionID, created: p.CreatedAt, shape: id}
 }
@@ -151,24 +108,58 @@ func (s *state) match(m *slotMeta, f *vector.Filter) bool {
 	return f.Matches(&p)
 }
 
-// internTags returns the symbol of an equal tag list, adding a copy (never
-// the caller's slice, so the caller may reuse it) when new.
-func (s *state) internTags(tags []string) sym {
-	if len(tags) == 0 {
-		return 0
+func (s *state) intern(x string) string {
+	if x == "" {
+		return ""
 	}
-	key := strings.Join(tags, "\x00")
-	if id, ok := s.tagIDs[key]; ok {
-		return id
+	if y, ok := s.strs[x]; ok {
+		return y
+	}
+	s.strs[x] = x
+	return x
+}
+
+// internPayload shares the strings that repeat from point to point.
+func (s *state) internPayload(p vector.Payload) vector.Payload {
+	p.TenantID = s.intern(p.TenantID)
+	p.OrgID = s.intern(p.OrgID)
+	p.RepoID = s.intern(p.RepoID)
+	p.Type = s.intern(p.Type)
+	p.UserID = s.intern(p.UserID)
+	p.Visibility = s.intern(p.Visibility)
+	p.SubjectType = s.intern(p.SubjectType)
+	p.SubjectID = s.intern(p.SubjectID)
+	p.ProjectID = s.intern(p.ProjectID)
+	p.SessionID = s.intern(p.SessionID)
+	p.Tags = s.internTags(p.Tags)
+	return p
+}
+
+// internTags returns the shared copy of an equal tag list (never the
+// caller's slice, so the caller may reuse it). Shared lists are never
+// modified; payloads handed out copy them (outPayload).
+func (s *state) internTags(tags []string) []string {
+	if len(tags) == 0 {
+		return nil
+	}
+	key := tagsKey(tags)
+	if y, ok := s.tagSets[key]; ok {
+		return y
 	}
 	y := make([]string, len(tags))
 	for i, t := range tags {
-		y[i] = s.syms.strs[s.syms.put(t)]
+		y[i] = s.intern(t)
 	}
-	id := sym(len(s.tagSets))
-	s.tagIDs[key] = id
-	s.tagSets = append(s.tagSets, y)
-	return id
+	s.tagSets[key] = y
+	return y
+}
+
+// tagsKey is a tag list's joined form: "" for none, distinct from [""].
+func tagsKey(tags []string) string {
+	if len(tags) == 0 {
+		return ""
+	}
+	return "\x01" + strings.Join(tags, "\x00")
 }
 
 // outPayload is p as handed to a caller: its own copy of the tags.

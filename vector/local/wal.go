@@ -150,7 +150,7 @@ func replay(path string, s *state, log *slog.Logger) (good int64, points int, er
 // applyRecord applies one record body to s and returns the number of
 // points it names.
 func applyRecord(body []byte, s *state) (int, error) {
-	d := decoder{r: bytes.NewReader(body), syms: &s.syms}
+	d := decoder{r: bytes.NewReader(body), strs: s.strs}
 	op := d.byte()
 	switch op {
 	case opUpsertV1:
