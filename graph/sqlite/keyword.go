@@ -77,21 +77,6 @@ type kwPart struct {
 	termBuf  []byte         // add's scratch for a doc's encoded terms; under the index's write lock
 }
 
-// uvarintString decodes the uvarint that starts b, as binary.Uvarint
-// does a []byte (without converting b), returning it and its length. The
-// terms it reads were written by binary.AppendUvarint: always complete.
-func uvarintString(b string) (uint64, int) {
-	var x uint64
-	for i := 0; i < len(b); i++ {
-		c := b[i]
-		if c < 0x80 {
-			return x | uint64(c)<<(7*i), i + 1
-		}
-		x |= uint64(c&0x7f) << (7 * i)
-	}
-	return x, len(b)
-}
-
 // kwGroupKey places a memory for the access rule: its org and repo, and its
 // owner when the memory is private to them (else ""). A memory's scope,
 // owner and visibility never change, so neither does its group.
@@ -380,8 +365,8 @@ func (p *kwPart) add(rid int64, g uint32, t bm25.Doc) {
 func (p *kwPart) kill(id uint32) {
 	d := &p.docs[id]
 	d.dead = true
-	for b := d.terms; len(b) > 0; {
-		tid, n := uvarintString(b)
+	for b := []byte(d.terms); len(b) > 0; {
+		tid, n := binary.Uvarint(b)
 		p.df[tid]--
 		b = b[n:]
 	}
