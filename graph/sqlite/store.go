@@ -269,8 +269,10 @@ const (
 	// It bumps read_seq.n, which only the caches of memory rows include:
 	// the walk's posting lists and mentions stay warm.
 	writeReadCounts
-	// writeLog writes only tables no cache reads (context receipts, audit
-	// events on their own: a rejected write's). It bumps nothing.
+	// writeLog writes only tables no cache reads: context receipts, audit
+	// events on their own (a rejected write's), the outbox's claims, acks
+	// and failures (a server claims every 5 s, due items or not). It bumps
+	// nothing.
 	writeLog
 )
 

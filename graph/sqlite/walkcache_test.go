@@ -14,7 +14,8 @@ import (
 // it may change and no other (store.go, writeKind). A graph write starts
 // every list over; Touch (a read counted: every read_context) keeps the
 // posting lists and mentions but not the memory rows, which hold the
-// counters; a context receipt or an audit event keeps everything. A walk after each answers
+// counters; a context receipt, an audit event or the outbox's writes keep
+// everything. A walk after each answers
 // as the store is (storetest Walk/Repeated checks the rows' counters).
 func TestWalkCacheByWriteKind(t *testing.T) {
 	ctx := t.Context()
@@ -53,9 +54,12 @@ func TestWalkCacheByWriteKind(t *testing.T) {
 	require.NoError(t, err)
 	require.NoError(t, s.AppendAudit(ctx, graph.AuditEvent{Scope: sc, Action: "ingest", SubjectKind: "Memory",
 		SubjectID: created[0].Memory.ID, ActorID: "u1", Outcome: "rejected", CreatedAt: time.Now().UTC()}))
+	_, err = s.DueOutbox(ctx, time.Now().UTC(), time.Minute, 10) // a claim, as a server makes every 5 s
+	require.NoError(t, err)
+	require.NoError(t, s.AckOutbox(ctx, []string{"no-such-item"}))
 	lists, rows, count := walk()
-	assert.Equal(t, lists0, lists, "a receipt and an audit event keep the lists")
-	assert.Equal(t, rows0, rows, "a receipt and an audit event keep the rows")
+	assert.Equal(t, lists0, lists, "a receipt, an audit event and the outbox's writes keep the lists")
+	assert.Equal(t, rows0, rows, "and the rows")
 	assert.Equal(t, count0, count)
 
 	require.NoError(t, s.Touch(ctx, sc, []string{created[0].Memory.ID}, time.Now().UTC()))
