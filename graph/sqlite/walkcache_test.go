@@ -19,9 +19,7 @@ import (
 // as the store is (storetest Walk/Repeated checks the rows' counters).
 func TestWalkCacheByWriteKind(t *testing.T) {
 	ctx := t.Context()
-	s, err := Open(ctx, t.TempDir(), Options{})
-	require.NoError(t, err)
-	defer s.Close()
+	s := openTemp(t)
 	sc := graph.Scope{TenantID: "t"}
 	in := func(title string) graph.MemoryInput {
 		return graph.MemoryInput{
