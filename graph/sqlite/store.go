@@ -255,8 +255,8 @@ func (t *tx) queryRow(query string, args ...any) *sql.Row {
 
 // What a write transaction may change, for the read caches that key their
 // entries by the write sequence (seqmap.go): each kind bumps its own
-// counter (tables write_seq and read_seq), so a write leaves the caches that cannot
-// hold what it changed as they are.
+// counter (tables write_seq and read_seq), so a write leaves the caches
+// that cannot hold what it changed as they are.
 type writeKind int
 
 const (
