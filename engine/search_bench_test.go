@@ -25,6 +25,7 @@ import (
 	"github.com/mnemo-dev/mnemo/graph/storetest"
 	"github.com/mnemo-dev/mnemo/policy"
 	"github.com/mnemo-dev/mnemo/vector"
+	"github.com/mnemo-dev/mnemo/vector/embed"
 	"github.com/mnemo-dev/mnemo/vector/embed/embedtest"
 	"github.com/mnemo-dev/mnemo/vector/local"
 )
@@ -39,14 +40,23 @@ type benchCorpus struct {
 	p       graph.Principal
 	queries []string
 	vectors bool
+	touchID string // the memory touch counts reads of
 }
 
 // loadBenchCorpus stores storetest.Corpus(n) in the graph store graphtest
 // selects (SQLite, or Neo4j with MNEMO_TEST_STORE=neo4j) and, when the ONNX
-// embedder is installed, indexes one vector per memory in vector/local. The
-// corpus vectors are seeded random unit vectors (embedding 100k texts on
-// this machine would take longer than the benchmark); queries are embedded
-// with the real model on every search, so query embedding is measured.
+// embedder is installed, indexes one vector per memory in vector/local.
+// Queries are embedded with the real model on every search, so query
+// embedding is measured. The corpus vectors are, by MNEMO_BENCH_VECTORS:
+//
+//   - random (the default): seeded random unit vectors, the worst case for
+//     HNSW (no structure: a search visits a large part of the graph) and
+//     vectors no query is near;
+//   - model: the model's own vector of each memory's opening, its first
+//     benchModelTokens tokens (title, then the start of the content): the
+//     distribution a real store has, where a query's vector hits share its
+//     words. Embedding whole texts (~40 ms each here) would take an hour
+//     at 100k; the openings take minutes, once (cached on SQLite).
 //
 // On SQLite the loaded store and vector index are cached (benchCache:
 // search-*; minutes to build at 100k) and each run opens a copy.
@@ -67,14 +77,14 @@ func loadBenchCorpus(b *testing.B, n int) *benchCorpus {
 	if graphtest.Backend() == "sqlite" {
 		// Bump the version when the corpus, the SQLite migrations, the
 		// vector payload or the index format change.
-		run := benchCache(b, fmt.Sprintf("search-v1-n%d-d%d", n, dims), func(dir string) {
+		run := benchCache(b, fmt.Sprintf("search-v1-n%d-d%d%s", n, dims, benchVectorsSuffix(b)), func(dir string) {
 			s, err := sqlite.Open(ctx, filepath.Join(dir, "graph"), sqlite.Options{})
 			require.NoError(b, err)
 			created := loadBenchMemories(b, s, corpus)
 			if dims > 0 {
 				x, err := local.Open(filepath.Join(dir, "vectors"), local.Options{Dimensions: dims})
 				require.NoError(b, err)
-				indexBenchVectors(b, x, created, dims)
+				indexBenchVectors(b, x, created, dims, corpus)
 				// A snapshot holds the HNSW graph: opening it does not rebuild.
 				require.NoError(b, x.Compact(ctx))
 				require.NoError(b, x.Close())
@@ -102,15 +112,16 @@ func loadBenchCorpus(b *testing.B, n int) *benchCorpus {
 			x, err := local.Open(b.TempDir(), local.Options{Dimensions: dims})
 			require.NoError(b, err)
 			b.Cleanup(func() { _ = x.Close() })
-			indexBenchVectors(b, x, created, dims)
+			indexBenchVectors(b, x, created, dims, corpus)
 			idx = x
 		}
 	}
 	pol, err := policy.Parse("default_policy.yaml", config.DefaultPolicy())
 	require.NoError(b, err)
-	// The corpus vectors are random, so no result is relevant to a query and
-	// the default policy would abstain on every search (it does so after
-	// all the work measured here): abstention off.
+	// With random corpus vectors no result is relevant to a query and the
+	// default policy would abstain on every search (it does so after all
+	// the work measured here): abstention off, with model vectors too, so
+	// that the two variants run the same steps.
 	pol.Retrieval.AbstentionThreshold = 0
 	holder, err := policy.NewHolder(pol)
 	require.NoError(b, err)
@@ -159,14 +170,67 @@ func loadBenchMemories(b *testing.B, store graph.Store, corpus storetest.Synthet
 	return created
 }
 
-// indexBenchVectors upserts one seeded random vector per created memory,
-// drawn in creation order.
-func indexBenchVectors(b *testing.B, idx vector.Index, created []graph.Created, dims int) {
+// benchModelTokens caps the tokens of a corpus text embedded under
+// MNEMO_BENCH_VECTORS=model ([CLS] and [SEP] included).
+const benchModelTokens = 32
+
+// benchModelVectors reports whether MNEMO_BENCH_VECTORS asks for the
+// model's vectors of the corpus rather than random ones.
+func benchModelVectors(b *testing.B) bool {
+	switch v := os.Getenv("MNEMO_BENCH_VECTORS"); v {
+	case "", "random":
+		return false
+	case "model":
+		return true
+	default:
+		b.Fatalf("MNEMO_BENCH_VECTORS=%q: want random or model", v)
+		return false
+	}
+}
+
+// benchVectorsSuffix names the corpus vectors in a cache entry's name.
+func benchVectorsSuffix(b *testing.B) string {
+	if benchModelVectors(b) {
+		return fmt.Sprintf("-model%d", benchModelTokens)
+	}
+	return ""
+}
+
+// indexBenchVectors upserts one vector per created memory (corpus.Inputs
+// in the same order): seeded random ones drawn in creation order, or under
+// MNEMO_BENCH_VECTORS=model the model's vector of each memory's opening.
+func indexBenchVectors(b *testing.B, idx vector.Index, created []graph.Created, dims int, corpus storetest.SyntheticCorpus) {
 	b.Helper()
 	const batch = 1000
 	r := rand.New(rand.NewPCG(42, 1))
+	var emb *embed.ONNX
+	if benchModelVectors(b) {
+		cfg := embedtest.Config(filepath.Join("..", ".cache", "mnemo"))
+		cfg.MaxLength = benchModelTokens
+		var err error
+		emb, err = embed.OpenONNX(cfg)
+		require.NoError(b, err)
+		defer emb.Close()
+	}
+	start := time.Now()
 	for i := 0; i < len(created); i += batch {
-		require.NoError(b, idx.Upsert(context.Background(), benchPoints(r, created[i:min(i+batch, len(created))], dims)))
+		cs := created[i:min(i+batch, len(created))]
+		pts := benchPoints(r, cs, dims)
+		if emb != nil {
+			texts := make([]string, len(cs))
+			for j := range cs {
+				in := corpus.Inputs[i+j]
+				require.Equal(b, in.Memory.Title, cs[j].Memory.Title, "the corpus and the created memories in one order")
+				texts[j] = in.Memory.Title + "\n" + in.Version.Content
+			}
+			vs, err := emb.Embed(context.Background(), texts)
+			require.NoError(b, err)
+			for j := range pts {
+				pts[j].Vector = vs[j]
+			}
+			progress("embedded %d of %d corpus texts in %s", i+len(cs), len(created), time.Since(start).Round(time.Second))
+		}
+		require.NoError(b, idx.Upsert(context.Background(), pts))
 	}
 }
 
@@ -224,7 +288,9 @@ func BenchmarkSearch(b *testing.B) {
 			// The cold variants write before every search, untimed: every
 			// walk reads its whole neighbourhood. known_at: a search as known
 			// at a time after the load (the same memories), which scans for
-			// keyword text (docs/time.md).
+			// keyword text (docs/time.md). after_read counts a read of one
+			// memory before every search, untimed, as each read_context
+			// does after it answers (Store.Touch).
 			known := engine.TimeTravel{KnownAt: time.Now().UTC()}
 			// The first search builds the keyword index (about 1.4 s per
 			// 100k memories): not part of what is measured.
@@ -235,13 +301,15 @@ func BenchmarkSearch(b *testing.B) {
 				eng        *engine.Engine
 				cold       bool
 				tt         engine.TimeTravel
+				afterRead  bool
 			}{
-				{"mode=graph", "graph", c.eng, false, engine.TimeTravel{}},
-				{"mode=hybrid", "hybrid", c.eng, false, engine.TimeTravel{}},
-				{"mode=hybrid/graph_weight=0", "hybrid", c.noGraph, false, engine.TimeTravel{}},
-				{"mode=graph/cold", "graph", c.eng, true, engine.TimeTravel{}},
-				{"mode=hybrid/cold", "hybrid", c.eng, true, engine.TimeTravel{}},
-				{"mode=hybrid/known_at", "hybrid", c.eng, false, known},
+				{"mode=graph", "graph", c.eng, false, engine.TimeTravel{}, false},
+				{"mode=hybrid", "hybrid", c.eng, false, engine.TimeTravel{}, false},
+				{"mode=hybrid/graph_weight=0", "hybrid", c.noGraph, false, engine.TimeTravel{}, false},
+				{"mode=graph/cold", "graph", c.eng, true, engine.TimeTravel{}, false},
+				{"mode=hybrid/cold", "hybrid", c.eng, true, engine.TimeTravel{}, false},
+				{"mode=hybrid/after_read", "hybrid", c.eng, false, engine.TimeTravel{}, true},
+				{"mode=hybrid/known_at", "hybrid", c.eng, false, known, false},
 			} {
 				if !benchMode(v.name) {
 					continue
@@ -256,6 +324,11 @@ func BenchmarkSearch(b *testing.B) {
 						if v.cold {
 							b.StopTimer()
 							c.write(b)
+							b.StartTimer()
+						}
+						if v.afterRead {
+							b.StopTimer()
+							c.touch(b)
 							b.StartTimer()
 						}
 						start, c0 := time.Now(), stats.CPUTime()
@@ -299,6 +372,21 @@ func BenchmarkSearch(b *testing.B) {
 func benchMode(variant string) bool {
 	v := os.Getenv("MNEMO_BENCH_MODES")
 	return v == "" || slices.Contains(strings.Split(v, ","), variant)
+}
+
+// touch counts a read of one memory of the corpus, as read_context does
+// for the memories it returns.
+func (c *benchCorpus) touch(b *testing.B) {
+	if c.touchID == "" {
+		l, err := c.store.ListMemories(context.Background(), graph.Filter{Scope: c.p.Scope, Reader: graph.System}, graph.Page{Limit: 1})
+		if err != nil || len(l.Memories) == 0 {
+			b.Fatalf("a memory to touch: %v", err)
+		}
+		c.touchID = l.Memories[0].ID
+	}
+	if err := c.store.Touch(context.Background(), c.p.Scope, []string{c.touchID}, time.Now().UTC()); err != nil {
+		b.Fatal(err)
+	}
 }
 
 // write writes one memory in a tenant of its own: a write the searches

@@ -392,7 +392,7 @@ func (s *Store) Neighbours(ctx context.Context, f graph.Filter, seedIDs []string
 	// the state the posting lists belong to (walkcache.go).
 	l := &walkLoad{f: f, w: w, w0: w0, key: key, at: nanos(f.ValidAt), cache: s.walks, cached: true,
 		fresh: map[postingKey]posting{}}
-	if err := conn.QueryRowContext(ctx, `SELECT n FROM write_seq`).Scan(&l.gen); err != nil {
+	if err := conn.QueryRowContext(ctx, readSeqs).Scan(&l.gen, &l.rowGen); err != nil {
 		return nil, fmt.Errorf("neighbours: %w", err)
 	}
 	l.run = func(i int, args ...any) (*sql.Rows, error) {
@@ -512,7 +512,7 @@ func (s *Store) Neighbours(ctx context.Context, f graph.Filter, seedIDs []string
 	if len(out) == 0 {
 		return nil, nil
 	}
-	ms, err := s.walks.loadByRID(l.gen, rids, func(js string) (*sql.Rows, error) {
+	ms, err := s.walks.loadByRID(l.rowGen, rids, func(js string) (*sql.Rows, error) {
 		return query(ctx, conn, stmts[2], js)
 	})
 	if err == nil {

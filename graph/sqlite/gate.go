@@ -47,7 +47,7 @@ func (s *Store) AppendAudit(ctx context.Context, events ...graph.AuditEvent) err
 			return fmt.Errorf("append audit %d: %w", i, err)
 		}
 	}
-	err := s.write(ctx, func(t *tx) error {
+	err := s.writeAs(ctx, writeLog, func(t *tx) error {
 		for _, a := range events {
 			if err := t.appendAudit(a); err != nil {
 				return err

@@ -45,7 +45,7 @@ func (s *Store) DueOutbox(ctx context.Context, at time.Time, lease time.Duration
 		return out, nil
 	}
 	var out []graph.OutboxItem
-	err := s.write(ctx, func(t *tx) error {
+	err := s.writeAs(ctx, writeLog, func(t *tx) error {
 		rows, err := t.QueryContext(t.ctx, dueOutbox, nanos(at), limit)
 		if err != nil {
 			return err
@@ -105,7 +105,7 @@ func (s *Store) AckOutbox(ctx context.Context, ids []string) error {
 	if len(ids) == 0 {
 		return nil
 	}
-	err := s.write(ctx, func(t *tx) error {
+	err := s.writeAs(ctx, writeLog, func(t *tx) error {
 		_, err := t.exec(ackOutbox, jsonList(ids))
 		return err
 	})
@@ -120,7 +120,7 @@ func (s *Store) FailOutbox(ctx context.Context, fails []graph.OutboxFailure) err
 	if len(fails) == 0 {
 		return nil
 	}
-	err := s.write(ctx, func(t *tx) error {
+	err := s.writeAs(ctx, writeLog, func(t *tx) error {
 		for _, f := range fails {
 			dead := 0
 			if f.Dead {
@@ -141,7 +141,7 @@ func (s *Store) FailOutbox(ctx context.Context, fails []graph.OutboxFailure) err
 // RequeueOutbox implements graph.Store.
 func (s *Store) RequeueOutbox(ctx context.Context, at time.Time, ids []string) (int, error) {
 	var n int64
-	err := s.write(ctx, func(t *tx) error {
+	err := s.writeAs(ctx, writeLog, func(t *tx) error {
 		list := jsonList(ids)
 		res, err := t.exec(requeueOutbox, nanos(at), list, list)
 		if err != nil {

@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
-	"github.com/stretchr/testify/require"
 
 	"github.com/mnemo-dev/mnemo/graph"
 )
@@ -15,9 +14,7 @@ import (
 // them) are found through edits_target, not by walking every edit of the
 // tenant; audit by actor through audit_actor.
 func TestEditAndAuditPlans(t *testing.T) {
-	s, err := Open(t.Context(), t.TempDir(), Options{})
-	require.NoError(t, err)
-	defer s.Close()
+	s := openTemp(t)
 	f := graph.Filter{Scope: graph.Scope{TenantID: "t", OrgID: "o"}, Reader: graph.Reader{UserID: "u"}}
 	edits := &where{}
 	edits.readScope("ed", f)

@@ -22,9 +22,7 @@ func TestQueryPlans(t *testing.T) {
 	// statements use.
 	bigTables := map[string]bool{"memories": true, "m": true, "versions": true, "v": true, "cv": true,
 		"mentions": true, "x": true, "memory_next": true, "n": true, "supersedes": true, "s": true, "y": true, "entities": true, "e": true, "outbox": true}
-	s, err := Open(t.Context(), t.TempDir(), Options{})
-	require.NoError(t, err)
-	defer s.Close()
+	s := openTemp(t)
 	// Every shape of the access rule: a plain reader (Sees and the user
 	// predicate), one in a repo (the org-and-repo clause), and the engine's
 	// System reader (Contains, no user predicate).
@@ -97,9 +95,7 @@ func checkPlans(t *testing.T, s *Store, f graph.Filter, bigTables map[string]boo
 // write of a memory with a session, seeks memories_session instead of
 // scanning a tenant's memories or sorting a session's.
 func TestSessionPlan(t *testing.T) {
-	s, err := Open(t.Context(), t.TempDir(), Options{})
-	require.NoError(t, err)
-	defer s.Close()
+	s := openTemp(t)
 	rows, err := s.w.QueryContext(t.Context(), "EXPLAIN QUERY PLAN "+newestInSession, "t", "s", "", "", "u", 1)
 	require.NoError(t, err)
 	defer rows.Close()
@@ -121,9 +117,7 @@ func TestSessionPlan(t *testing.T) {
 // read the newest first. The lookup by key walked the tenant's memories of
 // the type before (memories_type_created): ingest slowed as the store grew.
 func TestKeyPlans(t *testing.T) {
-	s, err := Open(t.Context(), t.TempDir(), Options{})
-	require.NoError(t, err)
-	defer s.Close()
+	s := openTemp(t)
 	for _, tc := range []struct {
 		name, query string
 	}{
@@ -145,9 +139,7 @@ func TestKeyPlans(t *testing.T) {
 // a bound parameter cannot prove, or no index by entity; see
 // docs/benchmarks.md, "Curation targets") and scan no table.
 func TestCurationPlans(t *testing.T) {
-	s, err := Open(t.Context(), t.TempDir(), Options{})
-	require.NoError(t, err)
-	defer s.Close()
+	s := openTemp(t)
 	f := graph.Filter{Scope: graph.Scope{TenantID: "t"}, Reader: graph.Reader{UserID: "u"},
 		Types: []string{"decision"}, Visibility: []graph.Visibility{graph.VisibilityUser}}
 	w, err := memoryFilter(f, false)

@@ -24,7 +24,7 @@ func (s *Store) CreateContextReceipt(ctx context.Context, r graph.ContextReceipt
 	if err != nil {
 		return r, fmt.Errorf("create context receipt: %w", err)
 	}
-	err = s.write(ctx, func(t *tx) error {
+	err = s.writeAs(ctx, writeLog, func(t *tx) error {
 		r.ID, r.CreatedAt = orNewID(r.ID), orNow(r.CreatedAt, t.now)
 		_, err := t.exec(insertReceipt, append(append([]any{r.ID}, scopeArgs(r.Scope)...), r.PrincipalID, r.Query,
 			string(b), nanos(r.CreatedAt))...)

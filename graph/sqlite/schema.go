@@ -456,6 +456,17 @@ DROP INDEX IF EXISTS memories_active_key;
 CREATE INDEX IF NOT EXISTS memories_active_ns ON memories(tenant_id, canonical_key, org_id, repo_id, user_id, type, created_at)
 	WHERE status = 'active' AND canonical_key <> '';
 `,
+	// 21: a write that changes only memories' read counters (Touch: every
+	// read_context and get) bumps a sequence of its own, so that the
+	// walk's posting lists, which do not hold the counters, stay cached
+	// (store.go, writeKind).
+	`
+CREATE TABLE IF NOT EXISTS read_seq (
+	id INTEGER PRIMARY KEY CHECK (id = 1),
+	n  INTEGER NOT NULL
+);
+INSERT OR IGNORE INTO read_seq (id, n) VALUES (1, 0);
+`,
 }
 
 const createMigrationsTable = `CREATE TABLE IF NOT EXISTS schema_migrations (

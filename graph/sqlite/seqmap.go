@@ -8,7 +8,8 @@ import "sync"
 //
 // Every write transaction, of this process or another one on the same
 // file, bumps the write sequence in the database (table write_seq,
-// Store.write) before it commits. A reader reads the sequence first in its
+// Store.write) before it commits; a write that changes only what some
+// caches cannot hold bumps a counter only the others include (writeKind). A reader reads the sequence first in its
 // read transaction, or in a statement before the ones whose rows it
 // caches, so what it reads is at least as new as that sequence. Entries
 // put at a sequence older than the map's are dropped; a newer sequence

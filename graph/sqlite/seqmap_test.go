@@ -59,3 +59,14 @@ func TestSeqMap(t *testing.T) {
 		})
 	}
 }
+
+// openTemp opens a store in a temporary directory, closed when t ends.
+func openTemp(t *testing.T) *Store {
+	t.Helper()
+	s, err := Open(t.Context(), t.TempDir(), Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = s.Close() })
+	return s
+}

@@ -253,8 +253,50 @@ func (t *tx) queryRow(query string, args ...any) *sql.Row {
 	return st.QueryRowContext(t.ctx, args...)
 }
 
-// write runs fn in one write transaction on the single writer connection.
+// What a write transaction may change, for the read caches that key their
+// entries by the write sequence (seqmap.go): each kind bumps its own
+// counter (tables write_seq and read_seq), so a write leaves the caches
+// that cannot hold what it changed as they are.
+type writeKind int
+
+const (
+	// writeGraph may change anything a cache holds: memories, versions,
+	// entities, mentions, edges, edits, relations. It bumps write_seq.n,
+	// which every cache's sequence includes.
+	writeGraph writeKind = iota
+	// writeReadCounts changes only memories' read counters
+	// (access_count, last_accessed: Touch, after a read_context or a get).
+	// It bumps read_seq.n, which only the caches of memory rows include:
+	// the walk's posting lists and mentions stay warm.
+	writeReadCounts
+	// writeLog writes only tables no cache reads: context receipts, audit
+	// events on their own (a rejected write's), the outbox's claims, acks
+	// and failures (a server claims every 5 s, due items or not). It bumps
+	// nothing.
+	writeLog
+)
+
+// seqBump is the statement each kind of write runs before it commits.
+var seqBump = [...]string{
+	writeGraph:      `UPDATE write_seq SET n = n + 1`,
+	writeReadCounts: `UPDATE read_seq SET n = n + 1`,
+	writeLog:        ``,
+}
+
+// readSeqs is the statement a cached read runs first in its transaction:
+// the sequence of the graph (write_seq) and that of memory rows (the sum of
+// both counters, which grows with every commit of either kind, so it names
+// one state too).
+const readSeqs = `SELECT w.n, w.n + r.n FROM write_seq w, read_seq r`
+
+// write runs fn in one write transaction on the single writer connection;
+// it may change anything (writeGraph).
 func (s *Store) write(ctx context.Context, fn func(t *tx) error) error {
+	return s.writeAs(ctx, writeGraph, fn)
+}
+
+// writeAs is write for a transaction that changes only what kind says.
+func (s *Store) writeAs(ctx context.Context, kind writeKind, fn func(t *tx) error) error {
 	sqlTx, err := s.w.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("begin: %w", mapErr(err))
@@ -274,10 +316,10 @@ func (s *Store) write(ctx context.Context, fn func(t *tx) error) error {
 	if err == nil {
 		err = t.flushCoOccurs()
 	}
-	if err == nil {
+	if err == nil && seqBump[kind] != "" {
 		// The write sequence names the state this commit makes, for the
-		// walk cache of every client of the file (walkcache.go).
-		_, err = t.ExecContext(t.ctx, `UPDATE write_seq SET n = n + 1`)
+		// read caches of every client of the file (seqmap.go).
+		_, err = t.ExecContext(t.ctx, seqBump[kind])
 	}
 	if err != nil {
 		_ = sqlTx.Rollback()

@@ -167,7 +167,7 @@ func (s *Store) walk(ctx context.Context, l *walkLoad, stmts []*sql.Stmt) ([]gra
 	l.reset()
 	// The first read fixes the snapshot: the write sequence in it names
 	// the state every list this walk reads belongs to (walkcache.go).
-	if err := t.QueryRowContext(ctx, `SELECT n FROM write_seq`).Scan(&l.gen); err != nil {
+	if err := t.QueryRowContext(ctx, readSeqs).Scan(&l.gen, &l.rowGen); err != nil {
 		return nil, err
 	}
 	l.run = func(i int, args ...any) (*sql.Rows, error) { return query(ctx, t, stmts[i], args...) }
@@ -182,7 +182,7 @@ func (s *Store) walk(ctx context.Context, l *walkLoad, stmts []*sql.Stmt) ([]gra
 	for i, x := range res {
 		rids[i] = l.rids[x.ID]
 	}
-	ms, err := l.cache.loadByRID(l.gen, rids, func(js string) (*sql.Rows, error) { return l.run(wsByRID, js) })
+	ms, err := l.cache.loadByRID(l.rowGen, rids, func(js string) (*sql.Rows, error) { return l.run(wsByRID, js) })
 	if err == nil {
 		err = asKnown(ctx, t, l.f, ms)
 	}
@@ -237,12 +237,14 @@ type walkLoad struct {
 	run     func(int, ...any) (*sql.Rows, error) // runs a ws statement in the walk's transaction
 
 	// The walk cache: the filter's key, ValidAt in nanoseconds (0 for
-	// none), the write sequence of the walk's snapshot, whether it may use
+	// none), the write sequences of the walk's snapshot (of the graph, for
+	// the lists and mentions; of memory rows, readSeqs), whether it may use
 	// the cache, and the lists it read, to store there.
 	cache  *walkCache
 	key    string
 	at     int64
 	gen    uint64
+	rowGen uint64
 	cached bool
 	fresh  map[postingKey]posting
 	// warm: load only what the cache keeps (WarmWalk).

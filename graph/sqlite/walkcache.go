@@ -33,8 +33,10 @@ import (
 //
 // It also keeps memory rows by rid (memoriesByRID, what Walk and
 // Neighbours load last) and the entities each memory mentions
-// (walkMentions), under the same sequence: both are the same in every
-// snapshot of one sequence. The statements that decide which rids a
+// (walkMentions): the mentions under the same sequence, the rows under the
+// sequence of memory rows (readSeqs), which a write of read counters
+// (Touch: every read_context) bumps too while the lists and mentions stay
+// cached, since they hold no counter (store.go, writeKind). The statements that decide which rids a
 // reader reaches apply its filter in SQL; the cache only spares reading
 // and decoding the rows of memories already admitted.
 type walkCache struct {

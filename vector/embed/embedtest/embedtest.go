@@ -61,10 +61,7 @@ func (b Bag) ModelID() string { return "test/hash-bag" }
 // benchmarks then measure the graph and keyword signals only.
 func ONNX(tb testing.TB, cacheDir string) *embed.ONNX {
 	tb.Helper()
-	cfg := embed.Config{LibraryPath: os.Getenv("MNEMO_ORT_LIB"), ModelDir: os.Getenv("MNEMO_MODEL_DIR")}
-	if cfg.LibraryPath == "" || cfg.ModelDir == "" {
-		cfg = embed.InstalledConfig(cacheDir)
-	}
+	cfg := Config(cacheDir)
 	if _, err := os.Stat(cfg.LibraryPath); err != nil {
 		tb.Logf("ONNX embedder not installed (%v): graph + keyword only", err)
 		return nil
@@ -74,4 +71,15 @@ func ONNX(tb testing.TB, cacheDir string) *embed.ONNX {
 		tb.Fatalf("open the ONNX embedder: %v", err)
 	}
 	return emb
+}
+
+// Config is the embedder configuration ONNX opens: the runtime and model
+// MNEMO_ORT_LIB and MNEMO_MODEL_DIR name, else those `make model`
+// installed in cacheDir.
+func Config(cacheDir string) embed.Config {
+	cfg := embed.Config{LibraryPath: os.Getenv("MNEMO_ORT_LIB"), ModelDir: os.Getenv("MNEMO_MODEL_DIR")}
+	if cfg.LibraryPath == "" || cfg.ModelDir == "" {
+		cfg = embed.InstalledConfig(cacheDir)
+	}
+	return cfg
 }
