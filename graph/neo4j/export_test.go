@@ -2,6 +2,10 @@ package neo4j
 
 import (
 	"context"
+	"strings"
+	"time"
+
+	neo4jdrv "github.com/neo4j/neo4j-go-driver/v5/neo4j"
 
 	"github.com/mnemo-dev/mnemo/graph"
 )
@@ -15,3 +19,32 @@ func (s *Store) WarmWith(ctx context.Context, name, cypher string) ([]string, er
 
 // ReadStatements is how many statements Warm plans.
 func ReadStatements() int { return len(readStatements()) }
+
+// ListPlan returns the operators of the plan Neo4j runs for ListMemories'
+// statement under f (the next pages' when after is true), from PROFILE.
+func (s *Store) ListPlan(ctx context.Context, f graph.Filter, after bool) ([]string, error) {
+	cy, at := listFirstCypher, time.Time{}
+	if after {
+		cy, at = listAfterCypher, time.Now().UTC()
+	}
+	return read(ctx, s, func(tx neo4jdrv.ManagedTransaction) ([]string, error) {
+		res, err := tx.Run(ctx, "PROFILE "+cy, listMemoriesParams(f, at, "x", 2))
+		if err != nil {
+			return nil, err
+		}
+		sum, err := res.Consume(ctx)
+		if err != nil {
+			return nil, err
+		}
+		var ops []string
+		var walk func(p neo4jdrv.ProfiledPlan)
+		walk = func(p neo4jdrv.ProfiledPlan) {
+			ops = append(ops, strings.SplitN(p.Operator(), "@", 2)[0])
+			for _, c := range p.Children() {
+				walk(c)
+			}
+		}
+		walk(sum.Profile())
+		return ops, nil
+	})
+}

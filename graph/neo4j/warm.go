@@ -69,7 +69,10 @@ func readStatements() []readStatement {
 			return listEditsParams(f, ids, []string{string(graph.EditApproved)})
 		}},
 		{"relations of", relationsOfCypher, func(f graph.Filter) map[string]any { return relationsOfParams(f, ids, 1) }},
-		{"list memories", listMemoriesCypher, func(f graph.Filter) map[string]any { return listMemoriesParams(f, time.Time{}, "", 1) }},
+		{"list memories", listFirstCypher, func(f graph.Filter) map[string]any { return listMemoriesParams(f, time.Time{}, "", 1) }},
+		{"list memories, next page", listAfterCypher, func(f graph.Filter) map[string]any {
+			return listMemoriesParams(f, time.Unix(0, 0).UTC(), "warm-up", 1)
+		}},
 		{"list versions", listVersionsCypher, func(f graph.Filter) map[string]any { return byIDParams(f, "warm-up") }},
 		{"get chunks", getChunksCypher, func(f graph.Filter) map[string]any { return byIDParams(f, "warm-up") }},
 	}

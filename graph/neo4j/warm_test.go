@@ -89,8 +89,12 @@ func TestWarmCoversReads(t *testing.T) {
 		tr.NoError(t, err)
 		_, err = s.RelationsOf(ctx, f, ids[:3], 4)
 		tr.NoError(t, err)
-		_, err = s.ListMemories(ctx, f, graph.Page{Limit: 20})
+		l, err := s.ListMemories(ctx, f, graph.Page{Limit: 20})
 		tr.NoError(t, err)
+		if l.NextCursor != "" {
+			_, err = s.ListMemories(ctx, f, graph.Page{Limit: 20, Cursor: l.NextCursor})
+			tr.NoError(t, err)
+		}
 		_, _ = s.ListVersions(ctx, f, ids[0]) // not found for some readers: the statement ran
 		_, _ = s.GetChunks(ctx, f, out[0].Version.ID)
 	}
