@@ -34,9 +34,12 @@ func schema() []string {
 		"CREATE CONSTRAINT entity_norm IF NOT EXISTS FOR (n:Entity) REQUIRE (n.tenant_id, n.norm_name) IS UNIQUE",
 		// memory_key: FindActiveByKey and the SAQ dedupe.
 		"CREATE INDEX memory_key IF NOT EXISTS FOR (n:Memory) ON (n.tenant_id, n.canonical_key)",
-		// memory_listing: ListMemories (newest first within a tenant and type).
+		// memory_listing: a tenant's memories of one type, newest first
+		// (ListMemories itself reads memory_tenant_created in order and
+		// filters the types as it goes: retrieve.go).
 		"CREATE INDEX memory_listing IF NOT EXISTS FOR (n:Memory) ON (n.tenant_id, n.type, n.created_at)",
-		// memory_tenant_created: ListMemories without a type filter.
+		// memory_tenant_created: ListMemories and the Neighbours window, read
+		// in its order.
 		"CREATE INDEX memory_tenant_created IF NOT EXISTS FOR (n:Memory) ON (n.tenant_id, n.created_at)",
 		// memory_session: the newest memory of a session, which a new
 		// one follows by a NEXT edge (edges.go).
