@@ -13,32 +13,35 @@ import (
 	"github.com/mnemo-dev/mnemo/graph"
 )
 
-// listMemoriesCypher lists visible memories newest first (created_at, then
-// id, descending) after the keyset cursor ($c_at, $c_id), one more than the
-// page so the caller knows whether a next page exists.
+// listMemoriesText is the statement that lists visible memories newest
+// first (created_at, then id, descending) after the keyset cursor ($c_at,
+// $c_id), one more than the page so the caller knows whether a next page
+// exists; seek narrows the index seek (listAfterCypher's starts at the
+// cursor: a range the index can seek, which an OR with $c_at IS NULL is
+// not).
 //
 // It reads the tenant's memories in memory_tenant_created's order (ORDER BY
 // names the index's properties, tenant first, as neighbourWalksCypher's
 // window does; every memory has a created_at) and filters them as they
 // come, so a page reads about as many memories as it returns, plus those
-// the filter hides; with a cursor the seek starts at it. Sorting the
-// filtered memories instead read every memory of the store (a label scan:
-// about 0.85 s a page at 100k, docs/benchmarks.md), whatever the page.
-const listMemoriesCypher = `
+// the filter hides. Sorting the filtered memories instead read every
+// memory of the store (a label scan: about 0.85 s a page at 100k,
+// docs/benchmarks.md), whatever the page.
+func listMemoriesText(seek string) string {
+	return `
 MATCH (m:Memory)
-WHERE m.tenant_id = $f_tenant AND m.created_at IS NOT NULL` + "%s" + `
+WHERE m.tenant_id = $f_tenant AND m.created_at IS NOT NULL` + seek + `
 WITH m ORDER BY m.tenant_id DESC, m.created_at DESC, m.id DESC
 WITH m WHERE ` + memoryVisible + `
   AND ($c_at IS NULL OR m.created_at < $c_at OR (m.created_at = $c_at AND m.id < $c_id))
 WITH m LIMIT $limit
 RETURN ` + memoryProjection + ` AS m`
+}
 
-// The first page's statement and the next pages' (the seek starts at the
-// cursor: a range the index can seek, which an OR with $c_at IS NULL is
-// not).
+// The first page's statement and the next pages'.
 var (
-	listFirstCypher = fmt.Sprintf(listMemoriesCypher, "")
-	listAfterCypher = fmt.Sprintf(listMemoriesCypher, " AND m.created_at <= $c_at")
+	listFirstCypher = listMemoriesText("")
+	listAfterCypher = listMemoriesText(" AND m.created_at <= $c_at")
 )
 
 // ListMemories lists memories matching f, newest first, one page at a time.
@@ -78,7 +81,7 @@ func (s *Store) ListMemories(ctx context.Context, f graph.Filter, p graph.Page) 
 	return l, nil
 }
 
-// listMemoriesParams binds listMemoriesCypher's parameters: the keyset
+// listMemoriesParams binds listMemoriesText's parameters: the keyset
 // cursor (at, id; a zero at is the first page) and the rows to read.
 func listMemoriesParams(f graph.Filter, at time.Time, id string, rows int) map[string]any {
 	return filterParams(f, map[string]any{"c_at": timeParam(at), "c_id": id, "limit": int64(rows)})
