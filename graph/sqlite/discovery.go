@@ -392,7 +392,7 @@ func (s *Store) Neighbours(ctx context.Context, f graph.Filter, seedIDs []string
 	// the state the posting lists belong to (walkcache.go).
 	l := &walkLoad{f: f, w: w, w0: w0, key: key, at: nanos(f.ValidAt), cache: s.walks, cached: true,
 		fresh: map[postingKey]posting{}}
-	if err := conn.QueryRowContext(ctx, readSeqs).Scan(&l.gen, &l.rowGen); err != nil {
+	if l.gen, l.rowGen, err = scanSeqs(conn.QueryRowContext(ctx, readSeqs, f.Scope.TenantID), f.Scope.TenantID); err != nil {
 		return nil, fmt.Errorf("neighbours: %w", err)
 	}
 	l.run = func(i int, args ...any) (*sql.Rows, error) {

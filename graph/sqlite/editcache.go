@@ -3,8 +3,6 @@ package sqlite
 import (
 	"cmp"
 	"context"
-	"database/sql"
-	"errors"
 	"fmt"
 	"slices"
 
@@ -24,7 +22,7 @@ import (
 // not cached.
 //
 // When an entry holds (seqMap): as for walkCache, every write transaction bumps the
-// write sequence before it commits. ListEdits reads the sequence first and
+// sequence of each tenant it may change before it commits. ListEdits reads its tenant's sequence first and
 // the edits after it, in statements of their own, so what it reads is at
 // least as new as that sequence: an entry stored under sequence g is never
 // older than g. It serves an entry only when the sequence it has just read
@@ -70,7 +68,7 @@ func newEditCache() *editCache {
 
 // get returns the entries of ids under filter at sequence g, and the ids
 // it holds none for.
-func (c *editCache) get(g uint64, filter string, ids []string) (rows []editRow, misses []string) {
+func (c *editCache) get(g seq, filter string, ids []string) (rows []editRow, misses []string) {
 	keys := make([]editKey, len(ids))
 	for i, id := range ids {
 		keys[i] = editKey{filter, id}
@@ -87,7 +85,7 @@ func (c *editCache) get(g uint64, filter string, ids []string) (rows []editRow, 
 
 // put stores the edits of ids (rows, grouped here by target) read at
 // sequence g under filter.
-func (c *editCache) put(g uint64, filter string, ids []string, rows []editRow) {
+func (c *editCache) put(g seq, filter string, ids []string, rows []editRow) {
 	by := make(map[string][]editRow, len(ids))
 	for _, r := range rows {
 		by[r.e.TargetMemoryID] = append(by[r.e.TargetMemoryID], r)
@@ -102,8 +100,12 @@ func (c *editCache) put(g uint64, filter string, ids []string, rows []editRow) {
 // editsOf returns the edits of ids admitted by w (ListEdits' filter, no
 // KnownAt), oldest first, through s.edits.
 func (s *Store) editsOf(ctx context.Context, w *where, tenant string, ids []string) ([]graph.Edit, error) {
-	var g uint64
-	if err := s.queryRow(ctx, `SELECT n FROM write_seq`, &g); err != nil {
+	row, err := s.cachedRow(ctx, readSeqs, tenant)
+	if err != nil {
+		return nil, err
+	}
+	g, _, err := scanSeqs(row, tenant)
+	if err != nil {
 		return nil, err
 	}
 	filter := w.key() + "\x00" + tenant
@@ -140,7 +142,7 @@ const editTargetsOf = `SELECT DISTINCT ed.target_memory_id FROM edits ed INDEXED
 
 // editTargets returns the target set of filter (w) at sequence g, read
 // when the cache lacks it; nil when it holds more than maxEditTargets.
-func (s *Store) editTargets(ctx context.Context, g uint64, filter string, w *where) (map[string]bool, error) {
+func (s *Store) editTargets(ctx context.Context, g seq, filter string, w *where) (map[string]bool, error) {
 	if set, ok := s.edits.targets.get(g, filter); ok {
 		return set, nil
 	}
@@ -199,17 +201,3 @@ type ridFirst struct {
 }
 
 func (r ridFirst) Scan(dest ...any) error { return r.sc.Scan(append([]any{r.rid}, dest...)...) }
-
-// queryRow reads one row of query into dest through the statement cache.
-func (s *Store) queryRow(ctx context.Context, query string, dest ...any) error {
-	row, err := s.cachedRow(ctx, query)
-	if err != nil {
-		return err
-	}
-	if err := row.Scan(dest...); errors.Is(err, sql.ErrNoRows) {
-		return fmt.Errorf("%s: no row", query)
-	} else if err != nil {
-		return err
-	}
-	return nil
-}

@@ -346,7 +346,7 @@ func (s *Store) Touch(ctx context.Context, sc graph.Scope, ids []string, at time
 	// not read is reinforced.
 	w := &where{}
 	w.writeScope("m", sc)
-	err := s.writeAs(ctx, writeReadCounts, func(t *tx) error {
+	err := s.writeIn(ctx, writeReadCounts, []string{sc.TenantID}, func(t *tx) error {
 		_, err := t.ExecContext(ctx, fmt.Sprintf(touchMemories, w.sql()), append([]any{nanos(at.UTC()), jsonList(ids)}, w.args...)...)
 		return err
 	})

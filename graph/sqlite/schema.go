@@ -467,6 +467,16 @@ CREATE TABLE IF NOT EXISTS read_seq (
 );
 INSERT OR IGNORE INTO read_seq (id, n) VALUES (1, 0);
 `,
+	// 22: each tenant's own write and read sequences (store.go,
+	// writeIn): a write in one tenant leaves the read caches of every
+	// other tenant warm.
+	`
+CREATE TABLE IF NOT EXISTS tenant_seq (
+	tenant_id TEXT PRIMARY KEY,
+	w         INTEGER NOT NULL,
+	r         INTEGER NOT NULL
+) WITHOUT ROWID;
+`,
 }
 
 const createMigrationsTable = `CREATE TABLE IF NOT EXISTS schema_migrations (

@@ -28,6 +28,7 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -254,20 +255,25 @@ func (t *tx) queryRow(query string, args ...any) *sql.Row {
 }
 
 // What a write transaction may change, for the read caches that key their
-// entries by the write sequence (seqmap.go): each kind bumps its own
-// counter (tables write_seq and read_seq), so a write leaves the caches
-// that cannot hold what it changed as they are.
+// entries by a tenant's sequence (seqmap.go): each kind bumps its own
+// counter, so a write leaves the caches that cannot hold what it changed
+// as they are. A write that names the tenants it writes in (writeIn)
+// bumps their counters (table tenant_seq) instead of the file's (tables
+// write_seq and read_seq), and leaves every other tenant's caches as they
+// are.
 type writeKind int
 
 const (
 	// writeGraph may change anything a cache holds: memories, versions,
-	// entities, mentions, edges, edits, relations. It bumps write_seq.n,
-	// which every cache's sequence includes.
+	// entities, mentions, edges, edits, relations. It bumps write_seq.n
+	// (or its tenants' tenant_seq.w), which every cache's sequence
+	// includes.
 	writeGraph writeKind = iota
 	// writeReadCounts changes only memories' read counters
 	// (access_count, last_accessed: Touch, after a read_context or a get).
-	// It bumps read_seq.n, which only the caches of memory rows include:
-	// the walk's posting lists and mentions stay warm.
+	// It bumps read_seq.n (or its tenants' tenant_seq.r), which only the
+	// caches of memory rows include: the walk's posting lists and
+	// mentions stay warm.
 	writeReadCounts
 	// writeLog writes only tables no cache reads: context receipts, audit
 	// events on their own (a rejected write's), the outbox's claims, acks
@@ -276,27 +282,52 @@ const (
 	writeLog
 )
 
-// seqBump is the statement each kind of write runs before it commits.
-var seqBump = [...]string{
-	writeGraph:      `UPDATE write_seq SET n = n + 1`,
-	writeReadCounts: `UPDATE read_seq SET n = n + 1`,
-	writeLog:        ``,
-}
+// seqBump is the statement each kind of write runs before it commits,
+// and tenantBump the one it runs for each tenant it names instead.
+var (
+	seqBump = [...]string{
+		writeGraph:      `UPDATE write_seq SET n = n + 1`,
+		writeReadCounts: `UPDATE read_seq SET n = n + 1`,
+		writeLog:        ``,
+	}
+	tenantBump = [...]string{
+		writeGraph:      `INSERT INTO tenant_seq (tenant_id, w, r) VALUES (?, 1, 0) ON CONFLICT (tenant_id) DO UPDATE SET w = w + 1`,
+		writeReadCounts: `INSERT INTO tenant_seq (tenant_id, w, r) VALUES (?, 0, 1) ON CONFLICT (tenant_id) DO UPDATE SET r = r + 1`,
+		writeLog:        ``,
+	}
+)
 
-// readSeqs is the statement a cached read runs first in its transaction:
-// the sequence of the graph (write_seq) and that of memory rows (the sum of
-// both counters, which grows with every commit of either kind, so it names
-// one state too).
-const readSeqs = `SELECT w.n, w.n + r.n FROM write_seq w, read_seq r`
+// readSeqs is the statement a cached read runs first in its transaction,
+// with its tenant: the tenant's sequence of the graph (the file's
+// write_seq and the tenant's w) and that of memory rows (that and both
+// read counters). Each is a sum of counters that only grow, and every
+// commit that may change what it covers bumps one of them, so each names
+// one state of the tenant.
+const readSeqs = `SELECT w.n + COALESCE(t.w, 0), w.n + r.n + COALESCE(t.w, 0) + COALESCE(t.r, 0)
+FROM write_seq w CROSS JOIN read_seq r LEFT JOIN tenant_seq t ON t.tenant_id = ?`
+
+// scanSeqs reads readSeqs' row for tenant.
+func scanSeqs(row *sql.Row, tenant string) (graphSeq, rowSeq seq, err error) {
+	graphSeq.tenant, rowSeq.tenant = tenant, tenant
+	err = row.Scan(&graphSeq.n, &rowSeq.n)
+	return graphSeq, rowSeq, err
+}
 
 // write runs fn in one write transaction on the single writer connection;
 // it may change anything (writeGraph).
 func (s *Store) write(ctx context.Context, fn func(t *tx) error) error {
-	return s.writeAs(ctx, writeGraph, fn)
+	return s.writeIn(ctx, writeGraph, nil, fn)
 }
 
 // writeAs is write for a transaction that changes only what kind says.
 func (s *Store) writeAs(ctx context.Context, kind writeKind, fn func(t *tx) error) error {
+	return s.writeIn(ctx, kind, nil, fn)
+}
+
+// writeIn is writeAs for a transaction that writes only in tenants: rows
+// whose tenant_id is one of them, or that hang off such rows. None: it may
+// write in any tenant.
+func (s *Store) writeIn(ctx context.Context, kind writeKind, tenants []string, fn func(t *tx) error) error {
 	sqlTx, err := s.w.BeginTx(ctx, nil)
 	if err != nil {
 		return fmt.Errorf("begin: %w", mapErr(err))
@@ -316,10 +347,18 @@ func (s *Store) writeAs(ctx context.Context, kind writeKind, fn func(t *tx) erro
 	if err == nil {
 		err = t.flushCoOccurs()
 	}
-	if err == nil && seqBump[kind] != "" {
-		// The write sequence names the state this commit makes, for the
-		// read caches of every client of the file (seqmap.go).
+	// The sequences name the state this commit makes, for the read caches
+	// of every client of the file (seqmap.go).
+	switch {
+	case err != nil || seqBump[kind] == "":
+	case len(tenants) == 0:
 		_, err = t.ExecContext(t.ctx, seqBump[kind])
+	default:
+		for _, id := range slices.Compact(slices.Sorted(slices.Values(tenants))) {
+			if _, err = t.exec(tenantBump[kind], id); err != nil {
+				break
+			}
+		}
 	}
 	if err != nil {
 		_ = sqlTx.Rollback()

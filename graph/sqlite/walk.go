@@ -167,7 +167,7 @@ func (s *Store) walk(ctx context.Context, l *walkLoad, stmts []*sql.Stmt) ([]gra
 	l.reset()
 	// The first read fixes the snapshot: the write sequence in it names
 	// the state every list this walk reads belongs to (walkcache.go).
-	if err := t.QueryRowContext(ctx, readSeqs).Scan(&l.gen, &l.rowGen); err != nil {
+	if l.gen, l.rowGen, err = scanSeqs(t.QueryRowContext(ctx, readSeqs, l.f.Scope.TenantID), l.f.Scope.TenantID); err != nil {
 		return nil, err
 	}
 	l.run = func(i int, args ...any) (*sql.Rows, error) { return query(ctx, t, stmts[i], args...) }
@@ -237,14 +237,14 @@ type walkLoad struct {
 	run     func(int, ...any) (*sql.Rows, error) // runs a ws statement in the walk's transaction
 
 	// The walk cache: the filter's key, ValidAt in nanoseconds (0 for
-	// none), the write sequences of the walk's snapshot (of the graph, for
-	// the lists and mentions; of memory rows, readSeqs), whether it may use
+	// none), the filter's tenant's sequences in the walk's snapshot (of the
+	// graph, for the lists and mentions; of memory rows, readSeqs), whether it may use
 	// the cache, and the lists it read, to store there.
 	cache  *walkCache
 	key    string
 	at     int64
-	gen    uint64
-	rowGen uint64
+	gen    seq
+	rowGen seq
 	cached bool
 	fresh  map[postingKey]posting
 	// warm: load only what the cache keeps (WarmWalk).

@@ -23,13 +23,15 @@ import (
 // (postingMem.validAt), so one entry serves every instant.
 //
 // When an entry holds (seqMap): every write transaction, of this process or
-// another one on the same file, bumps the write sequence in the database
-// (table write_seq, Store.write) before it commits. A walk reads the
-// sequence first in its read transaction, so it is the sequence of the
-// walk's snapshot; the lists it reads belong to that state and are stored
-// under it, and it serves an entry only when the entry's sequence is its
-// own. An entry of another sequence is never served, and a write by
-// another client is seen by the next walk (storetest Walk/SecondClient).
+// another one on the same file, bumps a sequence in the database before it
+// commits: the file's, or each of the tenants it writes in (Store.writeIn).
+// A walk reads its tenant's sequence first in its read transaction
+// (readSeqs), so it is the sequence of the walk's snapshot of the tenant;
+// the lists it reads belong to that state and are stored under it, and it
+// serves an entry only when the entry's sequence is its own. An entry of
+// another sequence is never served, and a write by another client is seen
+// by the next walk (storetest Walk/SecondClient); a write in another
+// tenant leaves the entries as they are (TestWalkCacheByWriteKind).
 //
 // It also keeps memory rows by rid (memoriesByRID, what Walk and
 // Neighbours load last) and the entities each memory mentions
@@ -114,18 +116,18 @@ func newWalkCache() *walkCache {
 }
 
 // get returns the list of k read at sequence g.
-func (c *walkCache) get(g uint64, k postingKey) (posting, bool) { return c.postings.get(g, k) }
+func (c *walkCache) get(g seq, k postingKey) (posting, bool) { return c.postings.get(g, k) }
 
 // put stores lists read at sequence g; a list already held at g stays
 // when it is complete or as long.
-func (c *walkCache) put(g uint64, ps map[postingKey]posting) {
+func (c *walkCache) put(g seq, ps map[postingKey]posting) {
 	c.postings.put(g, ps, func(old, p posting) bool { return old.complete || len(old.mems) >= len(p.mems) })
 }
 
 // loadByRID returns the memories rids in that order (memoriesByRID, run by
 // run in a transaction whose snapshot is at sequence g), from the cache
 // where it holds them. Each memory returned has its own Tags.
-func (c *walkCache) loadByRID(g uint64, rids []int64, run func(ridJSON string) (*sql.Rows, error)) ([]graph.Memory, error) {
+func (c *walkCache) loadByRID(g seq, rids []int64, run func(ridJSON string) (*sql.Rows, error)) ([]graph.Memory, error) {
 	got, miss := c.mems.getAll(g, rids)
 	if len(miss) > 0 {
 		js, _ := json.Marshal(miss)
@@ -164,7 +166,7 @@ func (c *walkCache) loadByRID(g uint64, rids []int64, run func(ridJSON string) (
 // (walkMentions, run by run in a transaction whose snapshot is at sequence
 // g), from the cache where it holds them. The memories were admitted by
 // the statements that reached them; a memory's mentions are not filtered.
-func (c *walkCache) mentionsOf(g uint64, rids []int64, run func(ridJSON string) (*sql.Rows, error)) (map[int64][]mention, error) {
+func (c *walkCache) mentionsOf(g seq, rids []int64, run func(ridJSON string) (*sql.Rows, error)) (map[int64][]mention, error) {
 	out, miss := c.ents.getAll(g, rids)
 	if len(miss) == 0 {
 		return out, nil

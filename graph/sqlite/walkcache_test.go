@@ -15,8 +15,11 @@ import (
 // every list over; Touch (a read counted: every read_context) keeps the
 // posting lists and mentions but not the memory rows, which hold the
 // counters; a context receipt, an audit event or the outbox's writes keep
-// everything. A walk after each answers
-// as the store is (storetest Walk/Repeated checks the rows' counters).
+// everything. A write or a read counted in another tenant keeps every
+// list and row of this one (writeIn); a write that names no tenant (a
+// curation write) ends them wherever it writes. A walk after each answers
+// as the store is (storetest Walk/Repeated checks the rows' counters,
+// Walk/SecondClient another client's writes).
 func TestWalkCacheByWriteKind(t *testing.T) {
 	ctx := t.Context()
 	s := openTemp(t)
@@ -43,7 +46,7 @@ func TestWalkCacheByWriteKind(t *testing.T) {
 				count = int64(w.Memory.AccessCount)
 			}
 		}
-		return s.walks.postings.at, s.walks.mems.at, count
+		return s.walks.postings.parts["t"].at, s.walks.mems.parts["t"].at, count
 	}
 	lists0, rows0, count0 := walk()
 	require.NotZero(t, lists0)
@@ -66,12 +69,28 @@ func TestWalkCacheByWriteKind(t *testing.T) {
 	assert.Greater(t, rows, rows0, "a read counted ends the rows")
 	assert.Equal(t, count0+1, count, "the walk shows the counted read")
 
-	_, err = s.CreateMemories(ctx, []graph.MemoryInput{{
-		Memory:  graph.Memory{Scope: graph.Scope{TenantID: "other"}, Type: "note", Title: "elsewhere", CreatedAt: time.Now().UTC()},
-		Version: graph.VersionInput{Content: "another tenant's write"},
+	other := graph.Scope{TenantID: "other"}
+	elsewhere, err := s.CreateMemories(ctx, []graph.MemoryInput{{
+		Memory:  graph.Memory{Scope: other, Type: "note", Title: "elsewhere", CreatedAt: time.Now().UTC()},
+		Version: graph.VersionInput{Content: "another tenant's write about Epoch", Entities: []graph.EntityRef{{Name: "Epoch", Type: "concept"}}},
 	}})
 	require.NoError(t, err)
+	_, err = s.AddVersion(ctx, other, elsewhere[0].Memory.ID, graph.VersionInput{Content: "and its second version"})
+	require.NoError(t, err)
+	require.NoError(t, s.Touch(ctx, other, []string{elsewhere[0].Memory.ID}, time.Now().UTC()))
+	lists1, rows1, _ := walk()
+	assert.Equal(t, lists, lists1, "another tenant's writes keep the lists")
+	assert.Equal(t, rows, rows1, "and the rows")
+
+	_, err = s.AddVersion(ctx, sc, created[1].Memory.ID, graph.VersionInput{Content: "second about Epoch, again",
+		Entities: []graph.EntityRef{{Name: "Epoch", Type: "concept"}}})
+	require.NoError(t, err)
 	lists2, rows2, _ := walk()
-	assert.Greater(t, lists2, lists, "a graph write ends the lists")
-	assert.Greater(t, rows2, rows, "and the rows")
+	assert.Greater(t, lists2, lists1, "a write in the tenant ends the lists")
+	assert.Greater(t, rows2, rows1, "and the rows")
+
+	require.NoError(t, s.Archive(ctx, other, elsewhere[0].Memory.ID))
+	lists3, rows3, _ := walk()
+	assert.Greater(t, lists3, lists2, "a write naming no tenant ends the lists")
+	assert.Greater(t, rows3, rows2, "and the rows")
 }

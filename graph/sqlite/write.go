@@ -21,7 +21,14 @@ func (s *Store) CreateMemories(ctx context.Context, in []graph.MemoryInput) ([]g
 		}
 	}
 	out := make([]graph.Created, len(ins))
-	err := s.write(ctx, func(t *tx) error {
+	tenants := make([]string, len(ins))
+	for i := range ins {
+		tenants[i] = ins[i].Memory.Scope.TenantID
+	}
+	// Each memory is written in its own tenant: what it supersedes, its
+	// session's NEXT edge, its entities and their counts are all looked up
+	// there (memoryRef, linkSession, resolveEntity).
+	err := s.writeIn(ctx, writeGraph, tenants, func(t *tx) error {
 		for i := range ins {
 			if err := t.err(); err != nil {
 				return err
@@ -194,8 +201,8 @@ func (s *Store) AddVersion(ctx context.Context, sc graph.Scope, memoryID string,
 	}
 	in.Normalize()
 	var v graph.Version
-	err := s.write(ctx, func(t *tx) error {
-		ref, err := t.memoryRef(sc, memoryID)
+	err := s.writeIn(ctx, writeGraph, []string{sc.TenantID}, func(t *tx) error {
+		ref, err := t.memoryRef(sc, memoryID) // in sc's tenant (Contains)
 		if err != nil {
 			return err
 		}
