@@ -105,8 +105,12 @@ func testWalkWarm(t *testing.T, x *suite) {
 		t.Skipf("%T does not warm walks (graph.WalkWarmer is optional)", x.s)
 	}
 	fx := x.buildWalkFixture(t, newScope(t))
-	// bump writes elsewhere: the next walk starts from an empty cache.
-	bump := func() { x.create(t, memIn(newScope(t), "bump", "another tenant's write", "Elsewhere")) }
+	// bump writes in the tenant, in an org beneath its scope that no
+	// reader here sees: the next walk starts from an empty cache (a write
+	// in another tenant would leave it warm) and answers as before.
+	bump := func() {
+		x.create(t, memIn(graph.Scope{TenantID: fx.scope.TenantID, OrgID: "elsewhere"}, "bump", "a write beneath the scope", "Elsewhere"))
+	}
 	full := graph.WalkRequest{Entities: seedEntities("alpha"), Memories: map[string]float64{fx.ids["w4"]: 1}, Limit: 20}
 	for _, c := range []struct {
 		name         string
