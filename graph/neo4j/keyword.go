@@ -344,20 +344,27 @@ func admittedGroups(ctx context.Context, tx neo4jdrv.ManagedTransaction, f graph
 
 // Backfill of the keyword properties and groups for memories written before
 // they existed (their text is in search_text, which memory_search_en
-// covered).
+// covered). An erased memory has none (the erase removes them and takes it
+// out of its group); one that has them was given them by an earlier
+// backfill, which took erased memories for old ones, and loses them again.
 const (
 	kwMissingCypher = `
-MATCH (m:Memory) WHERE m.kw_len IS NULL
+MATCH (m:Memory) WHERE (m.kw_len IS NULL) = (m.status <> 'erased')
 RETURN m.id AS id, m.tenant_id AS tenant_id, m.org_id AS org_id, m.repo_id AS repo_id, m.user_id AS user_id,
-       m.scope AS visibility, m.title AS title, coalesce(m.search_text, '') AS body
+       m.scope AS visibility, m.title AS title, coalesce(m.search_text, '') AS body, m.status = 'erased' AS erased
 LIMIT 500`
 	kwBackfillCypher = `
 UNWIND $rows AS r
 MATCH (m:Memory {id: r.id})
 SET m += r.props
 REMOVE m.search_text`
+	// kwRecountCypher counts every group again from the memories not
+	// erased, as the writes keep them (a group left with none keeps 0).
 	kwRecountCypher = `
-MATCH (m:Memory)
+OPTIONAL MATCH (k:KeywordGroup)
+SET k.docs = 0, k.len = 0
+WITH count(k) AS reset
+MATCH (m:Memory) WHERE m.status <> 'erased'
 WITH m.tenant_id AS tenant_id, m.org_id AS org_id, m.repo_id AS repo_id,
      CASE WHEN m.scope IN $private AND m.user_id <> '' THEN m.user_id ELSE '' END AS owner,
      count(*) AS docs, sum(m.kw_len) AS len
@@ -366,8 +373,10 @@ SET k.docs = docs, k.len = len`
 )
 
 // backfillKeywords gives memories written before keyword groups existed
-// their keyword properties, 500 at a time, then recounts every group. It
-// runs at Open and does nothing once every memory has them. Writes during
+// their keyword properties, 500 at a time, takes them from erased memories
+// an earlier backfill gave them to, then recounts every group. It runs at
+// Open and does nothing once every memory not erased has them and no
+// erased one does (TestKeywordBackfill, TestKeywordReopenAfterErase). Writes during
 // the recount by an older mnemo would be miscounted: upgrade with writers
 // stopped.
 func (s *Store) backfillKeywords(ctx context.Context) error {
@@ -382,8 +391,12 @@ func (s *Store) backfillKeywords(ctx context.Context) error {
 			for i, r := range recs {
 				p := r.AsMap()
 				props := map[string]any{}
-				g := kwGroupOf(scopeOf(p), str(p, "user_id"), graph.Visibility(str(p, "visibility")))
-				keywordProps(props, g, str(p, "title"), str(p, "body"), s.stems.Stem)
+				if erased, _ := p["erased"].(bool); erased {
+					props["kw_tf"], props["kw_len"], props["kw_text"], props["kw_group"] = nil, nil, nil, nil // removed
+				} else {
+					g := kwGroupOf(scopeOf(p), str(p, "user_id"), graph.Visibility(str(p, "visibility")))
+					keywordProps(props, g, str(p, "title"), str(p, "body"), s.stems.Stem)
+				}
 				rows[i] = map[string]any{"id": str(p, "id"), "props": props}
 			}
 			_, err = collect(ctx, tx, kwBackfillCypher, map[string]any{"rows": rows})

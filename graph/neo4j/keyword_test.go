@@ -67,3 +67,73 @@ func TestKeywordBackfill(t *testing.T) {
 		assert.InEpsilon(t, w, got[k], 1e-9, k)
 	}
 }
+
+// TestKeywordReopenAfterErase: an erased memory stays out of its keyword
+// group's statistics when the store is opened again. The backfill at Open
+// is for memories written before keyword groups existed, not for erased
+// ones, whose keyword properties the erase removed: counting them again
+// would move every score of the group (SQLite's index drops them too).
+func TestKeywordReopenAfterErase(t *testing.T) {
+	cfg := neo4jtest.Config(t)
+	s := neo4jtest.Open(t, cfg)
+	sc := graph.Scope{TenantID: "erase-reopen"}
+	c := storetest.Corpus(sc, 7, 200)
+	created, err := s.CreateMemories(t.Context(), c.Inputs)
+	tr.NoError(t, err)
+	ids := make([]string, 0, 50)
+	for _, m := range created[:50] {
+		ids = append(ids, m.Memory.ID)
+	}
+	_, err = s.Erase(t.Context(), sc, graph.EraseInput{IDs: ids})
+	tr.NoError(t, err)
+	queries := c.KeywordQueries(10)
+	search := func(s graph.Store) map[string]float64 {
+		out := map[string]float64{}
+		for _, q := range queries {
+			got, err := s.KeywordSearch(t.Context(), graph.Filter{Scope: sc, Reader: graph.System}, q, 20)
+			tr.NoError(t, err)
+			for _, g := range got {
+				out[q+" "+g.Memory.ID] = g.Score
+			}
+		}
+		return out
+	}
+	want := search(s)
+	tr.NotEmpty(t, want)
+
+	reopen := func() {
+		t.Helper()
+		r, err := neo4j.Open(t.Context(), cfg)
+		tr.NoError(t, err)
+		defer r.Close()
+		got := search(r)
+		tr.Len(t, got, len(want))
+		for k, w := range want {
+			assert.InEpsilon(t, w, got[k], 1e-9, k)
+		}
+	}
+	reopen()
+
+	// A database an earlier backfill went through holds its erased
+	// memories in their groups again; Open takes them out.
+	_, err = neo4jdrv.ExecuteQuery(t.Context(), neo4jtest.Driver(t, cfg), asAfterErasedBackfill, nil, neo4jdrv.EagerResultTransformer,
+		neo4jdrv.ExecuteQueryWithDatabase(cfg.Database))
+	tr.NoError(t, err)
+	tr.NotEqual(t, want, search(s), "the erased memories count again")
+	reopen()
+}
+
+// asAfterErasedBackfill gives erased memories the keyword properties of an
+// empty text and counts them in their groups, as the backfill at Open did
+// before it told erased memories from old ones.
+const asAfterErasedBackfill = `
+MATCH (m:Memory {status: 'erased'})
+SET m.kw_len = 0, m.kw_tf = ' ', m.kw_text = '',
+    m.kw_group = m.org_id + '\u001f' + m.repo_id + '\u001f' + CASE WHEN m.scope IN ['user', 'session'] AND m.user_id <> '' THEN m.user_id ELSE '' END
+WITH count(*) AS n
+MATCH (m:Memory)
+WITH m.tenant_id AS tenant_id, m.org_id AS org_id, m.repo_id AS repo_id,
+     CASE WHEN m.scope IN ['user', 'session'] AND m.user_id <> '' THEN m.user_id ELSE '' END AS owner,
+     count(*) AS docs, sum(m.kw_len) AS len
+MERGE (k:KeywordGroup {tenant_id: tenant_id, org_id: org_id, repo_id: repo_id, owner: owner})
+SET k.docs = docs, k.len = len`
