@@ -53,11 +53,23 @@ func TestKeywordBackfill(t *testing.T) {
 	want := search(s)
 	tr.NotEmpty(t, want)
 
-	_, err := neo4jdrv.ExecuteQuery(t.Context(), neo4jtest.Driver(t, cfg), asBeforeKeywordGroups, nil, neo4jdrv.EagerResultTransformer,
+	runCypher(t, cfg, asBeforeKeywordGroups)
+	tr.Empty(t, search(s), "an earlier database has nothing the keyword index covers")
+	assertScoresAfterOpen(t, cfg, search, want)
+}
+
+// runCypher runs statement q on the database of cfg, outside any store.
+func runCypher(t *testing.T, cfg neo4j.Config, q string) {
+	t.Helper()
+	_, err := neo4jdrv.ExecuteQuery(t.Context(), neo4jtest.Driver(t, cfg), q, nil, neo4jdrv.EagerResultTransformer,
 		neo4jdrv.ExecuteQueryWithDatabase(cfg.Database))
 	tr.NoError(t, err)
-	tr.Empty(t, search(s), "an earlier database has nothing the keyword index covers")
+}
 
+// assertScoresAfterOpen opens the database of cfg again, as a restart
+// does, and checks that search gives there the scores of want.
+func assertScoresAfterOpen(t *testing.T, cfg neo4j.Config, search func(graph.Store) map[string]float64, want map[string]float64) {
+	t.Helper()
 	r, err := neo4j.Open(t.Context(), cfg)
 	tr.NoError(t, err)
 	defer r.Close()
@@ -101,26 +113,13 @@ func TestKeywordReopenAfterErase(t *testing.T) {
 	want := search(s)
 	tr.NotEmpty(t, want)
 
-	reopen := func() {
-		t.Helper()
-		r, err := neo4j.Open(t.Context(), cfg)
-		tr.NoError(t, err)
-		defer r.Close()
-		got := search(r)
-		tr.Len(t, got, len(want))
-		for k, w := range want {
-			assert.InEpsilon(t, w, got[k], 1e-9, k)
-		}
-	}
-	reopen()
+	assertScoresAfterOpen(t, cfg, search, want)
 
 	// A database an earlier backfill went through holds its erased
 	// memories in their groups again; Open takes them out.
-	_, err = neo4jdrv.ExecuteQuery(t.Context(), neo4jtest.Driver(t, cfg), asAfterErasedBackfill, nil, neo4jdrv.EagerResultTransformer,
-		neo4jdrv.ExecuteQueryWithDatabase(cfg.Database))
-	tr.NoError(t, err)
+	runCypher(t, cfg, asAfterErasedBackfill)
 	tr.NotEqual(t, want, search(s), "the erased memories count again")
-	reopen()
+	assertScoresAfterOpen(t, cfg, search, want)
 }
 
 // asAfterErasedBackfill gives erased memories the keyword properties of an
