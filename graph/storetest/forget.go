@@ -159,6 +159,23 @@ func testErase(t *testing.T, x *suite) {
 		require.Len(t, got, 1)
 		assert.InDelta(t, want[0].Score, got[0].Score, 1e-9)
 	})
+	t.Run("KeywordStatisticsAnotherClient", func(t *testing.T) {
+		// Nor in another client's opened after the erase (another process,
+		// a restart), nor in this one's after that client opened.
+		if x.cfg.OpenSecond == nil {
+			t.Skip("backend has no Config.OpenSecond")
+		}
+		want, err := x.s.KeywordSearch(ctx(t), f, "shared note", 10)
+		require.NoError(t, err)
+		require.Len(t, want, 1)
+		second := x.cfg.OpenSecond(t, x.s)
+		for name, c := range map[string]graph.Store{"the other client": second, "this client": x.s} {
+			got, err := c.KeywordSearch(ctx(t), f, "shared note", 10)
+			require.NoError(t, err)
+			require.Len(t, got, 1, name)
+			assert.InDelta(t, want[0].Score, got[0].Score, 1e-9, name)
+		}
+	})
 	t.Run("Audit", func(t *testing.T) {
 		evs, _, err := x.s.ListAudit(ctx(t), f, graph.AuditQuery{}, graph.Page{Limit: 100})
 		require.NoError(t, err)
