@@ -459,7 +459,8 @@ CREATE INDEX IF NOT EXISTS memories_active_ns ON memories(tenant_id, canonical_k
 	// 21: a write that changes only memories' read counters (Touch: every
 	// read_context and get) bumps a sequence of its own, so that the
 	// walk's posting lists, which do not hold the counters, stay cached
-	// (store.go, writeKind).
+	// (store.go, writeKind). Since 22 each tenant's read counter does
+	// this (tenant_seq.r) and nothing reads read_seq.
 	`
 CREATE TABLE IF NOT EXISTS read_seq (
 	id INTEGER PRIMARY KEY CHECK (id = 1),

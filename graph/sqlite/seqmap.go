@@ -12,7 +12,7 @@ import "sync"
 // the file's (table write_seq), or, for a write that names the tenants it
 // writes in, each of theirs (table tenant_seq); a write that changes only
 // what some caches cannot hold bumps a counter only the others include
-// (writeKind). A tenant's sequence is the sum of the file's counters and
+// (writeKind). A tenant's sequence is the sum of the file's counter and
 // its own, so any write that may change what the tenant's readers see
 // moves it, and a write in another tenant does not. A reader reads its
 // tenant's sequence first in its read transaction (readSeqs), or in a

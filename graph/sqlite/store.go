@@ -258,22 +258,19 @@ func (t *tx) queryRow(query string, args ...any) *sql.Row {
 // entries by a tenant's sequence (seqmap.go): each kind bumps its own
 // counter, so a write leaves the caches that cannot hold what it changed
 // as they are. A write that names the tenants it writes in (writeIn)
-// bumps their counters (table tenant_seq) instead of the file's (tables
-// write_seq and read_seq), and leaves every other tenant's caches as they
-// are.
+// bumps their counters (table tenant_seq); one that names none bumps the
+// file's (table write_seq), which every tenant's sequence includes.
 type writeKind int
 
 const (
 	// writeGraph may change anything a cache holds: memories, versions,
-	// entities, mentions, edges, edits, relations. It bumps write_seq.n
-	// (or its tenants' tenant_seq.w), which every cache's sequence
-	// includes.
+	// entities, mentions, edges, edits, relations. It bumps its tenants'
+	// tenant_seq.w, which every cache's sequence includes.
 	writeGraph writeKind = iota
 	// writeReadCounts changes only memories' read counters
 	// (access_count, last_accessed: Touch, after a read_context or a get).
-	// It bumps read_seq.n (or its tenants' tenant_seq.r), which only the
-	// caches of memory rows include: the walk's posting lists and
-	// mentions stay warm.
+	// It bumps its tenants' tenant_seq.r, which only the caches of memory
+	// rows include: the walk's posting lists and mentions stay warm.
 	writeReadCounts
 	// writeLog writes only tables no cache reads: context receipts, audit
 	// events on their own (a rejected write's), the outbox's claims, acks
@@ -282,29 +279,43 @@ const (
 	writeLog
 )
 
-// seqBump is the statement each kind of write runs before it commits,
-// and tenantBump the one it runs for each tenant it names instead.
-var (
-	seqBump = [...]string{
-		writeGraph:      `UPDATE write_seq SET n = n + 1`,
-		writeReadCounts: `UPDATE read_seq SET n = n + 1`,
-		writeLog:        ``,
+// tenantBump is the statement each kind of write runs, before it commits,
+// for each tenant it names; fileBump the one a write naming none runs.
+var tenantBump = [...]string{
+	writeGraph:      `INSERT INTO tenant_seq (tenant_id, w, r) VALUES (?, 1, 0) ON CONFLICT (tenant_id) DO UPDATE SET w = w + 1`,
+	writeReadCounts: `INSERT INTO tenant_seq (tenant_id, w, r) VALUES (?, 0, 1) ON CONFLICT (tenant_id) DO UPDATE SET r = r + 1`,
+}
+
+const fileBump = `UPDATE write_seq SET n = n + 1`
+
+// bumpSeqs names the state the transaction's commit makes, for the read
+// caches of every client of the file (seqmap.go): it bumps the counter of
+// kind for each of tenants, or the file's when tenants is empty.
+func (t *tx) bumpSeqs(kind writeKind, tenants []string) error {
+	if kind == writeLog {
+		return nil
 	}
-	tenantBump = [...]string{
-		writeGraph:      `INSERT INTO tenant_seq (tenant_id, w, r) VALUES (?, 1, 0) ON CONFLICT (tenant_id) DO UPDATE SET w = w + 1`,
-		writeReadCounts: `INSERT INTO tenant_seq (tenant_id, w, r) VALUES (?, 0, 1) ON CONFLICT (tenant_id) DO UPDATE SET r = r + 1`,
-		writeLog:        ``,
+	if len(tenants) == 0 {
+		_, err := t.exec(fileBump)
+		return err
 	}
-)
+	for _, id := range slices.Compact(slices.Sorted(slices.Values(tenants))) {
+		if _, err := t.exec(tenantBump[kind], id); err != nil {
+			return err
+		}
+	}
+	return nil
+}
 
 // readSeqs is the statement a cached read runs first in its transaction,
 // with its tenant: the tenant's sequence of the graph (the file's
-// write_seq and the tenant's w) and that of memory rows (that and both
-// read counters). Each is a sum of counters that only grow, and every
-// commit that may change what it covers bumps one of them, so each names
-// one state of the tenant.
-const readSeqs = `SELECT w.n + COALESCE(t.w, 0), w.n + r.n + COALESCE(t.w, 0) + COALESCE(t.r, 0)
-FROM write_seq w CROSS JOIN read_seq r LEFT JOIN tenant_seq t ON t.tenant_id = ?`
+// write_seq and the tenant's w) and that of memory rows (that and the
+// tenant's read counter). Each is a sum of counters that only grow, and
+// every commit that may change what it covers bumps one of them, so each
+// names one state of the tenant. (Table read_seq, migration 21, was the
+// file's read counter before tenants had their own; nothing reads it.)
+const readSeqs = `SELECT w.n + COALESCE(t.w, 0), w.n + COALESCE(t.w, 0) + COALESCE(t.r, 0)
+FROM write_seq w LEFT JOIN tenant_seq t ON t.tenant_id = ?`
 
 // scanSeqs reads readSeqs' row for tenant.
 func scanSeqs(row *sql.Row, tenant string) (graphSeq, rowSeq seq, err error) {
@@ -347,18 +358,8 @@ func (s *Store) writeIn(ctx context.Context, kind writeKind, tenants []string, f
 	if err == nil {
 		err = t.flushCoOccurs()
 	}
-	// The sequences name the state this commit makes, for the read caches
-	// of every client of the file (seqmap.go).
-	switch {
-	case err != nil || seqBump[kind] == "":
-	case len(tenants) == 0:
-		_, err = t.ExecContext(t.ctx, seqBump[kind])
-	default:
-		for _, id := range slices.Compact(slices.Sorted(slices.Values(tenants))) {
-			if _, err = t.exec(tenantBump[kind], id); err != nil {
-				break
-			}
-		}
+	if err == nil {
+		err = t.bumpSeqs(kind, tenants)
 	}
 	if err != nil {
 		_ = sqlTx.Rollback()
