@@ -305,19 +305,17 @@ func BenchmarkSearch(b *testing.B) {
 			for _, v := range []struct {
 				name, mode string
 				eng        *engine.Engine
-				cold       bool
 				tt         engine.TimeTravel
-				afterRead  bool
-				elsewhere  bool // write in another tenant before each search
+				before     func(*testing.B) // runs untimed before each search
 			}{
-				{"mode=graph", "graph", c.eng, false, engine.TimeTravel{}, false, false},
-				{"mode=hybrid", "hybrid", c.eng, false, engine.TimeTravel{}, false, false},
-				{"mode=hybrid/graph_weight=0", "hybrid", c.noGraph, false, engine.TimeTravel{}, false, false},
-				{"mode=graph/cold", "graph", c.eng, true, engine.TimeTravel{}, false, false},
-				{"mode=hybrid/cold", "hybrid", c.eng, true, engine.TimeTravel{}, false, false},
-				{"mode=hybrid/after_read", "hybrid", c.eng, false, engine.TimeTravel{}, true, false},
-				{"mode=hybrid/other_tenant", "hybrid", c.eng, false, engine.TimeTravel{}, false, true},
-				{"mode=hybrid/known_at", "hybrid", c.eng, false, known, false, false},
+				{"mode=graph", "graph", c.eng, engine.TimeTravel{}, nil},
+				{"mode=hybrid", "hybrid", c.eng, engine.TimeTravel{}, nil},
+				{"mode=hybrid/graph_weight=0", "hybrid", c.noGraph, engine.TimeTravel{}, nil},
+				{"mode=graph/cold", "graph", c.eng, engine.TimeTravel{}, c.write},
+				{"mode=hybrid/cold", "hybrid", c.eng, engine.TimeTravel{}, c.write},
+				{"mode=hybrid/after_read", "hybrid", c.eng, engine.TimeTravel{}, c.touch},
+				{"mode=hybrid/other_tenant", "hybrid", c.eng, engine.TimeTravel{}, c.writeElsewhere},
+				{"mode=hybrid/known_at", "hybrid", c.eng, known, nil},
 			} {
 				if !benchMode(v.name) {
 					continue
@@ -329,19 +327,9 @@ func BenchmarkSearch(b *testing.B) {
 					var cpu time.Duration
 					c.write(b)
 					for i := 0; b.Loop(); i++ {
-						if v.cold {
+						if v.before != nil {
 							b.StopTimer()
-							c.write(b)
-							b.StartTimer()
-						}
-						if v.elsewhere {
-							b.StopTimer()
-							c.writeElsewhere(b)
-							b.StartTimer()
-						}
-						if v.afterRead {
-							b.StopTimer()
-							c.touch(b)
+							v.before(b)
 							b.StartTimer()
 						}
 						start, c0 := time.Now(), stats.CPUTime()
