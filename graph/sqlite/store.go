@@ -37,6 +37,7 @@ import (
 	sqlite3 "modernc.org/sqlite/lib"
 
 	"github.com/mnemo-dev/mnemo/graph"
+	"github.com/mnemo-dev/mnemo/graph/kwindex"
 )
 
 // The core contract and every capability (graph/doc.go).
@@ -67,8 +68,8 @@ type Store struct {
 	w, r      *sql.DB
 	now       func() time.Time
 	kw        *keywordIndex
-	kwPass    *passRates // the keyword filter's pass rates (KeywordSearch)
-	stmts     *stmtCache // on r
+	kwPass    *kwindex.PassRates // the keyword filter's pass rates (KeywordSearch)
+	stmts     *stmtCache         // on r
 	walks     *walkCache
 	edits     *editCache
 	closeOnce sync.Once
@@ -118,7 +119,7 @@ func Open(ctx context.Context, dir string, opts Options) (*Store, error) {
 	w.SetMaxIdleConns(1)
 	w.SetConnMaxLifetime(0)
 	w.SetConnMaxIdleTime(0)
-	s := &Store{dir: dir, w: w, now: opts.Now, kw: newKeywordIndex(), kwPass: newPassRates(), walks: newWalkCache(), edits: newEditCache()}
+	s := &Store{dir: dir, w: w, now: opts.Now, kw: newKeywordIndex(), kwPass: kwindex.NewPassRates(), walks: newWalkCache(), edits: newEditCache()}
 	if err := migrate(ctx, w); err != nil {
 		_ = w.Close()
 		return nil, err

@@ -1,4 +1,4 @@
-package sqlite
+package kwindex
 
 import "testing"
 
@@ -19,8 +19,8 @@ func TestRefill(t *testing.T) {
 		{"estimate above doubling", 90, 300, 30, 100, 1, 1350},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			if got := refill(c.need, c.loaded, c.passed, c.last, c.round); got != c.want {
-				t.Fatalf("refill(%d, %d, %d, %d, %d) = %d, want %d", c.need, c.loaded, c.passed, c.last, c.round, got, c.want)
+			if got := Refill(c.need, c.loaded, c.passed, c.last, c.round); got != c.want {
+				t.Fatalf("Refill(%d, %d, %d, %d, %d) = %d, want %d", c.need, c.loaded, c.passed, c.last, c.round, got, c.want)
 			}
 		})
 	}
@@ -31,7 +31,7 @@ func TestRefill(t *testing.T) {
 // matches pass at the rate seen, three standard deviations over; the rate
 // moves a quarter of the way to each search's.
 func TestPassRates(t *testing.T) {
-	r := newPassRates()
+	r := NewPassRates()
 	steps := []struct {
 		name           string
 		loaded, passed int // observed before firstBatch; 0 loaded: nothing observed
@@ -44,9 +44,9 @@ func TestPassRates(t *testing.T) {
 	}
 	for _, s := range steps {
 		if s.loaded > 0 {
-			r.observe("f", s.loaded, s.passed)
+			r.Observe("f", s.loaded, s.passed)
 		}
-		if got := r.firstBatch("f", 100); got != s.want {
+		if got := r.FirstBatch("f", 100); got != s.want {
 			t.Fatalf("%s: firstBatch = %d, want %d", s.name, got, s.want)
 		}
 	}
@@ -61,14 +61,14 @@ func TestPassRates(t *testing.T) {
 		{"small limits that passed everything load the limit", 10, 10, 4, 4},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			r := newPassRates()
-			r.observe("g", c.loaded, c.passed)
-			if got := r.firstBatch("g", c.limit); got != c.want {
+			r := NewPassRates()
+			r.Observe("g", c.loaded, c.passed)
+			if got := r.FirstBatch("g", c.limit); got != c.want {
 				t.Fatalf("firstBatch = %d, want %d", got, c.want)
 			}
 		})
 	}
-	if got := r.firstBatch("other", 100); got != 100 {
+	if got := r.FirstBatch("other", 100); got != 100 {
 		t.Fatalf("a filter never seen borrows no rate: firstBatch = %d, want 100", got)
 	}
 }
