@@ -87,4 +87,3 @@ func (r *PassRates) Observe(key string, loaded, passed int) {
 	}
 	r.m[key] = rate
 }
-

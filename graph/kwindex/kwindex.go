@@ -245,7 +245,7 @@ func (h *Ranking[K]) Less(i, j int) bool {
 	return h.first(h.hits[i].key, h.hits[j].key)
 }
 func (h *Ranking[K]) Swap(i, j int) { h.hits[i], h.hits[j] = h.hits[j], h.hits[i] }
-func (h *Ranking[K]) Push(x any)   { h.hits = append(h.hits, x.(hit[K])) }
+func (h *Ranking[K]) Push(x any)    { h.hits = append(h.hits, x.(hit[K])) }
 func (h *Ranking[K]) Pop() any {
 	old := h.hits
 	x := old[len(old)-1]
