@@ -181,6 +181,7 @@ func (s *Store) Erase(ctx context.Context, sc graph.Scope, in graph.EraseInput) 
 		erased := map[string]bool{}
 		var (
 			kw      kwDeltas
+			stamps  kwStamps
 			outbox  []map[string]any
 			tenants = map[string][]string{}
 		)
@@ -198,6 +199,7 @@ func (s *Store) Erase(ctx context.Context, sc graph.Scope, in graph.EraseInput) 
 			scope := scopeOf(p)
 			erased[mid] = true
 			tenants[scope.TenantID] = append(tenants[scope.TenantID], mid)
+			stamps.add(scope.TenantID, mid)
 			if n, ok := p["kw_len"].(int64); ok {
 				kw.add(kwGroupOf(scope, str(p, "user_id"), graph.Visibility(str(p, "scope"))), -1, -n)
 			}
@@ -214,6 +216,9 @@ func (s *Store) Erase(ctx context.Context, sc graph.Scope, in graph.EraseInput) 
 			if err := eraseTenant(ctx, tx, tenant, ids, &out); err != nil {
 				return out, err
 			}
+		}
+		if err := stampKeywords(ctx, tx, stamps); err != nil {
+			return out, err
 		}
 		if len(kw) > 0 {
 			if _, err := collect(ctx, tx, keywordGroupsCypher, map[string]any{"groups": kw.rows()}); err != nil {

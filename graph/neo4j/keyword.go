@@ -6,41 +6,43 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"fmt"
+	"maps"
 	"slices"
+	"strconv"
 	"strings"
+	"sync"
+	"time"
 
 	neo4jdrv "github.com/neo4j/neo4j-go-driver/v5/neo4j"
 
 	"github.com/mnemo-dev/mnemo/graph"
 	"github.com/mnemo-dev/mnemo/graph/bm25"
+	"github.com/mnemo-dev/mnemo/graph/kwindex"
 )
 
 // Keyword search is BM25 computed by mnemo (graph/bm25), not Lucene's
 // score: Lucene's statistics (document count, average length, document
 // frequencies) are the whole index's, every tenant's, so one tenant's writes
-// would move another's scores. mnemo keeps what BM25 needs on each Memory
-// and counts the rest per keyword group:
+// would move another's scores. Each memory carries what BM25 needs of it:
 //
 //   - Memory.kw_tf, kw_len: the distinct terms of the title and current text
 //     (bm25.Index) with each one's title-weighted frequency, as a string
-//     " term:f term:f " that Cypher's string functions search (a list would
-//     be walked element by element: ten times slower at 2k matches), and the
-//     length in tokens;
-//   - Memory.kw_group: the memory's keyword group (below) as one string;
-//   - Memory.kw_text: the distinct terms, each prefixed with a key of the
-//     tenant, which the memory_keyword fulltext index (whitespace analyzer)
-//     covers. Lucene only finds the tenant's memories holding a query term;
-//     its score is not used;
-//   - KeywordGroup nodes {tenant_id, org_id, repo_id, owner}, one per scope
-//     and private owner (a user or session memory's user_id; "" for every
-//     other memory), with docs and len, the memories and tokens of the group,
-//     kept by every write in the write's transaction.
+//     " term:f term:f ", and the length in tokens;
+//   - Memory.kw_seq: the keyword sequence of the write that last changed
+//     them (below).
 //
-// A search reads the tenant's groups and keeps those its filter admits
-// (graph.Filter.Admits), which give N and the average length; then one
-// query walks the admitted memories holding a query term, counts each
-// term's document frequency among them, and scores those that pass the
-// whole filter.
+// Each mnemo process holds a keyword index of the graph in memory
+// (graph/kwindex, as the embedded store does), built from those properties
+// and kept up to date by the keyword sequence (below), and ranks there; the
+// filter then runs in Neo4j on the best matches, a batch at a time. Scoring
+// in Cypher read every candidate holding a query term, 18-22 µs each, which
+// at 100k memories was 250-800 ms a search (docs/benchmarks.md).
+//
+// Still written, no longer read by search: Memory.kw_text (the terms, each
+// prefixed with a key of the tenant, under the memory_keyword fulltext
+// index), Memory.kw_group and the KeywordGroup nodes {tenant_id, org_id,
+// repo_id, owner} with docs and len, the memories and tokens of each scope
+// and private owner, which the search in Cypher read.
 
 // kwTenantKey prefixes a tenant's terms in kw_text: a hash, so that any
 // tenant id makes a plain token (a collision only adds candidates that the
@@ -142,81 +144,192 @@ MERGE (k:KeywordGroup {tenant_id: g.tenant_id, org_id: g.org_id, repo_id: g.repo
   ON CREATE SET k.docs = 0, k.len = 0
 SET k.docs = k.docs + g.docs, k.len = k.len + g.len`
 
-// tenantGroupsCypher reads a tenant's keyword groups. Uses keyword_group.
-const tenantGroupsCypher = `
-MATCH (k:KeywordGroup) WHERE k.tenant_id = $tenant
-RETURN k.org_id AS org_id, k.repo_id AS repo_id, k.owner AS owner, k.docs AS docs, k.len AS len`
+// The keyword index (graph/kwindex) is held in each mnemo process, as on
+// the embedded store, and follows the graph by a sequence per tenant: every
+// write transaction that changes a memory's keyword properties (a create, a
+// new version, an erase, the backfill) adds one to its tenant's
+// KeywordLog.seq and stamps the memories it changed with the new value
+// (Memory.kw_seq). The log node stays locked until the write commits, so
+// sequence numbers commit in their order: a reader that sees seq S has every
+// write up to S. Before each search a process reads its tenant's seq and,
+// when it has moved, the memories stamped beyond what it applied
+// (memory_kw_seq); a memory changed again since is read in its newer state,
+// which the next catch-up reads again. A process's first search of a tenant
+// reads all of its memories. Another process's writes are seen on the next
+// search; a rolled-back write was never stamped.
 
-// keywordSearchExactCypher walks the tenant's memories that hold a query
-// term once: those of admitted groups ($groups) give each term's frequency
-// in the memory and, from those, the term's document frequency and idf
-// (bm25.IDF, in Cypher), and all are scored, Σ over the query's terms of
-// idf · bm25.Saturate, in the query's order, as graph/sqlite sums them; then
-// the whole filter runs on them best first until $limit pass (the score
-// reads two properties of a memory, the filter a dozen, so filtering every
-// candidate of a common term first cost the most of the query:
-// docs/benchmarks.md). A candidate without any term (Lucene splits tokens
-// longer than 255 characters) scores 0 and is dropped. The filter's
-// memories are all in admitted groups, since the groups are what
-// graph.Filter.Admits lets the reader read. Uses memory_keyword.
-// KeywordSearch runs it only when keywordSearchCypher's answer leaves ties
-// at the cut undecided.
-//
-// Each candidate costs property reads (~1 µs apiece at 10k memories), so:
-// the group is checked first, in a CASE (the planner keeps its order; in an
-// AND it read the tenant first), since most candidates of a reader limited
-// to some groups fail it; it is not read at all when $all_groups
-// (KeywordSearch sets it when f admits every group of the tenant: every
-// memory is in a group of its tenant); kw_tf is read once, and a term's
-// frequency parsed only when kw_tf holds the term, from the 24 characters
-// after it (a frequency has at most 19 digits), not by splitting the whole
-// rest of kw_tf.
-var keywordSearchExactCypher = keywordSearchText("score DESC, m.created_at DESC, m.id DESC", "$limit")
+// keywordLogCypher adds one to the KeywordLog sequence of each tenant a
+// write changed ($logs, in tenant order, so that writes lock them in one
+// order) and stamps the memories changed. Uses keyword_log and memory_id.
+const keywordLogCypher = `
+UNWIND $logs AS l
+MERGE (k:KeywordLog {tenant_id: l.tenant_id})
+  ON CREATE SET k.seq = 0
+SET k.seq = k.seq + 1
+WITH k, l
+UNWIND l.ids AS id
+MATCH (m:Memory {id: id})
+SET m.kw_seq = k.seq`
 
-// keywordSearchText is the keyword search statement with the order of the
-// scored candidates and the number of rows it returns left open.
-func keywordSearchText(order, limit string) string {
-	return `
-CALL db.index.fulltext.queryNodes('memory_keyword', $query) YIELD node AS m
-WHERE CASE WHEN $all_groups OR m.kw_group IN $groups THEN m.tenant_id = $f_tenant ELSE false END
-WITH m, m.kw_tf AS tf
-WITH collect([m, [t IN $terms | CASE WHEN tf CONTAINS ' ' + t + ':'
-  THEN toInteger(split(left(split(tf, ' ' + t + ':')[1], 24), ' ')[0]) ELSE 0 END]]) AS rows
-WITH rows, [j IN range(0, size($terms) - 1) | size([r IN rows WHERE r[1][j] > 0])] AS df
-WITH rows, [d IN df | log(($n - d + 0.5) / (d + 0.5))] AS idf
-WITH rows, [x IN idf | CASE WHEN x > 0 THEN x ELSE $min_idf END] AS idf
-UNWIND rows AS r
-WITH r[0] AS m, r[1] AS f, idf
-WITH m, idf, m.kw_len AS len, f
-WITH m, reduce(s = 0.0, j IN range(0, size($terms) - 1) | CASE WHEN f[j] = 0 THEN s
-  ELSE s + idf[j] * (f[j] * ($k1 + 1) / (f[j] + $k1 * (1 - $b + $b * len / $avgdl))) END) AS score
-WHERE score > 0
-WITH m, score ORDER BY ` + order + `
-WITH collect([m, score]) AS ranked
-UNWIND ranked AS r
-WITH r[0] AS m, r[1] AS score
-WHERE ` + memoryVisible + `
-WITH m, score LIMIT ` + limit + `
-RETURN ` + memoryProjection + ` AS m, score`
+// kwStamps are the memories a write changed the keyword properties of, by
+// tenant.
+type kwStamps map[string][]string
+
+func (st *kwStamps) add(tenant, id string) {
+	if *st == nil {
+		*st = kwStamps{}
+	}
+	(*st)[tenant] = append((*st)[tenant], id)
 }
 
-// keywordSearchCypher is keywordSearchExactCypher sorting by score alone
-// (reading no created_at or id of the thousands of candidates of a common
-// term: 18,000 db hits for 24,700 at 10k memories, and ~30% of the time,
-// docs/benchmarks.md) and returning $ties more than $limit, in score order;
-// KeywordSearch orders them by score, then newest, in Go (keywordCut). The
-// answer is the exact one whenever the last row scores below the
-// $limit-th, or fewer than $limit + $ties rows pass: no row left out can
-// then tie with one kept.
-var keywordSearchCypher = keywordSearchText("score DESC", "$limit + $ties")
+// rows are the stamps as keywordLogCypher's parameter, in tenant order.
+func (st kwStamps) rows() []map[string]any {
+	out := make([]map[string]any, 0, len(st))
+	for _, tenant := range slices.Sorted(maps.Keys(st)) {
+		out = append(out, map[string]any{"tenant_id": tenant, "ids": st[tenant]})
+	}
+	return out
+}
 
-// keywordTies is how many rows beyond the limit keywordSearchCypher
-// returns to settle ties at the cut.
-const keywordTies = 8
+// stampKeywords runs keywordLogCypher for st in tx.
+func stampKeywords(ctx context.Context, tx neo4jdrv.ManagedTransaction, st kwStamps) error {
+	if len(st) == 0 {
+		return nil
+	}
+	_, err := collect(ctx, tx, keywordLogCypher, map[string]any{"logs": st.rows()})
+	return err
+}
+
+// kwSeqCypher reads a tenant's keyword sequence. Uses keyword_log.
+const kwSeqCypher = `
+OPTIONAL MATCH (k:KeywordLog {tenant_id: $tenant})
+RETURN coalesce(k.seq, 0) AS seq`
+
+// kwChangedCypher reads the keyword properties of a tenant's memories
+// stamped after $after (an erased memory has none, and leaves the index).
+// Uses memory_kw_seq.
+const kwChangedCypher = `
+MATCH (m:Memory) WHERE m.tenant_id = $tenant AND m.kw_seq > $after
+RETURN ` + kwRowProjection
+
+// kwAllCypher reads the keyword properties of every memory of a tenant
+// that has them. Uses memory_tenant_created.
+const kwAllCypher = `
+MATCH (m:Memory) WHERE m.tenant_id = $tenant AND m.created_at IS NOT NULL AND m.kw_len IS NOT NULL
+RETURN ` + kwRowProjection
+
+const kwRowProjection = `m.id AS id, m.created_at AS created_at, m.org_id AS org_id, m.repo_id AS repo_id,
+       m.user_id AS user_id, m.scope AS visibility, m.kw_tf AS kw_tf, m.kw_len AS kw_len`
+
+// kwTenantsCypher lists the tenants that hold memories with keyword
+// properties (WarmKeywordIndex). Uses keyword_group.
+const kwTenantsCypher = `
+MATCH (k:KeywordGroup) WHERE k.docs > 0
+RETURN DISTINCT k.tenant_id AS tenant`
+
+// kwKey is a memory in the keyword index: its creation time (Unix ns) and
+// id, which order ties newest first as the other stores do.
+type kwKey struct {
+	at int64
+	id string
+}
+
+func kwNewer(a, b kwKey) bool { return a.at > b.at || (a.at == b.at && a.id > b.id) }
+
+// keywords is a process's keyword index of the graph and, per tenant, the
+// sequence it has applied (a tenant absent has not been read).
+type keywords struct {
+	*kwindex.Index[kwKey]
+	syncMu  sync.Mutex // one catch-up at a time
+	mu      sync.RWMutex
+	applied map[string]int64
+}
+
+func newKeywords() *keywords {
+	return &keywords{Index: kwindex.New(kwNewer), applied: map[string]int64{}}
+}
+
+// sync brings tenant's part of the index up to the sequence tx reads.
+func (k *keywords) sync(ctx context.Context, tx neo4jdrv.ManagedTransaction, tenant string) error {
+	recs, err := collect(ctx, tx, kwSeqCypher, map[string]any{"tenant": tenant})
+	if err != nil {
+		return err
+	}
+	var seq int64
+	if len(recs) > 0 {
+		v, _ := recs[0].Get("seq")
+		seq, _ = v.(int64)
+	}
+	fresh := func() bool {
+		k.mu.RLock()
+		defer k.mu.RUnlock()
+		applied, ok := k.applied[tenant]
+		return ok && applied >= seq
+	}
+	if fresh() {
+		return nil
+	}
+	k.syncMu.Lock()
+	defer k.syncMu.Unlock()
+	if fresh() {
+		return nil
+	}
+	k.mu.RLock()
+	applied, loaded := k.applied[tenant]
+	k.mu.RUnlock()
+	if loaded {
+		recs, err = collect(ctx, tx, kwChangedCypher, map[string]any{"tenant": tenant, "after": applied})
+	} else {
+		recs, err = collect(ctx, tx, kwAllCypher, map[string]any{"tenant": tenant})
+	}
+	if err != nil {
+		return err
+	}
+	k.Update(func(w kwindex.Writer[kwKey]) {
+		for _, r := range recs {
+			p := r.AsMap()
+			at, _ := p["created_at"].(time.Time)
+			key := kwKey{at: at.UnixNano(), id: str(p, "id")}
+			n, ok := p["kw_len"].(int64)
+			if !ok {
+				w.Drop(tenant, key)
+				continue
+			}
+			sc := scopeOf(p)
+			sc.TenantID = tenant
+			w.Put(key, sc, str(p, "user_id"), graph.Visibility(str(p, "visibility")), kwDoc(str(p, "kw_tf"), n))
+		}
+	})
+	k.mu.Lock()
+	k.applied[tenant] = max(applied, seq)
+	k.mu.Unlock()
+	return nil
+}
+
+// kwDoc reads a memory's kw_tf (" term:f term:f ") and kw_len back into the
+// bm25.Doc they were written from.
+func kwDoc(tf string, n int64) bm25.Doc {
+	d := bm25.Doc{Len: n}
+	for _, f := range strings.Fields(tf) {
+		i := strings.LastIndexByte(f, ':')
+		if i <= 0 {
+			continue
+		}
+		c, err := strconv.ParseInt(f[i+1:], 10, 64)
+		if err != nil {
+			continue
+		}
+		d.Terms = append(d.Terms, f[:i])
+		d.Freqs = append(d.Freqs, c)
+	}
+	return d
+}
 
 // KeywordSearch ranks memories by BM25 relevance of query over their title
 // and current version's text, with the statistics of the memories f admits
-// (see the comment above kwTenantKey). Any query term matches (OR).
+// (graph/kwindex). Any query term matches (OR). The ranking comes from the
+// process's index; the filter runs in Neo4j on the best matches, a batch at
+// a time, until limit pass.
 func (s *Store) KeywordSearch(ctx context.Context, f graph.Filter, query string, limit int) ([]graph.Scored, error) {
 	if err := f.Validate(); err != nil {
 		return nil, fmt.Errorf("neo4j: keyword search: %w", err)
@@ -232,30 +345,37 @@ func (s *Store) KeywordSearch(ctx context.Context, f graph.Filter, query string,
 		}
 		return out, nil
 	}
-	key := kwTenantKey(f.Scope.TenantID)
-	keyed := make([]string, len(terms))
-	for i, t := range terms {
-		keyed[i] = key + t
-	}
-	q := strings.Join(keyed, " ")
 	out, err := read(ctx, s, func(tx neo4jdrv.ManagedTransaction) ([]graph.Scored, error) {
-		groups, err := admittedGroups(ctx, tx, f)
-		if err != nil || groups.n == 0 {
+		if err := s.kw.sync(ctx, tx, f.Scope.TenantID); err != nil {
 			return nil, err
 		}
-		params := keywordSearchParams(f, q, terms, groups, limit)
-		recs, err := collect(ctx, tx, keywordSearchCypher, params)
-		if err != nil {
-			return nil, err
+		ranking := s.kw.Rank(f, terms)
+		var (
+			out    []graph.Scored
+			keys   []kwKey
+			ids    []string
+			scores = map[kwKey]float64{}
+		)
+		loaded, passed := 0, 0
+		for batch, round := limit, 0; len(out) < limit && ranking.Len() > 0; round++ {
+			keys, ids = ranking.Next(keys[:0], scores, batch), ids[:0]
+			for _, k := range keys {
+				ids = append(ids, k.id)
+			}
+			recs, err := collect(ctx, tx, getMemoriesCypher, filterParams(f, map[string]any{"ids": ids}))
+			if err != nil {
+				return nil, err
+			}
+			loaded, passed = loaded+len(keys), passed+len(recs)
+			for _, r := range recs {
+				i, _ := r.Get("i")
+				if len(out) < limit {
+					out = append(out, graph.Scored{Memory: memoryOf(r, "m"), Score: scores[keys[i.(int64)]]})
+				}
+			}
+			batch = kwindex.Refill(limit-len(out), loaded, passed, batch, round)
 		}
-		out, ok := keywordCut(scoredOf(recs), limit)
-		if ok {
-			return out, nil
-		}
-		if recs, err = collect(ctx, tx, keywordSearchExactCypher, params); err != nil {
-			return nil, err
-		}
-		return scoredOf(recs), nil
+		return out, nil
 	})
 	if err != nil {
 		return nil, fmt.Errorf("neo4j: keyword search: %w", err)
@@ -263,83 +383,27 @@ func (s *Store) KeywordSearch(ctx context.Context, f graph.Filter, query string,
 	return out, nil
 }
 
-// scoredOf reads keyword search rows (m, score).
-func scoredOf(recs []*neo4jdrv.Record) []graph.Scored {
-	out := make([]graph.Scored, 0, len(recs))
-	for _, r := range recs {
-		score, _ := r.Get("score")
-		sc, _ := score.(float64)
-		out = append(out, graph.Scored{Memory: memoryOf(r, "m"), Score: sc})
-	}
-	return out
-}
-
-// keywordCut orders keywordSearchCypher's rows (score order, ties in any
-// order) by score, then newest (created_at, then id, descending), as
-// keywordSearchExactCypher does, and keeps limit of them. It reports false
-// when the rows cannot decide the cut: limit + keywordTies of them, the
-// last scoring as the limit-th, so an equal one may have been left out.
-func keywordCut(rows []graph.Scored, limit int) ([]graph.Scored, bool) {
-	if len(rows) >= limit+keywordTies && rows[len(rows)-1].Score >= rows[limit-1].Score {
-		return nil, false
-	}
-	slices.SortStableFunc(rows, func(a, b graph.Scored) int {
-		return cmp.Or(cmp.Compare(b.Score, a.Score), b.Memory.CreatedAt.Compare(a.Memory.CreatedAt),
-			strings.Compare(b.Memory.ID, a.Memory.ID))
-	})
-	return rows[:min(len(rows), limit)], true
-}
-
-// keywordSearchParams binds keywordSearchCypher's parameters: the fulltext
-// query q of the keyed terms, the terms, the admitted groups g, and the
-// limit.
-func keywordSearchParams(f graph.Filter, q string, terms []string, g kwAdmitted, limit int) map[string]any {
-	return filterParams(f, map[string]any{
-		"query": q, "terms": terms, "groups": g.keys, "all_groups": g.all, "n": float64(g.n), "avgdl": g.avgdl,
-		"min_idf": bm25.MinIDF, "k1": bm25.K1, "b": bm25.B, "limit": int64(limit), "ties": int64(keywordTies),
-	})
-}
-
-// tenantGroupsParams binds tenantGroupsCypher's parameter.
-func tenantGroupsParams(tenant string) map[string]any { return map[string]any{"tenant": tenant} }
-
-// kwAdmitted is what a keyword search reads of the keyword groups its
-// filter admits: their keys, whether they are all the tenant's groups, and
-// their memories n and average length in tokens avgdl.
-type kwAdmitted struct {
-	keys  []string
-	all   bool
-	n     int64
-	avgdl float64
-}
-
-// admittedGroups reads f's tenant's keyword groups and returns those f
-// admits (n is 0 when they hold no memory).
-func admittedGroups(ctx context.Context, tx neo4jdrv.ManagedTransaction, f graph.Filter) (kwAdmitted, error) {
-	recs, err := collect(ctx, tx, tenantGroupsCypher, tenantGroupsParams(f.Scope.TenantID))
-	if err != nil {
-		return kwAdmitted{}, err
-	}
-	var (
-		g      kwAdmitted
-		tokens int64
-	)
-	for _, r := range recs {
-		p := r.AsMap()
-		k := kwGroup{scope: graph.Scope{TenantID: f.Scope.TenantID, OrgID: str(p, "org_id"), RepoID: str(p, "repo_id")},
-			owner: str(p, "owner")}
-		if f.Admits(k.probe()) {
-			g.keys = append(g.keys, k.key())
-			g.n += i64(p, "docs")
-			tokens += i64(p, "len")
+// WarmKeywordIndex reads every tenant's keywords into the process's index
+// now rather than on each tenant's first keyword search. A server calls it
+// in the background at start.
+func (s *Store) WarmKeywordIndex(ctx context.Context) error {
+	_, err := read(ctx, s, func(tx neo4jdrv.ManagedTransaction) (struct{}, error) {
+		recs, err := collect(ctx, tx, kwTenantsCypher, nil)
+		if err != nil {
+			return struct{}{}, err
 		}
+		for _, r := range recs {
+			tenant, _ := r.Get("tenant")
+			if err := s.kw.sync(ctx, tx, tenant.(string)); err != nil {
+				return struct{}{}, err
+			}
+		}
+		return struct{}{}, nil
+	})
+	if err != nil {
+		return fmt.Errorf("neo4j: warm keyword index: %w", err)
 	}
-	if g.n == 0 {
-		return kwAdmitted{}, nil
-	}
-	g.all = len(g.keys) == len(recs)
-	g.avgdl = float64(tokens) / float64(g.n)
-	return g, nil
+	return nil
 }
 
 // Backfill of the keyword properties and groups for memories written before
@@ -388,8 +452,10 @@ func (s *Store) backfillKeywords(ctx context.Context) error {
 				return 0, err
 			}
 			rows := make([]map[string]any, len(recs))
+			var stamps kwStamps
 			for i, r := range recs {
 				p := r.AsMap()
+				stamps.add(str(p, "tenant_id"), str(p, "id"))
 				props := map[string]any{}
 				if erased, _ := p["erased"].(bool); erased {
 					props["kw_tf"], props["kw_len"], props["kw_text"], props["kw_group"] = nil, nil, nil, nil // removed
@@ -399,8 +465,10 @@ func (s *Store) backfillKeywords(ctx context.Context) error {
 				}
 				rows[i] = map[string]any{"id": str(p, "id"), "props": props}
 			}
-			_, err = collect(ctx, tx, kwBackfillCypher, map[string]any{"rows": rows})
-			return len(rows), err
+			if _, err = collect(ctx, tx, kwBackfillCypher, map[string]any{"rows": rows}); err != nil {
+				return 0, err
+			}
+			return len(rows), stampKeywords(ctx, tx, stamps)
 		})
 		if err != nil {
 			return fmt.Errorf("neo4j: backfill keyword properties: %w", err)

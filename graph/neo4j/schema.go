@@ -94,6 +94,11 @@ func schema() []string {
 		// keyword_group: one KeywordGroup per tenant, org, repo and private
 		// owner, which MERGE relies on under concurrent writes; its index
 		// finds a tenant's groups (keyword.go).
+		// keyword_log: one KeywordLog per tenant, the sequence of its
+		// keyword changes; memory_kw_seq finds the memories a process has
+		// not applied (keyword.go).
+		"CREATE CONSTRAINT keyword_log IF NOT EXISTS FOR (n:KeywordLog) REQUIRE n.tenant_id IS UNIQUE",
+		"CREATE INDEX memory_kw_seq IF NOT EXISTS FOR (n:Memory) ON (n.tenant_id, n.kw_seq)",
 		"CREATE CONSTRAINT keyword_group IF NOT EXISTS FOR (n:KeywordGroup) REQUIRE (n.tenant_id, n.org_id, n.repo_id, n.owner) IS UNIQUE",
 	}
 }

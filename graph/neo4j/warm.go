@@ -51,13 +51,11 @@ type readStatement struct {
 func readStatements() []readStatement {
 	ids := []string{"warm-up"}
 	return []readStatement{
-		{"keyword groups", tenantGroupsCypher, func(f graph.Filter) map[string]any { return tenantGroupsParams(f.Scope.TenantID) }},
-		{"keyword search", keywordSearchCypher, func(f graph.Filter) map[string]any {
-			return keywordSearchParams(f, kwTenantKey(f.Scope.TenantID)+"warm", ids, kwAdmitted{keys: ids, n: 1, avgdl: 1}, 1)
+		{"keyword sequence", kwSeqCypher, func(f graph.Filter) map[string]any { return map[string]any{"tenant": f.Scope.TenantID} }},
+		{"keyword changes", kwChangedCypher, func(f graph.Filter) map[string]any {
+			return map[string]any{"tenant": f.Scope.TenantID, "after": int64(0)}
 		}},
-		{"keyword search, ties", keywordSearchExactCypher, func(f graph.Filter) map[string]any {
-			return keywordSearchParams(f, kwTenantKey(f.Scope.TenantID)+"warm", ids, kwAdmitted{keys: ids, n: 1, avgdl: 1}, 1)
-		}},
+		{"keyword filter", getMemoriesCypher, func(f graph.Filter) map[string]any { return filterParams(f, map[string]any{"ids": ids}) }},
 		{"walk hop 1", walkHop1Cypher, func(f graph.Filter) map[string]any { return walkHop1Params(f, ids, ids) }},
 		{"walk hop 2", walkHop2Cypher, func(f graph.Filter) map[string]any { return walkHop2Params(f, ids, ids) }},
 		{"walk relations", walkRelatedCypher, func(f graph.Filter) map[string]any { return walkRelatedParams(f, ids) }},

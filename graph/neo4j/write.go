@@ -77,6 +77,7 @@ type batch struct {
 	cooccur  coOccurDeltas
 	outbox   []map[string]any
 	kw       kwDeltas
+	stamps   kwStamps
 }
 
 // addEntity records an entity ref for merging and returns its norm name.
@@ -171,7 +172,8 @@ func (b *batch) run(ctx context.Context, tx neo4jdrv.ManagedTransaction) error {
 		{coOccursDropCypher, "pairs", b.cooccur.rows(-1)},
 		{coOccursCypher, "pairs", b.cooccur.rows(1)},
 		{createOutboxCypher, "items", b.outbox},
-		{keywordGroupsCypher, "groups", b.kw.rows()}, // last: the groups' locks are held the least
+		{keywordLogCypher, "logs", b.stamps.rows()}, // last, the log and the groups: their locks are held the least
+		{keywordGroupsCypher, "groups", b.kw.rows()},
 	}
 	for _, st := range steps {
 		if len(st.rows) == 0 {
@@ -230,6 +232,7 @@ func (s *Store) CreateMemories(ctx context.Context, ins []graph.MemoryInput) ([]
 			"version": versionProps(m.ID, m.Title, 1, in.Version, now),
 		})
 		b.kw.add(kwGroupOf(m.Scope, m.UserID, m.Visibility), 1, props["kw_len"].(int64))
+		b.stamps.add(m.Scope.TenantID, m.ID)
 		b.addVersionParts(m.Scope, m.ID, in.Version, now)
 		mem := *m
 		mem.CurrentVersionID, mem.VersionCount = in.Version.ID, 1
@@ -363,6 +366,7 @@ func (s *Store) addVersion(ctx context.Context, tx neo4jdrv.ManagedTransaction, 
 		b.cooccur.add(str(p, "tenant_id"), strs(recs[0].AsMap(), "old"), -1)
 	}
 	b.kw.add(g, 0, tokens-i64(p, "kw_len"))
+	b.stamps.add(g.scope.TenantID, memoryID)
 	b.addVersionParts(scopeOf(p), memoryID, in, now)
 	if err := b.run(ctx, tx); err != nil {
 		return graph.Version{}, err

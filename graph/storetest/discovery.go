@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 	"time"
 
@@ -210,6 +211,52 @@ func testKeywordSearch(t *testing.T, x *suite) {
 			assert.Equal(t, ours.TenantID, g.Memory.Scope.TenantID)
 		}
 	})
+}
+
+// testKeywordAnotherClient: the keyword index of a client that has
+// searched a tenant follows another client's writes there (another
+// process on the same store): a new memory, a new version and an erase
+// reach its next search, with the scores of a client opened after them.
+func testKeywordAnotherClient(t *testing.T, x *suite) {
+	if x.cfg.OpenSecond == nil {
+		t.Skip("backend has no Config.OpenSecond")
+	}
+	sc := newScope(t)
+	f := in(sc)
+	var ins []graph.MemoryInput
+	for i := range 6 {
+		ins = append(ins, memIn(sc, fmt.Sprintf("walrus note %d", i), fmt.Sprintf("the walrus sleeps %s", strings.Repeat("long ", i))))
+	}
+	for i := range 10 { // so that the query's terms are rare enough to weigh
+		ins = append(ins, memIn(sc, fmt.Sprintf("penguin note %d", i), "the penguin swims"))
+	}
+	created, err := x.s.CreateMemories(ctx(t), ins)
+	require.NoError(t, err)
+	before, err := x.s.KeywordSearch(ctx(t), f, "walrus sleeps", 10)
+	require.NoError(t, err)
+	require.Len(t, before, 6, "this client has read the tenant")
+
+	second := x.cfg.OpenSecond(t, x.s)
+	_, err = second.CreateMemories(ctx(t), []graph.MemoryInput{memIn(sc, "walrus", "a walrus sleeps on the ice")})
+	require.NoError(t, err)
+	_, err = second.AddVersion(ctx(t), sc, created[0].Memory.ID, graph.VersionInput{Content: "the seal swims"})
+	require.NoError(t, err)
+	_, err = second.Erase(ctx(t), sc, graph.EraseInput{IDs: []string{created[1].Memory.ID}})
+	require.NoError(t, err)
+
+	fresh := x.cfg.OpenSecond(t, x.s)
+	want, err := fresh.KeywordSearch(ctx(t), f, "walrus sleeps", 10)
+	require.NoError(t, err)
+	require.Len(t, want, 6, "5 of the first 6 (one erased; the rewritten one by its title), and the new one")
+	got, err := x.s.KeywordSearch(ctx(t), f, "walrus sleeps", 10)
+	require.NoError(t, err)
+	require.Equal(t, scoredIDs(want), scoredIDs(got), "this client sees the other's writes")
+	for i := range want {
+		assert.InDelta(t, want[i].Score, got[i].Score, 1e-9, "with the statistics after them")
+	}
+	seal, err := x.s.KeywordSearch(ctx(t), f, "seal", 10)
+	require.NoError(t, err)
+	assert.Equal(t, []string{created[0].Memory.ID}, scoredIDs(seal), "the new version's text")
 }
 
 func testListFilters(t *testing.T, x *suite) {

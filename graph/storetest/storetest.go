@@ -67,6 +67,7 @@ func Run(t *testing.T, open func(t *testing.T) graph.Store, cfg Config) {
 		{"SessionNext", testSessionNext},
 		{"CoOccurs", testCoOccurs},
 		{"KeywordSearch", testKeywordSearch},
+		{"KeywordAnotherClient", testKeywordAnotherClient},
 		{"KeywordStatistics", testKeywordStatistics},
 		{"ListFilters", testListFilters},
 		{"ValidAt", testValidAt},
