@@ -251,14 +251,9 @@ func newKeywords() *keywords {
 
 // sync brings tenant's part of the index up to the sequence tx reads.
 func (k *keywords) sync(ctx context.Context, tx neo4jdrv.ManagedTransaction, tenant string) error {
-	recs, err := collect(ctx, tx, kwSeqCypher, map[string]any{"tenant": tenant})
+	seq, err := keywordSeq(ctx, tx, tenant)
 	if err != nil {
 		return err
-	}
-	var seq int64
-	if len(recs) > 0 {
-		v, _ := recs[0].Get("seq")
-		seq, _ = v.(int64)
 	}
 	fresh := func() bool {
 		k.mu.RLock()
@@ -277,6 +272,7 @@ func (k *keywords) sync(ctx context.Context, tx neo4jdrv.ManagedTransaction, ten
 	k.mu.RLock()
 	applied, loaded := k.applied[tenant]
 	k.mu.RUnlock()
+	var recs []*neo4jdrv.Record
 	if loaded {
 		recs, err = collect(ctx, tx, kwChangedCypher, map[string]any{"tenant": tenant, "after": applied})
 	} else {
@@ -304,6 +300,19 @@ func (k *keywords) sync(ctx context.Context, tx neo4jdrv.ManagedTransaction, ten
 	k.applied[tenant] = max(applied, seq)
 	k.mu.Unlock()
 	return nil
+}
+
+// keywordSeq reads tenant's keyword sequence in tx: it moves with every
+// write that changes the keyword properties or the MENTIONS of the
+// tenant's memories (a create, a new version, an erase).
+func keywordSeq(ctx context.Context, tx neo4jdrv.ManagedTransaction, tenant string) (int64, error) {
+	recs, err := collect(ctx, tx, kwSeqCypher, map[string]any{"tenant": tenant})
+	if err != nil || len(recs) == 0 {
+		return 0, err
+	}
+	v, _ := recs[0].Get("seq")
+	seq, _ := v.(int64)
+	return seq, nil
 }
 
 // kwDoc reads a memory's kw_tf (" term:f term:f ") and kw_len back into the

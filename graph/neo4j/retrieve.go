@@ -164,7 +164,12 @@ var seedAccess = strings.ReplaceAll(memoryAccess, "m.", "seed.")
 // they are its answer. Only an entity the window does not settle (fewer
 // pass, and the window is not the whole tenant) is walked by its edges,
 // sorted as before; its count of mentions comes with that walk, and a
-// settled entity's is counted without reading the memories' properties.
+// settled entity's is counted without reading the memories' properties,
+// unless it is in $known: the entities whose count this process holds at
+// the tenant's keyword sequence (mentionCounts), returned with known true
+// and a count of 0 for the caller to fill in. Counting a popular entity's
+// mentions expanded every one of its MENTIONS edges: ~176,000 of the
+// statement's ~225,000 db hits at 100k memories (docs/benchmarks.md).
 // Uses memory_id and memory_tenant_created.
 var neighbourWalksCypher = `
 UNWIND range(0, size($seeds) - 1) AS i
@@ -201,13 +206,14 @@ CALL {
     WITH m LIMIT $fanout
     RETURN collect(m) AS late
   }
+  WITH e, walk, late, early, newest, NOT walk AND e.norm_name IN $known AS known
   CALL {
-    WITH e, walk
-    MATCH (e)<-[:MENTIONS]-(m:Memory) WHERE NOT walk
+    WITH e, walk, known
+    MATCH (e)<-[:MENTIONS]-(m:Memory) WHERE NOT walk AND NOT known
     RETURN count(m) AS counted
   }
-  WITH e, CASE WHEN walk THEN [size(newest), late] ELSE [counted, early] END AS w
-  RETURN collect([e.norm_name, w[0], [m IN w[1] | [m.id, m.created_at]]]) AS walks
+  WITH e, known, CASE WHEN walk THEN [size(newest), late] ELSE [counted, early] END AS w
+  RETURN collect([e.norm_name, w[0], [m IN w[1] | [m.id, m.created_at]], known]) AS walks
 }
 RETURN pairs, walks`
 
@@ -223,8 +229,11 @@ RETURN ` + memoryProjection + ` AS m`
 const neighbourWindow = 512
 
 // neighbourWalksParams binds neighbourWalksCypher's parameters.
-func neighbourWalksParams(f graph.Filter, seeds []string) map[string]any {
-	return filterParams(f, map[string]any{"seeds": seeds, "fanout": int64(graph.NeighbourFanout), "window": int64(neighbourWindow)})
+func neighbourWalksParams(f graph.Filter, seeds, known []string) map[string]any {
+	return filterParams(f, map[string]any{"seeds": seeds, "fanout": int64(graph.NeighbourFanout), "window": int64(neighbourWindow),
+		// "" (no entity's norm name) keeps the list's type the same when
+		// no count is known: an empty list would be planned apart.
+		"known": append(known, "")})
 }
 
 // memoriesByIDParams binds memoriesByIDCypher's parameters.
@@ -244,11 +253,16 @@ func (s *Store) Neighbours(ctx context.Context, f graph.Filter, seedIDs []string
 		return nil, nil
 	}
 	out, err := read(ctx, s, func(tx neo4jdrv.ManagedTransaction) ([]graph.Neighbour, error) {
-		recs, err := collect(ctx, tx, neighbourWalksCypher, neighbourWalksParams(f, seeds))
+		seq, err := keywordSeq(ctx, tx, f.Scope.TenantID)
 		if err != nil {
 			return nil, err
 		}
-		out := neighboursOf(recs[0].AsMap(), seeds, perSeed)
+		counts := s.mentions.at(f.Scope.TenantID, seq)
+		recs, err := collect(ctx, tx, neighbourWalksCypher, neighbourWalksParams(f, seeds, counts.names()))
+		if err != nil {
+			return nil, err
+		}
+		out := neighboursOf(recs[0].AsMap(), seeds, perSeed, counts)
 		if len(out) == 0 {
 			return nil, nil
 		}
@@ -279,7 +293,7 @@ func (s *Store) Neighbours(ctx context.Context, f graph.Filter, seedIDs []string
 // neighboursOf assembles neighbourWalksCypher's answer per seed, in seed
 // order: each memory an entity of the seed reached, with the entities
 // (and their mentions) that reached it, ranked by graph.RankNeighbours.
-func neighboursOf(p map[string]any, seeds []string, perSeed int) []graph.Neighbour {
+func neighboursOf(p map[string]any, seeds []string, perSeed int, counts *tenantCounts) []graph.Neighbour {
 	type reach struct {
 		id string
 		at time.Time
@@ -291,7 +305,7 @@ func neighboursOf(p map[string]any, seeds []string, perSeed int) []graph.Neighbo
 	walks := map[string]walk{}
 	for _, x := range p["walks"].([]any) {
 		row := x.([]any)
-		w := walk{mentions: row[1].(int64)}
+		w := walk{mentions: counts.mentions(row[0].(string), row[1].(int64), row[3].(bool))}
 		for _, r := range row[2].([]any) {
 			pair := r.([]any)
 			at, _ := pair[1].(time.Time)

@@ -91,6 +91,48 @@ func testNeighbours(t *testing.T, x *suite) {
 		assert.InDelta(t, graph.EntityWeight(3)+graph.EntityWeight(4), got[0].Weight, 1e-9)
 	})
 	t.Run("Fanout", func(t *testing.T) { testNeighbourFanout(t, x) })
+	t.Run("MentionsFollowWrites", func(t *testing.T) { testNeighbourMentions(t, x) })
+}
+
+// testNeighbourMentions: a neighbour's weight counts the memories that
+// mention the shared entity as of the search, after a create, a new version
+// and an erase by this client or another (another process on the store).
+func testNeighbourMentions(t *testing.T, x *suite) {
+	sc := newScope(t)
+	f := in(sc)
+	seed := x.create(t, memIn(sc, "seed", "about Heron", "Heron")).Memory.ID
+	var others []string
+	for i := range 3 {
+		others = append(others, x.create(t, memIn(sc, fmt.Sprintf("heron %d", i), "about Heron", "Heron")).Memory.ID)
+	}
+	weight := func(want int64, msg string) {
+		t.Helper()
+		got, err := x.s.Neighbours(ctx(t), f, []string{seed}, 1)
+		require.NoError(t, err)
+		require.Len(t, got, 1, msg)
+		assert.InDelta(t, graph.EntityWeight(want), got[0].Weight, 1e-9, msg)
+	}
+	weight(4, "four memories mention heron")
+	weight(4, "again, unchanged")
+	x.create(t, memIn(sc, "heron 3", "about Heron", "Heron"))
+	weight(5, "after this client's create")
+	stores, eraser := map[string]graph.Store{"this client": x.s}, x.s
+	if x.cfg.OpenSecond != nil {
+		eraser = x.cfg.OpenSecond(t, x.s)
+		stores["another client"] = eraser
+	}
+	for name, w := range stores {
+		_, err := w.AddVersion(ctx(t), sc, others[0], graph.VersionInput{Content: "about nothing"})
+		require.NoError(t, err)
+		weight(4, "after "+name+"'s new version without heron")
+		_, err = w.AddVersion(ctx(t), sc, others[0], graph.VersionInput{Content: "about Heron again",
+			Entities: []graph.EntityRef{{Name: "Heron"}}})
+		require.NoError(t, err)
+		weight(5, "after "+name+"'s new version with heron")
+	}
+	_, err := eraser.Erase(ctx(t), sc, graph.EraseInput{IDs: others[1:]})
+	require.NoError(t, err)
+	weight(3, "after the erase of two")
 }
 
 // testNeighbourFanout checks that a popular entity contributes only its
