@@ -16,8 +16,7 @@
 //
 // A few properties are kept for the read path and are not part of the model:
 // Memory.kw_tf, kw_len and kw_seq, and the KeywordLog nodes, are keyword
-// search's (keyword.go), as are kw_text, kw_group and the KeywordGroup
-// nodes, still written but no longer read by search; Memory.quarantined and
+// search's (keyword.go); Memory.quarantined and
 // Memory.blocked_channels mirror approved quarantine and block edits so the
 // read filter is a property check; Entity.alias_norms (the aliases in norm
 // form) is what Candidates matches aliases against.

@@ -180,7 +180,6 @@ func (s *Store) Erase(ctx context.Context, sc graph.Scope, in graph.EraseInput) 
 		}
 		erased := map[string]bool{}
 		var (
-			kw      kwDeltas
 			stamps  kwStamps
 			outbox  []map[string]any
 			tenants = map[string][]string{}
@@ -200,9 +199,6 @@ func (s *Store) Erase(ctx context.Context, sc graph.Scope, in graph.EraseInput) 
 			erased[mid] = true
 			tenants[scope.TenantID] = append(tenants[scope.TenantID], mid)
 			stamps.add(scope.TenantID, mid)
-			if n, ok := p["kw_len"].(int64); ok {
-				kw.add(kwGroupOf(scope, str(p, "user_id"), graph.Visibility(str(p, "scope"))), -1, -n)
-			}
 			if in.Index {
 				outbox = append(outbox, scopeProps(scope, map[string]any{
 					"id": graph.NewID(), "memory_id": mid, "version_id": "", "op": "delete",
@@ -219,11 +215,6 @@ func (s *Store) Erase(ctx context.Context, sc graph.Scope, in graph.EraseInput) 
 		}
 		if err := stampKeywords(ctx, tx, stamps); err != nil {
 			return out, err
-		}
-		if len(kw) > 0 {
-			if _, err := collect(ctx, tx, keywordGroupsCypher, map[string]any{"groups": kw.rows()}); err != nil {
-				return out, err
-			}
 		}
 		if len(outbox) > 0 {
 			if _, err := collect(ctx, tx, createOutboxCypher, map[string]any{"items": outbox}); err != nil {

@@ -1,10 +1,7 @@
 package neo4j
 
 import (
-	"cmp"
 	"context"
-	"crypto/sha256"
-	"encoding/hex"
 	"fmt"
 	"maps"
 	"slices"
@@ -38,111 +35,22 @@ import (
 // in Cypher read every candidate holding a query term, 18-22 µs each, which
 // at 100k memories was 250-800 ms a search (docs/benchmarks.md).
 //
-// Still written, no longer read by search: Memory.kw_text (the terms, each
-// prefixed with a key of the tenant, under the memory_keyword fulltext
-// index), Memory.kw_group and the KeywordGroup nodes {tenant_id, org_id,
-// repo_id, owner} with docs and len, the memories and tokens of each scope
-// and private owner, which the search in Cypher read.
+// Until d549f01 (2026-11-28) the search scored in Cypher, from a fulltext
+// index over Memory.kw_text with KeywordGroup nodes counting each group's
+// memories and tokens; Open drops that index and those nodes (memories
+// written before keep kw_text and kw_group, which nothing reads).
 
-// kwTenantKey prefixes a tenant's terms in kw_text: a hash, so that any
-// tenant id makes a plain token (a collision only adds candidates that the
-// tenant equality then drops).
-func kwTenantKey(tenant string) string {
-	h := sha256.Sum256([]byte(tenant))
-	return hex.EncodeToString(h[:8]) + "_"
-}
-
-// keywordProps sets the keyword properties of a memory of group g with
-// title and indexed text body on p, stemming with stem, and returns its
-// length in tokens.
-func keywordProps(p map[string]any, g kwGroup, title, body string, stem func(string) string) int64 {
+// keywordProps sets the keyword properties of a memory with title and
+// indexed text body on p, stemming with stem.
+func keywordProps(p map[string]any, title, body string, stem func(string) string) {
 	d := bm25.IndexWith(title, body, stem)
-	key := kwTenantKey(g.scope.TenantID)
-	var text, tf strings.Builder
+	var tf strings.Builder
 	tf.WriteByte(' ')
 	for i, t := range d.Terms {
-		if i > 0 {
-			text.WriteByte(' ')
-		}
-		text.WriteString(key)
-		text.WriteString(t)
 		fmt.Fprintf(&tf, "%s:%d ", t, d.Freqs[i])
 	}
-	p["kw_tf"], p["kw_len"], p["kw_text"], p["kw_group"] = tf.String(), d.Len, text.String(), g.key()
-	return d.Len
+	p["kw_tf"], p["kw_len"] = tf.String(), d.Len
 }
-
-// kwGroup is a keyword group: a scope and a private owner.
-type kwGroup struct {
-	scope graph.Scope
-	owner string
-}
-
-// kwGroupOf is the group of a memory in scope sc owned by user with
-// visibility vis.
-func kwGroupOf(sc graph.Scope, user string, vis graph.Visibility) kwGroup {
-	if vis.Private() && user != "" {
-		return kwGroup{scope: sc, owner: user}
-	}
-	return kwGroup{scope: sc}
-}
-
-// key is the group as Memory.kw_group holds it: org, repo and owner,
-// joined by a character none of them holds.
-func (g kwGroup) key() string {
-	return g.scope.OrgID + "\x1f" + g.scope.RepoID + "\x1f" + g.owner
-}
-
-// probe is a memory of the group, for graph.Filter.Admits.
-func (g kwGroup) probe() graph.Memory {
-	if g.owner != "" {
-		return graph.Memory{Scope: g.scope, UserID: g.owner, Visibility: graph.VisibilityUser}
-	}
-	return graph.Memory{Scope: g.scope, Visibility: graph.VisibilityProject}
-}
-
-// kwDeltas accumulates a write's changes to keyword groups.
-type kwDeltas map[kwGroup]*[2]int64 // docs, tokens
-
-func (d *kwDeltas) add(g kwGroup, docs, tokens int64) {
-	if *d == nil {
-		*d = kwDeltas{}
-	}
-	x := (*d)[g]
-	if x == nil {
-		x = new([2]int64)
-		(*d)[g] = x
-	}
-	x[0] += docs
-	x[1] += tokens
-}
-
-// rows are the deltas as keywordGroupsCypher's parameter, in one order, so
-// that concurrent writes lock groups in the same order.
-func (d kwDeltas) rows() []map[string]any {
-	out := make([]map[string]any, 0, len(d))
-	for g, x := range d {
-		out = append(out, map[string]any{"tenant_id": g.scope.TenantID, "org_id": g.scope.OrgID,
-			"repo_id": g.scope.RepoID, "owner": g.owner, "docs": x[0], "len": x[1]})
-	}
-	slices.SortFunc(out, func(a, b map[string]any) int {
-		for _, k := range []string{"tenant_id", "org_id", "repo_id", "owner"} {
-			if c := cmp.Compare(a[k].(string), b[k].(string)); c != 0 {
-				return c
-			}
-		}
-		return 0
-	})
-	return out
-}
-
-// keywordGroupsCypher adds a write's documents and tokens to its keyword
-// groups. Uses keyword_group.
-const keywordGroupsCypher = `
-UNWIND $groups AS g
-MERGE (k:KeywordGroup {tenant_id: g.tenant_id, org_id: g.org_id, repo_id: g.repo_id, owner: g.owner})
-  ON CREATE SET k.docs = 0, k.len = 0
-SET k.docs = k.docs + g.docs, k.len = k.len + g.len`
 
 // The keyword index (graph/kwindex) is held in each mnemo process, as on
 // the embedded store, and follows the graph by a sequence per tenant: every
@@ -222,10 +130,11 @@ const kwRowProjection = `m.id AS id, m.created_at AS created_at, m.org_id AS org
        m.user_id AS user_id, m.scope AS visibility, m.kw_tf AS kw_tf, m.kw_len AS kw_len`
 
 // kwTenantsCypher lists the tenants that hold memories with keyword
-// properties (WarmKeywordIndex). Uses keyword_group.
+// properties (WarmKeywordIndex, in the background at a server's start: it
+// reads every memory).
 const kwTenantsCypher = `
-MATCH (k:KeywordGroup) WHERE k.docs > 0
-RETURN DISTINCT k.tenant_id AS tenant`
+MATCH (m:Memory) WHERE m.kw_len IS NOT NULL
+RETURN DISTINCT m.tenant_id AS tenant`
 
 // kwKey is a memory in the keyword index: its creation time (Unix ns) and
 // id, which order ties newest first as the other stores do.
@@ -415,11 +324,12 @@ func (s *Store) WarmKeywordIndex(ctx context.Context) error {
 	return nil
 }
 
-// Backfill of the keyword properties and groups for memories written before
-// they existed (their text is in search_text, which memory_search_en
-// covered). An erased memory has none (the erase removes them and takes it
-// out of its group); one that has them was given them by an earlier
-// backfill, which took erased memories for old ones, and loses them again.
+// Backfill of the keyword properties for memories written before they
+// existed (their text is in search_text, which memory_search_en covered).
+// An erased memory has none (the erase removes them); one that has them was
+// given them by an earlier backfill, which took erased memories for old
+// ones, and loses them again. Each memory the backfill changes is stamped
+// with its tenant's keyword sequence, so every process's index sees it.
 const (
 	kwMissingCypher = `
 MATCH (m:Memory) WHERE (m.kw_len IS NULL) = (m.status <> 'erased')
@@ -431,29 +341,19 @@ UNWIND $rows AS r
 MATCH (m:Memory {id: r.id})
 SET m += r.props
 REMOVE m.search_text`
-	// kwRecountCypher counts every group again from the memories not
-	// erased, as the writes keep them (a group left with none keeps 0).
-	kwRecountCypher = `
-OPTIONAL MATCH (k:KeywordGroup)
-SET k.docs = 0, k.len = 0
-WITH count(k) AS reset
-MATCH (m:Memory) WHERE m.status <> 'erased'
-WITH m.tenant_id AS tenant_id, m.org_id AS org_id, m.repo_id AS repo_id,
-     CASE WHEN m.scope IN $private AND m.user_id <> '' THEN m.user_id ELSE '' END AS owner,
-     count(*) AS docs, sum(m.kw_len) AS len
-MERGE (k:KeywordGroup {tenant_id: tenant_id, org_id: org_id, repo_id: repo_id, owner: owner})
-SET k.docs = docs, k.len = len`
+	// kwLegacyCypher deletes the KeywordGroup nodes the search in
+	// Cypher read (up to d549f01), a batch at a time.
+	kwLegacyCypher = `
+MATCH (k:KeywordGroup) WITH k LIMIT 1000 DETACH DELETE k RETURN count(*) AS n`
 )
 
-// backfillKeywords gives memories written before keyword groups existed
-// their keyword properties, 500 at a time, takes them from erased memories
-// an earlier backfill gave them to, then recounts every group. It runs at
-// Open and does nothing once every memory not erased has them and no
-// erased one does (TestKeywordBackfill, TestKeywordReopenAfterErase). Writes during
-// the recount by an older mnemo would be miscounted: upgrade with writers
-// stopped.
+// backfillKeywords gives memories written before keyword properties
+// existed those properties, 500 at a time, takes them from erased memories
+// an earlier backfill gave them to, then deletes the KeywordGroup nodes of
+// the search in Cypher. It runs at Open and does nothing once every memory
+// not erased has them and no erased one does (TestKeywordBackfill,
+// TestKeywordReopenAfterErase). Upgrade with writers stopped.
 func (s *Store) backfillKeywords(ctx context.Context) error {
-	done := 0
 	for {
 		n, err := write(ctx, s, func(tx neo4jdrv.ManagedTransaction) (int, error) {
 			recs, err := collect(ctx, tx, kwMissingCypher, nil)
@@ -469,8 +369,7 @@ func (s *Store) backfillKeywords(ctx context.Context) error {
 				if erased, _ := p["erased"].(bool); erased {
 					props["kw_tf"], props["kw_len"], props["kw_text"], props["kw_group"] = nil, nil, nil, nil // removed
 				} else {
-					g := kwGroupOf(scopeOf(p), str(p, "user_id"), graph.Visibility(str(p, "visibility")))
-					keywordProps(props, g, str(p, "title"), str(p, "body"), s.stems.Stem)
+					keywordProps(props, str(p, "title"), str(p, "body"), s.stems.Stem)
 				}
 				rows[i] = map[string]any{"id": str(p, "id"), "props": props}
 			}
@@ -485,18 +384,21 @@ func (s *Store) backfillKeywords(ctx context.Context) error {
 		if n == 0 {
 			break
 		}
-		done += n
 	}
-	if done == 0 {
-		return nil
+	for {
+		n, err := write(ctx, s, func(tx neo4jdrv.ManagedTransaction) (int64, error) {
+			recs, err := collect(ctx, tx, kwLegacyCypher, nil)
+			if err != nil || len(recs) == 0 {
+				return 0, err
+			}
+			n, _ := recs[0].Get("n")
+			return n.(int64), nil
+		})
+		if err != nil {
+			return fmt.Errorf("neo4j: delete keyword groups: %w", err)
+		}
+		if n == 0 {
+			return nil
+		}
 	}
-	_, err := write(ctx, s, func(tx neo4jdrv.ManagedTransaction) (struct{}, error) {
-		private := []string{string(graph.VisibilityUser), string(graph.VisibilitySession)} // graph.Visibility.Private
-		_, err := collect(ctx, tx, kwRecountCypher, map[string]any{"private": private})
-		return struct{}{}, err
-	})
-	if err != nil {
-		return fmt.Errorf("neo4j: recount keyword groups: %w", err)
-	}
-	return nil
 }

@@ -15,7 +15,7 @@ import (
 
 // asBeforeKeywordGroups turns the database into one an earlier mnemo wrote:
 // memories carry their current text in search_text and no keyword
-// properties, and there are no keyword groups.
+// properties (nor the keyword groups of the search in Cypher).
 const asBeforeKeywordGroups = `
 MATCH (m:Memory)-[:HAS_VERSION]->(v:Version) WHERE v.id = m.current_version_id
 SET m.search_text = CASE WHEN trim(v.index_text) = '' THEN v.content ELSE v.index_text END
@@ -24,8 +24,8 @@ WITH count(*) AS n
 MATCH (k:KeywordGroup) DELETE k`
 
 // TestKeywordBackfill: Open gives the memories of an earlier database their
-// keyword properties and groups, so search finds them again with the scores
-// a fresh write gives.
+// keyword properties, so search finds them again with the scores a fresh
+// write gives.
 func TestKeywordBackfill(t *testing.T) {
 	cfg := neo4jtest.Config(t)
 	s := neo4jtest.Open(t, cfg)
@@ -93,8 +93,8 @@ func assertScoresAfterOpen(t *testing.T, cfg neo4j.Config, search func(graph.Sto
 	}
 }
 
-// TestKeywordReopenAfterErase: an erased memory stays out of its keyword
-// group's statistics when the store is opened again. The backfill at Open
+// TestKeywordReopenAfterErase: an erased memory stays out of the keyword
+// statistics when the store is opened again. The backfill at Open
 // is for memories written before keyword groups existed, not for erased
 // ones, whose keyword properties the erase removed: counting them again
 // would move every score of the group (SQLite's index drops them too).
@@ -128,17 +128,20 @@ func TestKeywordReopenAfterErase(t *testing.T) {
 
 	assertScoresAfterOpen(t, cfg, search, want)
 
-	// A database an earlier backfill went through holds its erased
-	// memories in their groups again; Open takes them out.
+	// A database an earlier backfill went through gave its erased
+	// memories keyword properties again; Open takes them away.
 	runCypher(t, cfg, asAfterErasedBackfill)
 	tr.EqualValues(t, 50, countCypher(t, cfg, `MATCH (m:Memory {tenant_id: 'erase-reopen', status: 'erased'}) WHERE m.kw_len IS NOT NULL RETURN count(m) AS n`),
 		"the erased memories have keyword properties again")
+	tr.NotZero(t, countCypher(t, cfg, `MATCH (k:KeywordGroup) RETURN count(k) AS n`))
 	assertScoresAfterOpen(t, cfg, search, want)
+	tr.Zero(t, countCypher(t, cfg, `MATCH (k:KeywordGroup) RETURN count(k) AS n`), "Open deletes the groups nothing reads")
 }
 
 // asAfterErasedBackfill gives erased memories the keyword properties of an
-// empty text and counts them in their groups, as the backfill at Open did
-// before it told erased memories from old ones.
+// empty text and counts them in their keyword groups (the search in Cypher's
+// statistics, which Open deletes), as the backfill at Open did before it
+// told erased memories from old ones.
 const asAfterErasedBackfill = `
 MATCH (m:Memory {status: 'erased'})
 SET m.kw_len = 0, m.kw_tf = ' ', m.kw_text = '',

@@ -34,7 +34,7 @@ func memoryProps(m graph.Memory, v graph.VersionInput, stem func(string) string)
 		"channel": m.Channel, "tags": nonNil(m.Tags), "created_at": timeParam(m.CreatedAt),
 		"current_version_id": v.ID, "version_count": int64(1),
 	}
-	keywordProps(p, kwGroupOf(m.Scope, m.UserID, m.Visibility), m.Title, graph.SearchText(v.IndexText, v.Content), stem)
+	keywordProps(p, m.Title, graph.SearchText(v.IndexText, v.Content), stem)
 	return p
 }
 

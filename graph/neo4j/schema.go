@@ -82,24 +82,18 @@ func schema() []string {
 		// that asked carry the property, so the constraint holds per
 		// namespace and key across every client of the database.
 		"CREATE CONSTRAINT memory_active_key IF NOT EXISTS FOR (n:Memory) REQUIRE n.active_key IS UNIQUE",
-		// memory_keyword: KeywordSearch finds a tenant's memories holding a
-		// query term through Memory.kw_text, terms mnemo made (bm25.Tokens)
-		// prefixed with the tenant's key, so the analyzer only splits on
-		// spaces (keyword.go). It replaces memory_search_en and
-		// memory_search, whose Lucene scores were over every tenant.
+		// memory_search, memory_search_en, memory_keyword and keyword_group
+		// served keyword search in Cypher, which now ranks in each process
+		// (keyword.go).
 		"DROP INDEX memory_search IF EXISTS",
 		"DROP INDEX memory_search_en IF EXISTS",
-		"CREATE FULLTEXT INDEX memory_keyword IF NOT EXISTS FOR (n:Memory) ON EACH [n.kw_text] " +
-			"OPTIONS {indexConfig: {`fulltext.analyzer`: 'whitespace'}}",
-		// keyword_group: one KeywordGroup per tenant, org, repo and private
-		// owner, which MERGE relies on under concurrent writes; its index
-		// finds a tenant's groups (keyword.go).
+		"DROP INDEX memory_keyword IF EXISTS",
+		"DROP CONSTRAINT keyword_group IF EXISTS",
 		// keyword_log: one KeywordLog per tenant, the sequence of its
 		// keyword changes; memory_kw_seq finds the memories a process has
 		// not applied (keyword.go).
 		"CREATE CONSTRAINT keyword_log IF NOT EXISTS FOR (n:KeywordLog) REQUIRE n.tenant_id IS UNIQUE",
 		"CREATE INDEX memory_kw_seq IF NOT EXISTS FOR (n:Memory) ON (n.tenant_id, n.kw_seq)",
-		"CREATE CONSTRAINT keyword_group IF NOT EXISTS FOR (n:KeywordGroup) REQUIRE (n.tenant_id, n.org_id, n.repo_id, n.owner) IS UNIQUE",
 	}
 }
 
@@ -165,7 +159,7 @@ func schemaName(stmt string) (name string, create, ok bool) {
 		return f[2], true, true
 	case len(f) >= 6 && f[0] == "CREATE" && f[2] == "INDEX" && f[4] == "IF" && f[5] == "NOT": // CREATE FULLTEXT INDEX
 		return f[3], true, true
-	case len(f) == 5 && f[0] == "DROP" && f[1] == "INDEX" && f[3] == "IF" && f[4] == "EXISTS":
+	case len(f) == 5 && f[0] == "DROP" && (f[1] == "INDEX" || f[1] == "CONSTRAINT") && f[3] == "IF" && f[4] == "EXISTS":
 		return f[2], false, true
 	}
 	return "", false, false

@@ -76,7 +76,6 @@ type batch struct {
 	next     []map[string]any // NEXT between memories of a session
 	cooccur  coOccurDeltas
 	outbox   []map[string]any
-	kw       kwDeltas
 	stamps   kwStamps
 }
 
@@ -172,8 +171,7 @@ func (b *batch) run(ctx context.Context, tx neo4jdrv.ManagedTransaction) error {
 		{coOccursDropCypher, "pairs", b.cooccur.rows(-1)},
 		{coOccursCypher, "pairs", b.cooccur.rows(1)},
 		{createOutboxCypher, "items", b.outbox},
-		{keywordLogCypher, "logs", b.stamps.rows()}, // last, the log and the groups: their locks are held the least
-		{keywordGroupsCypher, "groups", b.kw.rows()},
+		{keywordLogCypher, "logs", b.stamps.rows()}, // last: the log's lock is held the least
 	}
 	for _, st := range steps {
 		if len(st.rows) == 0 {
@@ -231,7 +229,6 @@ func (s *Store) CreateMemories(ctx context.Context, ins []graph.MemoryInput) ([]
 			"memory":  props,
 			"version": versionProps(m.ID, m.Title, 1, in.Version, now),
 		})
-		b.kw.add(kwGroupOf(m.Scope, m.UserID, m.Visibility), 1, props["kw_len"].(int64))
 		b.stamps.add(m.Scope.TenantID, m.ID)
 		b.addVersionParts(m.Scope, m.ID, in.Version, now)
 		mem := *m
@@ -352,9 +349,8 @@ func (s *Store) addVersion(ctx context.Context, tx neo4jdrv.ManagedTransaction, 
 		return graph.Version{}, err
 	}
 	number := int(i64(p, "version_count")) + 1
-	g := kwGroupOf(scopeOf(p), str(p, "user_id"), graph.Visibility(str(p, "visibility")))
 	kw := map[string]any{}
-	tokens := keywordProps(kw, g, str(p, "title"), graph.SearchText(in.IndexText, in.Content), s.stems.Stem)
+	keywordProps(kw, str(p, "title"), graph.SearchText(in.IndexText, in.Content), s.stems.Stem)
 	recs, err = collect(ctx, tx, addVersionCypher, map[string]any{
 		"id": memoryID, "version": versionProps(memoryID, str(p, "title"), number, in, now), "kw": kw,
 	})
@@ -365,8 +361,7 @@ func (s *Store) addVersion(ctx context.Context, tx neo4jdrv.ManagedTransaction, 
 	if len(recs) > 0 {
 		b.cooccur.add(str(p, "tenant_id"), strs(recs[0].AsMap(), "old"), -1)
 	}
-	b.kw.add(g, 0, tokens-i64(p, "kw_len"))
-	b.stamps.add(g.scope.TenantID, memoryID)
+	b.stamps.add(str(p, "tenant_id"), memoryID)
 	b.addVersionParts(scopeOf(p), memoryID, in, now)
 	if err := b.run(ctx, tx); err != nil {
 		return graph.Version{}, err
