@@ -127,7 +127,8 @@ MATCH (m:Memory) WHERE m.tenant_id = $tenant AND m.created_at IS NOT NULL AND m.
 RETURN ` + kwRowProjection
 
 const kwRowProjection = `m.id AS id, m.created_at AS created_at, m.org_id AS org_id, m.repo_id AS repo_id,
-       m.user_id AS user_id, m.scope AS visibility, m.kw_tf AS kw_tf, m.kw_len AS kw_len`
+       m.user_id AS user_id, m.scope AS visibility, m.kw_tf AS kw_tf, m.kw_len AS kw_len,
+       [(m)-[:MENTIONS]->(x:Entity) | x.norm_name] AS entities`
 
 // kwTenantsCypher lists the tenants that hold memories with keyword
 // properties (WarmKeywordIndex, in the background at a server's start: it
@@ -149,13 +150,14 @@ func kwNewer(a, b kwKey) bool { return a.at > b.at || (a.at == b.at && a.id > b.
 // sequence it has applied (a tenant absent has not been read).
 type keywords struct {
 	*kwindex.Index[kwKey]
-	syncMu  sync.Mutex // one catch-up at a time
-	mu      sync.RWMutex
-	applied map[string]int64
+	mentions *mentionIndex // the entities of the same memories (mentions.go)
+	syncMu   sync.Mutex    // one catch-up at a time
+	mu       sync.RWMutex
+	applied  map[string]int64
 }
 
 func newKeywords() *keywords {
-	return &keywords{Index: kwindex.New(kwNewer), applied: map[string]int64{}}
+	return &keywords{Index: kwindex.New(kwNewer), mentions: newMentionIndex(), applied: map[string]int64{}}
 }
 
 // sync brings tenant's part of the index up to the sequence tx reads.
@@ -190,21 +192,27 @@ func (k *keywords) sync(ctx context.Context, tx neo4jdrv.ManagedTransaction, ten
 	if err != nil {
 		return err
 	}
+	rows := make([]mentionRow, len(recs))
 	k.Update(func(w kwindex.Writer[kwKey]) {
-		for _, r := range recs {
+		for i, r := range recs {
 			p := r.AsMap()
 			at, _ := p["created_at"].(time.Time)
 			key := kwKey{at: at.UnixNano(), id: str(p, "id")}
 			n, ok := p["kw_len"].(int64)
+			rows[i] = mentionRow{key: key, gone: !ok}
 			if !ok {
 				w.Drop(tenant, key)
 				continue
+			}
+			for _, e := range p["entities"].([]any) {
+				rows[i].entities = append(rows[i].entities, e.(string))
 			}
 			sc := scopeOf(p)
 			sc.TenantID = tenant
 			w.Put(key, sc, str(p, "user_id"), graph.Visibility(str(p, "visibility")), kwDoc(str(p, "kw_tf"), n))
 		}
 	})
+	k.mentions.apply(tenant, rows)
 	k.mu.Lock()
 	k.applied[tenant] = max(applied, seq)
 	k.mu.Unlock()

@@ -1,90 +1,148 @@
 package neo4j
 
 import (
-	"maps"
 	"slices"
 	"sync"
 )
 
-// mentionCounts holds, per tenant, the number of memories that mention
-// each entity (graph.SharedEntity.Mentions, which Neighbours weighs
-// neighbours by) as of one keyword sequence of the tenant: every write that
-// adds or removes a memory's MENTIONS (a create, a new version, an erase)
-// moves that sequence (keyword.go), so a count read at a sequence holds
-// until it moves. Neighbours counts a popular entity's mentions by
-// expanding each of its edges; with the count here it skips that.
+// mentionIndex holds, per tenant, the entities each memory MENTIONS and,
+// for each entity, the memories that mention it, newest first (created_at,
+// then id, descending: kwKey's order). It rides the keyword index's
+// catch-up (keywords.sync): every write that adds or removes a memory's
+// MENTIONS (a create, a new version, an erase) moves the tenant's keyword
+// sequence and stamps the memory, and the rows the catch-up reads carry the
+// memory's entities. Neighbours takes an entity's newest memories and its
+// count of mentions from here, then filters the candidates in Neo4j: no
+// index orders an entity's MENTIONS by time, so finding them in Cypher read
+// and sorted every edge of a popular entity, or the tenant's newest memories
+// in a window (docs/benchmarks.md).
 //
-// A count read in a transaction that began at sequence S may already hold a
-// write committed after S: it is then newer than S, never older, and a
-// reader that sees that write reads a later sequence and counts again.
-type mentionCounts struct {
-	mu      sync.Mutex
-	tenants map[string]*tenantCounts
-	size    int // counts held, over all tenants
+// It holds every memory the keyword index holds (an erased memory has
+// neither keywords nor MENTIONS), whatever its status or scope: the
+// filter runs in Neo4j.
+type mentionIndex struct {
+	mu      sync.RWMutex
+	tenants map[string]*tenantMentions
 }
 
-// maxMentionCounts bounds the counts held; past it they start over.
-const maxMentionCounts = 1 << 16
-
-// tenantCounts are one tenant's counts at one sequence.
-type tenantCounts struct {
-	c   *mentionCounts
-	seq int64
-	mu  sync.Mutex
-	n   map[string]int64
+type tenantMentions struct {
+	byEntity map[string][]kwKey    // norm name -> memories, newest first
+	byMemory map[string]memMention // memory id -> its key and entities
 }
 
-func newMentionCounts() *mentionCounts { return &mentionCounts{tenants: map[string]*tenantCounts{}} }
+type memMention struct {
+	key      kwKey
+	entities []string
+}
 
-// at returns tenant's counts at sequence seq, empty when the sequence has
-// moved since they were read (a reader at an older sequence gets counts of
-// its own, not kept).
-func (c *mentionCounts) at(tenant string, seq int64) *tenantCounts {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	t := c.tenants[tenant]
-	switch {
-	case t != nil && t.seq == seq:
-		return t
-	case t != nil && t.seq > seq:
-		return &tenantCounts{seq: seq, n: map[string]int64{}}
+func newMentionIndex() *mentionIndex { return &mentionIndex{tenants: map[string]*tenantMentions{}} }
+
+// mentionRow is one memory read by the keyword catch-up: its entities, or
+// gone when it has left the index (erased).
+type mentionRow struct {
+	key      kwKey
+	entities []string
+	gone     bool
+}
+
+// apply brings tenant's lists to rows. Each changed entity's list is
+// rebuilt, not changed in place (seedLists hands lists out): one merge of
+// its remaining memories, in order, with the new ones sorted in.
+func (x *mentionIndex) apply(tenant string, rows []mentionRow) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	t := x.tenants[tenant]
+	if t == nil {
+		t = &tenantMentions{byEntity: map[string][]kwKey{}, byMemory: map[string]memMention{}}
+		x.tenants[tenant] = t
 	}
-	if t != nil {
-		t.mu.Lock() // c.mu, then t.mu: mentions takes them one at a time
-		c.size -= len(t.n)
-		t.mu.Unlock()
-	}
-	t = &tenantCounts{c: c, seq: seq, n: map[string]int64{}}
-	c.tenants[tenant] = t
-	return t
-}
-
-// names are the entities whose count t holds.
-func (t *tenantCounts) names() []string {
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	return slices.Collect(maps.Keys(t.n))
-}
-
-// mentions is the count of entity name: the one t holds when the statement
-// reported it known, else got, which t keeps.
-func (t *tenantCounts) mentions(name string, got int64, known bool) int64 {
-	t.mu.Lock()
-	n, ok := t.n[name]
-	if ok && known {
-		t.mu.Unlock()
-		return n
-	}
-	t.n[name] = got
-	t.mu.Unlock()
-	if !ok && t.c != nil {
-		t.c.mu.Lock()
-		if t.c.size >= maxMentionCounts {
-			clear(t.c.tenants)
-			t.c.size = 0
+	drop := map[string]map[string]bool{} // entity -> ids leaving its list
+	add := map[string][]kwKey{}          // entity -> keys joining it
+	for _, r := range rows {
+		if old, ok := t.byMemory[r.key.id]; ok {
+			for _, e := range old.entities {
+				if drop[e] == nil {
+					drop[e] = map[string]bool{}
+				}
+				drop[e][r.key.id] = true
+			}
+			delete(t.byMemory, r.key.id)
 		}
-		t.c.size++
-		t.c.mu.Unlock()
+		if r.gone {
+			continue
+		}
+		ents := slices.Compact(slices.Sorted(slices.Values(r.entities)))
+		t.byMemory[r.key.id] = memMention{key: r.key, entities: ents}
+		for _, e := range ents {
+			add[e] = append(add[e], r.key)
+		}
 	}
-	return got
+	for e, gone := range drop {
+		if _, ok := add[e]; !ok {
+			kept := make([]kwKey, 0, len(t.byEntity[e]))
+			for _, k := range t.byEntity[e] {
+				if !gone[k.id] {
+					kept = append(kept, k)
+				}
+			}
+			if len(kept) == 0 {
+				delete(t.byEntity, e)
+			} else {
+				t.byEntity[e] = kept
+			}
+		}
+	}
+	for e, keys := range add {
+		slices.SortFunc(keys, kwOrder)
+		old, gone := t.byEntity[e], drop[e]
+		merged := make([]kwKey, 0, len(old)+len(keys))
+		i := 0
+		for _, k := range old {
+			if gone[k.id] {
+				continue
+			}
+			for i < len(keys) && kwOrder(keys[i], k) < 0 {
+				merged = append(merged, keys[i])
+				i++
+			}
+			merged = append(merged, k)
+		}
+		t.byEntity[e] = append(merged, keys[i:]...)
+	}
+}
+
+// kwOrder orders keys newest first.
+func kwOrder(a, b kwKey) int {
+	switch {
+	case kwNewer(a, b):
+		return -1
+	case kwNewer(b, a):
+		return 1
+	}
+	return 0
+}
+
+// seedLists returns the entities each of seeds mentions and, for each of
+// those entities, its memories newest first. The lists are the index's own:
+// apply never changes a list in place (it builds a new one), so they stay
+// as they were when read.
+func (x *mentionIndex) seedLists(tenant string, seeds []string) (entities map[string][]string, lists map[string][]kwKey) {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	entities, lists = map[string][]string{}, map[string][]kwKey{}
+	t := x.tenants[tenant]
+	if t == nil {
+		return entities, lists
+	}
+	for _, id := range seeds {
+		m, ok := t.byMemory[id]
+		if !ok {
+			continue
+		}
+		entities[id] = m.entities
+		for _, e := range m.entities {
+			lists[e] = t.byEntity[e]
+		}
+	}
+	return entities, lists
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/base64"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -11,6 +12,7 @@ import (
 	neo4jdrv "github.com/neo4j/neo4j-go-driver/v5/neo4j"
 
 	"github.com/mnemo-dev/mnemo/graph"
+	"github.com/mnemo-dev/mnemo/graph/kwindex"
 )
 
 // listMemoriesText is the statement that lists visible memories newest
@@ -21,8 +23,8 @@ import (
 // not).
 //
 // It reads the tenant's memories in memory_tenant_created's order (ORDER BY
-// names the index's properties, tenant first, as neighbourWalksCypher's
-// window does; every memory has a created_at) and filters them as they
+// names the index's properties, tenant first; every memory has a
+// created_at) and filters them as they
 // come, so a page reads about as many memories as it returns, plus those
 // the filter hides. Sorting the filtered memories instead read every
 // memory of the store (a label scan: about 0.85 s a page at 100k,
@@ -145,77 +147,24 @@ func (s *Store) Candidates(ctx context.Context, f graph.Filter, names []string, 
 // reader may not read yields nothing, lest its entities leak.
 var seedAccess = strings.ReplaceAll(memoryAccess, "m.", "seed.")
 
-// neighbourWalksCypher walks each distinct entity of the readable seeds
-// once and returns the (seed position, entity) pairs and, per entity,
-// [norm name, mentions, [[id, created_at] of each memory reached]]: the
-// first $fanout of its memories, newest first (created_at, then id), that
-// are not seeds and pass the filter; mentions is the number of memories
-// mentioning it, whatever their status or scope.
-//
-// No index orders an entity's MENTIONS by the memories' time, so finding an
-// entity's newest memories by its edges means reading and sorting all of
-// them (9,313 edges for the ~30 entities of 10 seeds at 10k memories:
-// docs/benchmarks.md). So the statement first reads the tenant's $window
-// newest memories in index order (memory_tenant_created, ordered because
-// ORDER BY names the index's properties, tenant first) with the entities
-// each mentions: that prefix of the order holds a popular entity's newest
-// memories (every memory has a created_at: normalisation sets it, so the
-// window's IS NOT NULL leaves none out), and when $fanout of them pass,
-// they are its answer. Only an entity the window does not settle (fewer
-// pass, and the window is not the whole tenant) is walked by its edges,
-// sorted as before; its count of mentions comes with that walk, and a
-// settled entity's is counted without reading the memories' properties,
-// unless it is in $known: the entities whose count this process holds at
-// the tenant's keyword sequence (mentionCounts), returned with known true
-// and a count of 0 for the caller to fill in. Counting a popular entity's
-// mentions expanded every one of its MENTIONS edges: ~176,000 of the
-// statement's ~225,000 db hits at 100k memories (docs/benchmarks.md).
-// Uses memory_id and memory_tenant_created.
-var neighbourWalksCypher = `
-UNWIND range(0, size($seeds) - 1) AS i
-MATCH (seed:Memory {id: $seeds[i]})
-WHERE ` + seedAccess + `
-MATCH (seed)-[:MENTIONS]->(e:Entity)
-WITH collect([i, e.norm_name]) AS pairs, collect(DISTINCT e) AS es
+// neighbourFilterCypher returns the seeds among $seeds the reader may read
+// (the access rule, not the narrowing: a seed the reader may not read
+// yields nothing, lest its entities leak) and the candidates among $ids the
+// filter admits. Uses memory_id.
+var neighbourFilterCypher = `
 CALL {
-  MATCH (m:Memory) WHERE m.tenant_id = $f_tenant AND m.created_at IS NOT NULL
-  WITH m ORDER BY m.tenant_id DESC, m.created_at DESC, m.id DESC LIMIT $window
-  RETURN collect([m, [(m)-[:MENTIONS]->(x:Entity) | x]]) AS recent
+  UNWIND $seeds AS sid
+  MATCH (seed:Memory {id: sid})
+  WHERE ` + seedAccess + `
+  RETURN collect(seed.id) AS seeds
 }
 CALL {
-  WITH es, recent
-  UNWIND es AS e
-  CALL {
-    WITH e, recent
-    UNWIND [r IN recent WHERE e IN r[1] | r[0]] AS m
-    WITH m WHERE NOT m.id IN $seeds AND ` + memoryVisible + `
-    WITH m LIMIT $fanout
-    RETURN collect(m) AS early
-  }
-  WITH e, early, size(early) < $fanout AND size(recent) = $window AS walk
-  CALL {
-    WITH e, walk
-    MATCH (e)<-[:MENTIONS]-(m:Memory) WHERE walk
-    WITH m ORDER BY m.created_at DESC, m.id DESC
-    RETURN collect(m) AS newest
-  }
-  CALL {
-    WITH newest
-    UNWIND newest AS m
-    WITH m WHERE NOT m.id IN $seeds AND ` + memoryVisible + `
-    WITH m LIMIT $fanout
-    RETURN collect(m) AS late
-  }
-  WITH e, walk, late, early, newest, NOT walk AND e.norm_name IN $known AS known
-  CALL {
-    WITH e, walk, known
-    MATCH (e)<-[:MENTIONS]-(m:Memory) WHERE NOT walk AND NOT known
-    RETURN count(m) AS counted
-  }
-  WITH e, known, CASE WHEN walk THEN [size(newest), late] ELSE [counted, early] END AS w
-  RETURN collect([e.norm_name, w[0], [m IN w[1] | [m.id, m.created_at]], known]) AS walks
+  UNWIND $ids AS id
+  MATCH (m:Memory {id: id})
+  WHERE ` + memoryVisible + `
+  RETURN collect(m.id) AS passed
 }
-RETURN pairs, walks`
+RETURN seeds, passed`
 
 // memoriesByIDCypher projects memories by id (already filtered); bind
 // f_known_at for a filter with KnownAt (asKnown).
@@ -223,17 +172,10 @@ const memoriesByIDCypher = `
 MATCH (m:Memory) WHERE m.id IN $ids AND m.tenant_id = $tenant
 RETURN ` + memoryProjection + ` AS m`
 
-// neighbourWindow is how many of the tenant's newest memories
-// neighbourWalksCypher reads to settle popular entities without walking
-// their edges.
-const neighbourWindow = 512
-
-// neighbourWalksParams binds neighbourWalksCypher's parameters.
-func neighbourWalksParams(f graph.Filter, seeds, known []string) map[string]any {
-	return filterParams(f, map[string]any{"seeds": seeds, "fanout": int64(graph.NeighbourFanout), "window": int64(neighbourWindow),
-		// "" (no entity's norm name) keeps the list's type the same when
-		// no count is known: an empty list would be planned apart.
-		"known": append(known, "")})
+// neighbourFilterParams binds neighbourFilterCypher's parameters (idList
+// for no candidates).
+func neighbourFilterParams(f graph.Filter, seeds, ids []string) map[string]any {
+	return filterParams(f, map[string]any{"seeds": seeds, "ids": idList(ids)})
 }
 
 // memoriesByIDParams binds memoriesByIDCypher's parameters.
@@ -242,8 +184,13 @@ func memoriesByIDParams(f graph.Filter, ids []string) map[string]any {
 }
 
 // Neighbours finds, for each seed, up to perSeed memories sharing an entity
-// with it: the walks run in Cypher, the ranking (graph.RankNeighbours) in
-// Go, then the memories kept are read in the same transaction.
+// with it. The entities of each seed, their memories newest first and their
+// counts of mentions come from the process's mention index (mentions.go),
+// caught up to the tenant's keyword sequence in this transaction; the
+// filter runs in Neo4j on each entity's newest candidates, a batch at a
+// time, until NeighbourFanout pass or none are left (with the seeds'
+// access, in the first statement); the ranking (graph.RankNeighbours) runs
+// in Go, then the memories kept are read in the same transaction.
 func (s *Store) Neighbours(ctx context.Context, f graph.Filter, seedIDs []string, perSeed int) ([]graph.Neighbour, error) {
 	if err := f.Validate(); err != nil {
 		return nil, fmt.Errorf("neo4j: neighbours: %w", err)
@@ -252,17 +199,40 @@ func (s *Store) Neighbours(ctx context.Context, f graph.Filter, seedIDs []string
 	if len(seeds) == 0 || perSeed <= 0 {
 		return nil, nil
 	}
+	tenant := f.Scope.TenantID
 	out, err := read(ctx, s, func(tx neo4jdrv.ManagedTransaction) ([]graph.Neighbour, error) {
-		seq, err := keywordSeq(ctx, tx, f.Scope.TenantID)
+		if err := s.kw.sync(ctx, tx, tenant); err != nil {
+			return nil, err
+		}
+		entities, lists := s.kw.mentions.seedLists(tenant, seeds)
+		readable, walks, err := neighbourWalks(ctx, tx, f, seeds, entities, lists)
 		if err != nil {
 			return nil, err
 		}
-		counts := s.mentions.at(f.Scope.TenantID, seq)
-		recs, err := collect(ctx, tx, neighbourWalksCypher, neighbourWalksParams(f, seeds, counts.names()))
-		if err != nil {
-			return nil, err
+		var out []graph.Neighbour
+		for _, seed := range seeds {
+			if !readable[seed] {
+				continue
+			}
+			var (
+				ns     []graph.Neighbour
+				shared [][]graph.SharedEntity
+				at     = map[string]int{}
+			)
+			for _, e := range entities[seed] {
+				for _, k := range walks[e] {
+					i, ok := at[k.id]
+					if !ok {
+						i = len(ns)
+						at[k.id] = i
+						ns = append(ns, graph.Neighbour{SeedID: seed, Memory: graph.Memory{ID: k.id, CreatedAt: time.Unix(0, k.at).UTC()}})
+						shared = append(shared, nil)
+					}
+					shared[i] = append(shared[i], graph.SharedEntity{Name: e, Mentions: int64(len(lists[e]))})
+				}
+			}
+			out = append(out, graph.RankNeighbours(ns, shared, perSeed)...)
 		}
-		out := neighboursOf(recs[0].AsMap(), seeds, perSeed, counts)
 		if len(out) == 0 {
 			return nil, nil
 		}
@@ -270,7 +240,7 @@ func (s *Store) Neighbours(ctx context.Context, f graph.Filter, seedIDs []string
 		for i, n := range out {
 			ids[i] = n.Memory.ID
 		}
-		recs, err = collect(ctx, tx, memoriesByIDCypher, memoriesByIDParams(f, dedupe(ids)))
+		recs, err := collect(ctx, tx, memoriesByIDCypher, memoriesByIDParams(f, dedupe(ids)))
 		if err != nil {
 			return nil, err
 		}
@@ -290,58 +260,103 @@ func (s *Store) Neighbours(ctx context.Context, f graph.Filter, seedIDs []string
 	return out, nil
 }
 
-// neighboursOf assembles neighbourWalksCypher's answer per seed, in seed
-// order: each memory an entity of the seed reached, with the entities
-// (and their mentions) that reached it, ranked by graph.RankNeighbours.
-func neighboursOf(p map[string]any, seeds []string, perSeed int, counts *tenantCounts) []graph.Neighbour {
-	type reach struct {
-		id string
-		at time.Time
-	}
+// neighbourWalks filters each entity's memories (lists, newest first; the
+// seeds' entities are entities) in
+// batches, seeds left out, until NeighbourFanout pass or the list ends,
+// with neighbourFilterCypher; the first statement also reads which seeds
+// are readable, and later ones walk only those seeds' entities. A memory
+// two entities reach is filtered once.
+func neighbourWalks(ctx context.Context, tx neo4jdrv.ManagedTransaction, f graph.Filter, seeds []string,
+	entities map[string][]string, lists map[string][]kwKey) (readable map[string]bool, walks map[string][]kwKey, err error) {
 	type walk struct {
-		mentions int64
-		reached  []reach
+		pos, batch      int
+		loaded, passed  int
+		pending, chosen []kwKey
 	}
-	walks := map[string]walk{}
-	for _, x := range p["walks"].([]any) {
-		row := x.([]any)
-		w := walk{mentions: counts.mentions(row[0].(string), row[1].(int64), row[3].(bool))}
-		for _, r := range row[2].([]any) {
-			pair := r.([]any)
-			at, _ := pair[1].(time.Time)
-			w.reached = append(w.reached, reach{id: pair[0].(string), at: at.UTC()})
-		}
-		walks[row[0].(string)] = w
+	skip := make(map[string]bool, len(seeds))
+	for _, id := range seeds {
+		skip[id] = true
 	}
-	bySeed := make([][]string, len(seeds))
-	for _, x := range p["pairs"].([]any) {
-		pair := x.([]any)
-		i := pair[0].(int64)
-		bySeed[i] = append(bySeed[i], pair[1].(string))
+	ws := make(map[string]*walk, len(lists))
+	for e := range lists {
+		ws[e] = &walk{batch: graph.NeighbourFanout}
 	}
-	var out []graph.Neighbour
-	for i, names := range bySeed {
-		var (
-			ns     []graph.Neighbour
-			shared [][]graph.SharedEntity
-			at     = map[string]int{}
-		)
-		for _, name := range names {
-			w := walks[name]
-			for _, r := range w.reached {
-				k, ok := at[r.id]
-				if !ok {
-					k = len(ns)
-					at[r.id] = k
-					ns = append(ns, graph.Neighbour{SeedID: seeds[i], Memory: graph.Memory{ID: r.id, CreatedAt: r.at}})
-					shared = append(shared, nil)
+	verdict := map[string]bool{}
+	for round := 0; round == 0 || len(ws) > 0; round++ {
+		var ids []string
+		asked := map[string]bool{}
+		for e, w := range ws {
+			list := lists[e]
+			w.pending = w.pending[:0]
+			for ; w.pos < len(list) && len(w.pending) < w.batch; w.pos++ {
+				k := list[w.pos]
+				if skip[k.id] {
+					continue
 				}
-				shared[k] = append(shared[k], graph.SharedEntity{Name: name, Mentions: w.mentions})
+				w.pending = append(w.pending, k)
+				if _, ok := verdict[k.id]; !ok && !asked[k.id] {
+					asked[k.id] = true
+					ids = append(ids, k.id)
+				}
 			}
 		}
-		out = append(out, graph.RankNeighbours(ns, shared, perSeed)...)
+		if round == 0 || len(ids) > 0 {
+			sd := []string{""}
+			if round == 0 {
+				sd = seeds
+			}
+			slices.Sort(ids)
+			recs, err := collect(ctx, tx, neighbourFilterCypher, neighbourFilterParams(f, sd, ids))
+			if err != nil {
+				return nil, nil, err
+			}
+			p := recs[0].AsMap()
+			if round == 0 {
+				readable = map[string]bool{}
+				for _, id := range p["seeds"].([]any) {
+					readable[id.(string)] = true
+				}
+			}
+			for _, id := range ids {
+				verdict[id] = false
+			}
+			for _, id := range p["passed"].([]any) {
+				verdict[id.(string)] = true
+			}
+		}
+		for e, w := range ws {
+			for _, k := range w.pending {
+				if verdict[k.id] && len(w.chosen) < graph.NeighbourFanout {
+					w.chosen = append(w.chosen, k)
+				}
+			}
+			w.loaded, w.passed = w.loaded+len(w.pending), len(w.chosen)
+			if len(w.chosen) == graph.NeighbourFanout || w.pos == len(lists[e]) {
+				if walks == nil {
+					walks = map[string][]kwKey{}
+				}
+				walks[e] = w.chosen
+				delete(ws, e)
+				continue
+			}
+			w.batch = kwindex.Refill(graph.NeighbourFanout-len(w.chosen), w.loaded, w.passed, w.batch, round)
+		}
+		if round == 0 {
+			// Only the readable seeds' entities are walked further.
+			keep := map[string]bool{}
+			for id, es := range entities {
+				for _, e := range es {
+					keep[e] = keep[e] || readable[id]
+				}
+			}
+			for e := range ws {
+				if !keep[e] {
+					delete(ws, e)
+				}
+			}
+		}
 	}
-	return out
+	return readable, walks, nil
 }
 
 // pageLimit applies graph.Page's default (50) and cap (1000).

@@ -47,9 +47,8 @@ type Store struct {
 	driver    neo4jdrv.DriverWithContext
 	database  string
 	now       func() time.Time
-	stems     bm25.Stems     // the keyword terms' stems, for every write
-	kw        *keywords      // the keyword index (keyword.go)
-	mentions  *mentionCounts // entities' mention counts (Neighbours)
+	stems     bm25.Stems // the keyword terms' stems, for every write
+	kw        *keywords  // the keyword index (keyword.go)
 	log       *slog.Logger
 	warmStop  context.CancelFunc // cancels the background warm-up, if any
 	warmDone  chan struct{}      // closed when it has returned
@@ -72,7 +71,7 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("neo4j: open %s: %w", cfg.URI, err)
 	}
-	s := &Store{driver: driver, database: cfg.Database, now: time.Now, log: cfg.Logger, kw: newKeywords(), mentions: newMentionCounts()}
+	s := &Store{driver: driver, database: cfg.Database, now: time.Now, log: cfg.Logger, kw: newKeywords()}
 	if s.log == nil {
 		s.log = slog.Default()
 	}

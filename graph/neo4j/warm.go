@@ -60,7 +60,7 @@ func readStatements() []readStatement {
 		{"walk hop 2", walkHop2Cypher, func(f graph.Filter) map[string]any { return walkHop2Params(f, ids, ids) }},
 		{"walk relations", walkRelatedCypher, func(f graph.Filter) map[string]any { return walkRelatedParams(f, ids) }},
 		{"memories by id", memoriesByIDCypher, func(f graph.Filter) map[string]any { return memoriesByIDParams(f, ids) }},
-		{"neighbours", neighbourWalksCypher, func(f graph.Filter) map[string]any { return neighbourWalksParams(f, ids, ids) }},
+		{"neighbours", neighbourFilterCypher, func(f graph.Filter) map[string]any { return neighbourFilterParams(f, ids, ids) }},
 		{"get versions", getVersionsCypher, func(f graph.Filter) map[string]any { return byIDsParams(f, ids) }},
 		{"get memories", getMemoriesCypher, func(f graph.Filter) map[string]any { return byIDsParams(f, ids) }},
 		{"edits of memories", listEditsOfCypher, func(f graph.Filter) map[string]any {
