@@ -113,15 +113,16 @@ const kwSeqCypher = `
 OPTIONAL MATCH (k:KeywordLog {tenant_id: $tenant})
 RETURN coalesce(k.seq, 0) AS seq`
 
-// kwChangedCypher reads the keyword properties of a tenant's memories
-// stamped after $after (an erased memory has none, and leaves the index).
+// kwChangedCypher reads the keyword properties and the entities of a
+// tenant's memories stamped after $after (an erased memory has neither, and
+// leaves the keyword and mention indexes).
 // Uses memory_kw_seq.
 const kwChangedCypher = `
 MATCH (m:Memory) WHERE m.tenant_id = $tenant AND m.kw_seq > $after
 RETURN ` + kwRowProjection
 
-// kwAllCypher reads the keyword properties of every memory of a tenant
-// that has them. Uses memory_tenant_created.
+// kwAllCypher reads the keyword properties and the entities of every
+// memory of a tenant that has them. Uses memory_tenant_created.
 const kwAllCypher = `
 MATCH (m:Memory) WHERE m.tenant_id = $tenant AND m.created_at IS NOT NULL AND m.kw_len IS NOT NULL
 RETURN ` + kwRowProjection
@@ -160,7 +161,8 @@ func newKeywords() *keywords {
 	return &keywords{Index: kwindex.New(kwNewer), mentions: newMentionIndex(), applied: map[string]int64{}}
 }
 
-// sync brings tenant's part of the index up to the sequence tx reads.
+// sync brings tenant's part of the index, and of the mention index, up to
+// the sequence tx reads.
 func (k *keywords) sync(ctx context.Context, tx neo4jdrv.ManagedTransaction, tenant string) error {
 	seq, err := keywordSeq(ctx, tx, tenant)
 	if err != nil {
