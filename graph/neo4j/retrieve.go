@@ -205,6 +205,9 @@ func (s *Store) Neighbours(ctx context.Context, f graph.Filter, seedIDs []string
 			return nil, err
 		}
 		entities, lists := s.kw.mentions.seedLists(tenant, seeds)
+		if len(lists) == 0 { // no seed mentions anything: no neighbours, whoever reads
+			return nil, nil
+		}
 		readable, walks, err := neighbourWalks(ctx, tx, f, seeds, entities, lists)
 		if err != nil {
 			return nil, err
