@@ -6,8 +6,8 @@ import (
 )
 
 // mentionIndex holds, per tenant, the entities each memory MENTIONS and,
-// for each entity, the memories that mention it, newest first (created_at,
-// then id, descending: kwKey's order). It rides the keyword index's
+// for each entity, the memories that mention it, oldest first (created_at,
+// then id: a new memory is appended). It rides the keyword index's
 // catch-up (keywords.sync): every write that adds or removes a memory's
 // MENTIONS (a create, a new version, an erase) moves the tenant's keyword
 // sequence and stamps the memory, and the rows the catch-up reads carry the
@@ -26,7 +26,7 @@ type mentionIndex struct {
 }
 
 type tenantMentions struct {
-	byEntity map[string][]kwKey    // norm name -> memories, newest first
+	byEntity map[string][]kwKey    // norm name -> memories, oldest first
 	byMemory map[string]memMention // memory id -> its key and entities
 }
 
@@ -45,9 +45,12 @@ type mentionRow struct {
 	gone     bool
 }
 
-// apply brings tenant's lists to rows. Each changed entity's list is
-// rebuilt, not changed in place (seedLists hands lists out): one merge of
-// its remaining memories, in order, with the new ones sorted in.
+// apply brings tenant's lists to rows. A list is never changed where a
+// search may be reading it (seedLists hands lists out): a memory newer than
+// every one in its entity's list (a create, nearly always) is appended past
+// the list's end, which no reader's copy of the list reaches; any other
+// change rebuilds the list by one merge, its remaining memories in order
+// with the new ones sorted in.
 func (x *mentionIndex) apply(tenant string, rows []mentionRow) {
 	x.mu.Lock()
 	defer x.mu.Unlock()
@@ -93,15 +96,19 @@ func (x *mentionIndex) apply(tenant string, rows []mentionRow) {
 		}
 	}
 	for e, keys := range add {
-		slices.SortFunc(keys, kwOrder)
+		slices.SortFunc(keys, kwOldestFirst)
 		old, gone := t.byEntity[e], drop[e]
+		if len(gone) == 0 && (len(old) == 0 || kwNewer(keys[0], old[len(old)-1])) {
+			t.byEntity[e] = append(old, keys...)
+			continue
+		}
 		merged := make([]kwKey, 0, len(old)+len(keys))
 		i := 0
 		for _, k := range old {
 			if gone[k.id] {
 				continue
 			}
-			for i < len(keys) && kwOrder(keys[i], k) < 0 {
+			for i < len(keys) && kwNewer(k, keys[i]) {
 				merged = append(merged, keys[i])
 				i++
 			}
@@ -111,21 +118,21 @@ func (x *mentionIndex) apply(tenant string, rows []mentionRow) {
 	}
 }
 
-// kwOrder orders keys newest first.
-func kwOrder(a, b kwKey) int {
+// kwOldestFirst orders keys oldest first, the lists' order.
+func kwOldestFirst(a, b kwKey) int {
 	switch {
-	case kwNewer(a, b):
-		return -1
 	case kwNewer(b, a):
+		return -1
+	case kwNewer(a, b):
 		return 1
 	}
 	return 0
 }
 
 // seedLists returns the entities each of seeds mentions and, for each of
-// those entities, its memories newest first. The lists are the index's own:
-// apply never changes a list in place (it builds a new one), so they stay
-// as they were when read.
+// those entities, its memories oldest first (read them from the end for
+// the newest). The lists are the index's own: apply never changes what a
+// list handed out holds, so they stay as they were when read.
 func (x *mentionIndex) seedLists(tenant string, seeds []string) (entities map[string][]string, lists map[string][]kwKey) {
 	x.mu.RLock()
 	defer x.mu.RUnlock()

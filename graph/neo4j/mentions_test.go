@@ -38,7 +38,7 @@ func TestMentionIndexApply(t *testing.T) {
 			for e, list := range x.tenants["t1"].byEntity {
 				ids := make([]string, len(list))
 				for i, key := range list {
-					ids[i] = key.id
+					ids[len(list)-1-i] = key.id // newest first
 				}
 				got[e] = fmt.Sprint(ids)
 			}
@@ -57,13 +57,25 @@ func TestMentionIndexApply(t *testing.T) {
 		})
 	}
 	t.Run("ListsHandedOutStay", func(t *testing.T) {
-		x := newMentionIndex()
-		x.apply("t1", []mentionRow{put(a, "x"), put(b, "x")})
-		_, lists := x.seedLists("t1", []string{"a"})
-		before := fmt.Sprint(lists["x"])
-		x.apply("t1", []mentionRow{put(d, "x"), gone(a)})
-		if after := fmt.Sprint(lists["x"]); after != before {
-			t.Errorf("a list handed out changed: %s, was %s", after, before)
+		for name, next := range map[string][]mentionRow{
+			"Append":  {put(d, "x")},          // past the end, into the spare capacity
+			"Rebuild": {put(k(0, "z"), "x")},  // older than the rest: merged
+			"Erase":   {gone(a)},              // dropped
+			"Both":    {put(d, "x"), gone(b)}, // merged
+		} {
+			x := newMentionIndex()
+			for _, r := range []mentionRow{put(a, "x"), put(b, "x"), put(c, "x")} { // one at a time: capacity 4
+				x.apply("t1", []mentionRow{r})
+			}
+			_, lists := x.seedLists("t1", []string{"a"})
+			before := fmt.Sprint(lists["x"])
+			x.apply("t1", next)
+			if after := fmt.Sprint(lists["x"]); after != before {
+				t.Errorf("%s: a list handed out changed: %s, was %s", name, after, before)
+			}
+			if _, now := x.seedLists("t1", []string{"c"}); fmt.Sprint(now["x"]) == before {
+				t.Errorf("%s: the index did not change", name)
+			}
 		}
 	})
 }

@@ -263,7 +263,7 @@ func (s *Store) Neighbours(ctx context.Context, f graph.Filter, seedIDs []string
 	return out, nil
 }
 
-// neighbourWalks filters each entity's memories (lists, newest first; the
+// neighbourWalks filters each entity's memories (lists, read newest first; the
 // seeds' entities are entities) in
 // batches, seeds left out, until NeighbourFanout pass or the list ends,
 // with neighbourFilterCypher; the first statement also reads which seeds
@@ -292,7 +292,7 @@ func neighbourWalks(ctx context.Context, tx neo4jdrv.ManagedTransaction, f graph
 			list := lists[e]
 			w.pending = w.pending[:0]
 			for ; w.pos < len(list) && len(w.pending) < w.batch; w.pos++ {
-				k := list[w.pos]
+				k := list[len(list)-1-w.pos] // newest first
 				if skip[k.id] {
 					continue
 				}
