@@ -80,41 +80,37 @@ func (x *mentionIndex) apply(tenant string, rows []mentionRow) {
 			add[e] = append(add[e], r.key)
 		}
 	}
-	for e, gone := range drop {
+	for e := range drop {
 		if _, ok := add[e]; !ok {
-			kept := make([]kwKey, 0, len(t.byEntity[e]))
-			for _, k := range t.byEntity[e] {
-				if !gone[k.id] {
-					kept = append(kept, k)
-				}
-			}
-			if len(kept) == 0 {
-				delete(t.byEntity, e)
-			} else {
-				t.byEntity[e] = kept
-			}
+			add[e] = nil // dropped from, nothing added
 		}
 	}
 	for e, keys := range add {
 		slices.SortFunc(keys, kwOldestFirst)
 		old, gone := t.byEntity[e], drop[e]
+		var list []kwKey
 		if len(gone) == 0 && (len(old) == 0 || kwNewer(keys[0], old[len(old)-1])) {
-			t.byEntity[e] = append(old, keys...)
-			continue
-		}
-		merged := make([]kwKey, 0, len(old)+len(keys))
-		i := 0
-		for _, k := range old {
-			if gone[k.id] {
-				continue
+			list = append(old, keys...)
+		} else {
+			list = make([]kwKey, 0, len(old)+len(keys))
+			i := 0
+			for _, k := range old {
+				if gone[k.id] {
+					continue
+				}
+				for i < len(keys) && kwNewer(k, keys[i]) {
+					list = append(list, keys[i])
+					i++
+				}
+				list = append(list, k)
 			}
-			for i < len(keys) && kwNewer(k, keys[i]) {
-				merged = append(merged, keys[i])
-				i++
-			}
-			merged = append(merged, k)
+			list = append(list, keys[i:]...)
 		}
-		t.byEntity[e] = append(merged, keys[i:]...)
+		if len(list) == 0 {
+			delete(t.byEntity, e)
+		} else {
+			t.byEntity[e] = list
+		}
 	}
 }
 

@@ -16,9 +16,9 @@ import (
 // storetest's synthetic corpus (MNEMO_BENCH_MEMORIES memories, default
 // 100,000; 3-5 entities each, seed 42), no Neo4j needed: the heap it holds
 // (heap_mib, and bytes per MENTIONS edge, the ids' and names' bytes
-// included, though the keyword index shares the ids), the first catch-up that builds it
-// (build_ms), and a catch-up of one new memory mentioning three entities
-// (the op):
+// included, though the keyword index shares the ids), the first catch-up
+// that builds it (build_ms), and a catch-up of one new memory mentioning
+// three entities (the op):
 //
 //	go test ./graph/neo4j -run '^$' -bench BenchmarkMentionIndex -benchtime 200x
 func BenchmarkMentionIndex(b *testing.B) {
@@ -55,7 +55,6 @@ func BenchmarkMentionIndex(b *testing.B) {
 	rows = nil
 	held := heap() - h0
 	runtime.KeepAlive(c)
-	b.ResetTimer()
 	for i := 0; b.Loop(); i++ {
 		one[0].key = kwKey{at: last + int64(i+1), id: fmt.Sprintf("new-%08d", i)}
 		x.apply("bench", one)

@@ -263,18 +263,16 @@ func (s *Store) Neighbours(ctx context.Context, f graph.Filter, seedIDs []string
 	return out, nil
 }
 
-// neighbourWalks filters each entity's memories (lists, read newest first; the
-// seeds' entities are entities) in
-// batches, seeds left out, until NeighbourFanout pass or the list ends,
-// with neighbourFilterCypher; the first statement also reads which seeds
-// are readable, and later ones walk only those seeds' entities. A memory
-// two entities reach is filtered once.
+// neighbourWalks filters each entity's memories (lists, read newest first;
+// each seed's entities are in entities) in batches, seeds left out, until
+// NeighbourFanout pass or the list ends, with neighbourFilterCypher; the
+// first statement also reads which seeds are readable, and later ones walk
+// only those seeds' entities. A memory two entities reach is filtered once.
 func neighbourWalks(ctx context.Context, tx neo4jdrv.ManagedTransaction, f graph.Filter, seeds []string,
 	entities map[string][]string, lists map[string][]kwKey) (readable map[string]bool, walks map[string][]kwKey, err error) {
 	type walk struct {
-		pos, batch      int
-		loaded, passed  int
-		pending, chosen []kwKey
+		pos, batch, loaded int
+		pending, chosen    []kwKey
 	}
 	skip := make(map[string]bool, len(seeds))
 	for _, id := range seeds {
@@ -284,7 +282,7 @@ func neighbourWalks(ctx context.Context, tx neo4jdrv.ManagedTransaction, f graph
 	for e := range lists {
 		ws[e] = &walk{batch: graph.NeighbourFanout}
 	}
-	verdict := map[string]bool{}
+	walks, verdict := map[string][]kwKey{}, map[string]bool{}
 	for round := 0; round == 0 || len(ws) > 0; round++ {
 		var ids []string
 		asked := map[string]bool{}
@@ -333,16 +331,13 @@ func neighbourWalks(ctx context.Context, tx neo4jdrv.ManagedTransaction, f graph
 					w.chosen = append(w.chosen, k)
 				}
 			}
-			w.loaded, w.passed = w.loaded+len(w.pending), len(w.chosen)
+			w.loaded += len(w.pending)
 			if len(w.chosen) == graph.NeighbourFanout || w.pos == len(lists[e]) {
-				if walks == nil {
-					walks = map[string][]kwKey{}
-				}
 				walks[e] = w.chosen
 				delete(ws, e)
 				continue
 			}
-			w.batch = kwindex.Refill(graph.NeighbourFanout-len(w.chosen), w.loaded, w.passed, w.batch, round)
+			w.batch = kwindex.Refill(graph.NeighbourFanout-len(w.chosen), w.loaded, len(w.chosen), w.batch, round)
 		}
 		if round == 0 {
 			// Only the readable seeds' entities are walked further.
