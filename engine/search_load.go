@@ -45,18 +45,37 @@ func (e *Engine) loadVersions(ctx context.Context, f graph.Filter, hs []*hit) er
 
 // loadMissing loads the memories only known by id (vector hits not loaded
 // ahead) and drops the hits the filter hides (loadAdmitted). Vector ranks
-// are then renumbered among the survivors.
+// are then renumbered among the survivors, keeping at most vectorPool of
+// the hits only the vector signal found. A vector-only hit that vectorPool
+// admitted hits already precede is dropped unread: it could not be kept.
+// It still counts in the ranks of the hits after it, as if admitted (the
+// search did not read whether it is), so a hit past the pool that another
+// signal found ranks as if every hit before it had been read.
 func (e *Engine) loadMissing(ctx context.Context, f graph.Filter, p *pool) error {
+	vec := p.vectorOrder()
+	unread := map[string]bool{}
+	admitted := 0
+	for _, id := range vec {
+		switch h := p.hits[id]; {
+		case h.loaded:
+			admitted++
+		case admitted >= vectorPool && len(h.ranks) == 1:
+			unread[id] = true
+		}
+	}
 	var ids []string
 	for _, id := range p.order {
-		if !p.hits[id].loaded {
+		if !p.hits[id].loaded && !unread[id] {
 			ids = append(ids, id)
 		}
 	}
-	if len(ids) > 0 {
-		ms, err := e.loadAdmitted(ctx, f, ids)
-		if err != nil {
-			return err
+	if len(ids) > 0 || len(unread) > 0 {
+		var ms map[string]graph.Memory
+		if len(ids) > 0 {
+			var err error
+			if ms, err = e.loadAdmitted(ctx, f, ids); err != nil {
+				return err
+			}
 		}
 		kept := p.order[:0]
 		for _, id := range p.order {
@@ -74,23 +93,39 @@ func (e *Engine) loadMissing(ctx context.Context, f graph.Filter, p *pool) error
 		}
 		p.order = kept
 	}
-	// Renumber the vector ranks among survivors, best first, keeping at most
-	// vectorPool of them.
-	var vec []*hit
-	for _, id := range p.order {
-		if _, ok := p.hits[id].ranks[signalVector]; ok {
-			vec = append(vec, p.hits[id])
-		}
-	}
-	slices.SortStableFunc(vec, func(a, b *hit) int { return a.ranks[signalVector] - b.ranks[signalVector] })
-	for i, h := range vec {
-		if i >= vectorPool && len(h.ranks) == 1 {
-			p.remove(h.mem.ID)
+	// Renumber the vector ranks among survivors and unread hits, best
+	// first, keeping at most vectorPool vector-only ones.
+	i := 0
+	for _, id := range vec {
+		h, ok := p.hits[id]
+		switch {
+		case unread[id]:
+			i++
 			continue
+		case !ok:
+			continue // hidden by the filter
 		}
-		h.ranks[signalVector] = i + 1
+		if i >= vectorPool && len(h.ranks) == 1 {
+			p.remove(id)
+		} else {
+			h.ranks[signalVector] = i + 1
+		}
+		i++
 	}
 	return nil
+}
+
+// vectorOrder returns the ids of the hits the vector signal found, best
+// first.
+func (p *pool) vectorOrder() []string {
+	var ids []string
+	for _, id := range p.order {
+		if _, ok := p.hits[id].ranks[signalVector]; ok {
+			ids = append(ids, id)
+		}
+	}
+	slices.SortStableFunc(ids, func(a, b string) int { return p.hits[a].ranks[signalVector] - p.hits[b].ranks[signalVector] })
+	return ids
 }
 
 // loadAdmitted loads the memories ids through Store.GetMemories, which

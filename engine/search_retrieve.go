@@ -198,7 +198,8 @@ type queryVector struct {
 	vec     []float32
 	hits    []vector.Hit
 	mems    map[string]graph.Memory // hits the filter admits, loaded ahead (aheadSearch)
-	walkIDs []string                // the walk's vector seeds: vectorIDs(hits, mems)
+	checked int                     // hits[:checked] were loaded ahead: mems holds those admitted
+	walkIDs []string                // the walk's vector seeds: vectorIDs(hits[:checked], mems)
 	err     error
 	seedErr error // err when seeded closed
 }
@@ -227,27 +228,54 @@ func (e *Engine) startQueryVector(ctx context.Context, q searchPlan, ahead ahead
 		}
 		// The best hits load first: when walkSeedHits of them are admitted,
 		// they are the walk's vector seeds whatever the rest hold, and the
-		// walk need not wait for the rest.
-		head := ids[:min(len(ids), walkSeedHead)]
-		if v.mems, v.err = e.loadAdmitted(ctx, q.f, head); v.err != nil {
-			return
-		}
-		if v.walkIDs = vectorIDs(v.hits[:len(head)], v.mems); len(v.walkIDs) == walkSeedHits {
-			seeded() // walkIDs and seedErr stay as they are from here
-		}
-		if len(head) == len(ids) {
-			return
-		}
-		rest, err := e.loadAdmitted(ctx, q.f, ids[len(head):])
-		if v.err = err; err != nil {
-			return
-		}
-		maps.Copy(v.mems, rest)
-		if len(v.walkIDs) < walkSeedHits { // not seeded yet
-			v.walkIDs = vectorIDs(v.hits, v.mems)
+		// walk need not wait for the rest. The rest load in batches until
+		// vectorPool are admitted: a hit past that point stays in the pool
+		// only if another signal found it too (loadMissing).
+		v.mems = map[string]graph.Memory{}
+		batch := min(len(ids), walkSeedHead)
+		for round := 1; v.checked < len(ids) && len(v.mems) < vectorPool; round++ {
+			next := ids[v.checked:min(len(ids), v.checked+batch)]
+			got, err := e.loadAdmitted(ctx, q.f, next)
+			if v.err = err; err != nil {
+				return
+			}
+			maps.Copy(v.mems, got)
+			v.checked += len(next)
+			if len(v.walkIDs) < walkSeedHits { // not seeded yet
+				if v.walkIDs = vectorIDs(v.hits[:v.checked], v.mems); len(v.walkIDs) == walkSeedHits {
+					seeded() // walkIDs and seedErr stay as they are from here
+				}
+			}
+			batch = nextVectorBatch(round, vectorPool-len(v.mems), v.checked, len(v.mems), len(next))
 		}
 	}()
 	return v
+}
+
+// nextVectorBatch sizes batch round (1, 2, ...) of the vector hits loaded
+// after the head, when need more must be admitted, checked having been
+// loaded and admitted of them passed (last in the batch before). The first
+// is the need itself: the filter admits nearly every hit the index returns,
+// as the index applies the access rule and every narrowing field but
+// statuses, validity and entity types. Later ones take the need over the
+// pass rate seen so far, and half again, never under 32; from the third on
+// at least twice the last, so a filter that hides most hits is walked in a
+// few statements (kwindex.Refill's rule for the keyword filter).
+func nextVectorBatch(round, need, checked, admitted, last int) int {
+	if round == 1 {
+		return need
+	}
+	n := 2 * last
+	if admitted > 0 {
+		est := need * checked / admitted
+		est += est / 2
+		if round == 2 {
+			n = est
+		} else {
+			n = max(n, est)
+		}
+	}
+	return max(n, 32)
 }
 
 // wait waits for the work ahead, if any.
@@ -301,7 +329,7 @@ func (v *queryVector) search(ctx context.Context, p *pool) error {
 			return err
 		}
 	}
-	addVector(p, v.hits, v.mems)
+	addVector(p, v.hits, v.mems, v.checked)
 	p.qvec = v.vec
 	return nil
 }

@@ -59,12 +59,13 @@ func (e *Engine) vectorHits(ctx context.Context, q searchPlan, qvec []float32) (
 	return hits, nil
 }
 
-// addVector adds the vector signal, hits in rank order. When the hits were
-// loaded ahead (mems not nil), a hit the filter hid is left out; otherwise
-// loadMissing loads and filters them.
-func addVector(p *pool, hits []vector.Hit, mems map[string]graph.Memory) {
+// addVector adds the vector signal, hits in rank order. Of the hits loaded
+// ahead (hits[:checked]; mems holds those the filter admits) a hit the
+// filter hid is left out; the others are added by id, and loadMissing loads
+// and filters those it keeps.
+func addVector(p *pool, hits []vector.Hit, mems map[string]graph.Memory, checked int) {
 	for i, h := range hits {
-		if mems == nil {
+		if i >= checked {
 			p.add(signalVector, i+1, h.ID, nil, float64(h.Score))
 		} else if m, ok := mems[h.ID]; ok {
 			p.add(signalVector, i+1, h.ID, &m, float64(h.Score))
