@@ -8,6 +8,7 @@ import (
 	"sync"
 
 	"github.com/mnemo-dev/mnemo/graph"
+	"github.com/mnemo-dev/mnemo/graph/kwindex"
 	"github.com/mnemo-dev/mnemo/policy"
 	"github.com/mnemo-dev/mnemo/vector"
 )
@@ -257,25 +258,14 @@ func (e *Engine) startQueryVector(ctx context.Context, q searchPlan, ahead ahead
 // loaded and admitted of them passed (last in the batch before). The first
 // is the need itself: the filter admits nearly every hit the index returns,
 // as the index applies the access rule and every narrowing field but
-// statuses, validity and entity types. Later ones take the need over the
-// pass rate seen so far, and half again, never under 32; from the third on
-// at least twice the last, so a filter that hides most hits is walked in a
-// few statements (kwindex.Refill's rule for the keyword filter).
+// statuses, validity and entity types. Later ones follow the keyword
+// filter's rule (kwindex.Refill: the need over the pass rate seen, and half
+// again; at least twice the last from the third on).
 func nextVectorBatch(round, need, checked, admitted, last int) int {
 	if round == 1 {
 		return need
 	}
-	n := 2 * last
-	if admitted > 0 {
-		est := need * checked / admitted
-		est += est / 2
-		if round == 2 {
-			n = est
-		} else {
-			n = max(n, est)
-		}
-	}
-	return max(n, 32)
+	return kwindex.Refill(need, checked, admitted, last, round-2)
 }
 
 // wait waits for the work ahead, if any.
