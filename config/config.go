@@ -80,6 +80,10 @@ type Neo4j struct {
 	Username string `yaml:"username"`
 	Password string `yaml:"password"`
 	Database string `yaml:"database"` // default: the server's default database
+	// IndexMemories bounds the memories each process's keyword and mention
+	// indexes hold across tenants (about 1 KiB each); the least recently
+	// searched tenants are dropped past it. 0: 1,000,000; -1: no bound.
+	IndexMemories int64 `yaml:"index_memories"`
 }
 
 // Vector configures the vector index.
@@ -161,6 +165,7 @@ func (c *Config) settings() []setting {
 		{flag: "neo4j-user", env: "MNEMO_NEO4J_USER", usage: "Neo4j user", str: &c.Neo4j.Username},
 		{flag: "neo4j-password", env: "MNEMO_NEO4J_PASSWORD", usage: "Neo4j password", str: &c.Neo4j.Password},
 		{flag: "neo4j-database", env: "MNEMO_NEO4J_DATABASE", usage: "Neo4j database", str: &c.Neo4j.Database},
+		{flag: "neo4j-index-memories", env: "MNEMO_NEO4J_INDEX_MEMORIES", usage: "memories each process's keyword and mention indexes hold across tenants before the least recently searched are dropped (0: 1000000, -1: no bound)", i64: &c.Neo4j.IndexMemories},
 		{flag: "vector", env: "MNEMO_VECTOR", usage: "vector index: embedded|qdrant|neo4j|off", str: &c.Vector.Backend},
 		{flag: "qdrant-url", env: "MNEMO_QDRANT_URL", usage: "Qdrant gRPC URL, scheme://host[:port] (e.g. http://qdrant:6334; https for TLS)", str: &c.Vector.QdrantURL},
 		{flag: "ort-lib", env: "MNEMO_ORT_LIB", usage: "path to libonnxruntime.so", str: &c.Embed.ORTLib},
@@ -384,6 +389,8 @@ func (c Config) Validate() error {
 		return fail("vector.backend", "%q is not embedded, qdrant, neo4j or off", c.Vector.Backend)
 	case c.Vector.Backend == "qdrant" && c.Vector.QdrantURL == "":
 		return fail("vector.qdrant_url", "required for the qdrant backend")
+	case c.Neo4j.IndexMemories < -1:
+		return fail("neo4j.index_memories", "must be positive, 0 (the default, 1000000) or -1 (no bound)")
 	case c.MaxBodyBytes <= 0:
 		return fail("max_body_bytes", "must be positive")
 	case c.OutboxMaxAttempts <= 0:

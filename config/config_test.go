@@ -33,6 +33,9 @@ func TestLoadPrecedence(t *testing.T) {
 			assert.Equal(t, "neo4j", c.Store)
 			assert.Equal(t, "warn", c.LogLevel)
 		}},
+		{"index bound from the env", nil, map[string]string{"MNEMO_NEO4J_INDEX_MEMORIES": "-1"}, func(t *testing.T, c Config) {
+			assert.Equal(t, int64(-1), c.Neo4j.IndexMemories)
+		}},
 		{"env over file", []string{"--config", file}, map[string]string{"MNEMO_LISTEN": ":9000"}, func(t *testing.T, c Config) {
 			assert.Equal(t, ":9000", c.Listen)
 			assert.Equal(t, "/from-file", c.DataDir)
@@ -88,6 +91,7 @@ func TestLoadErrorsNameTheField(t *testing.T) {
 		{"malformed key", []string{"--api-keys", "secretkey:alice"}, nil, "api_keys"},
 		{"key with six fields", []string{"--api-keys", "secretkey:alice:admin:acme:alice:x"}, nil, "api_keys"},
 		{"key with an empty user", []string{"--api-keys", "secretkey:alice:admin:acme:"}, nil, "api_keys"},
+		{"index bound below -1", []string{"--neo4j-index-memories", "-2"}, nil, "neo4j.index_memories"},
 		{"bad number", nil, map[string]string{"MNEMO_MAX_BODY_BYTES": "lots"}, "MNEMO_MAX_BODY_BYTES"},
 		{"bad level", []string{"--log-level", "loud"}, nil, "log_level"},
 		{"bad duration", nil, map[string]string{"MNEMO_READ_TIMEOUT": "soon"}, "MNEMO_READ_TIMEOUT"},

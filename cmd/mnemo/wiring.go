@@ -49,7 +49,7 @@ func openStore(ctx context.Context, c config.Config, log *slog.Logger, serve boo
 		}
 		return neo4j.Open(ctx, neo4j.Config{
 			URI: c.Neo4j.URI, Username: c.Neo4j.Username, Password: c.Neo4j.Password, Database: c.Neo4j.Database,
-			WarmUp: warm, Logger: log,
+			WarmUp: warm, Logger: log, IndexMemories: int(c.Neo4j.IndexMemories),
 		})
 	case "sqlite":
 		if err := os.MkdirAll(c.DataDir, 0o750); err != nil {

@@ -164,6 +164,20 @@ func (w Writer[K]) Drop(tenant string, key K) {
 	}
 }
 
+// DropTenant forgets tenant's part whole: a store that bounds what it
+// holds drops a tenant it can read again from its own tables.
+func (w Writer[K]) DropTenant(tenant string) { delete(w.x.tenants, tenant) }
+
+// Live returns how many of tenant's memories the index holds.
+func (x *Index[K]) Live(tenant string) int {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	if p := x.tenants[tenant]; p != nil {
+		return p.live
+	}
+	return 0
+}
+
 // add indexes memory key of group g with its analysed text t, replacing
 // what was indexed for it.
 func (p *part[K]) add(key K, g uint32, t bm25.Doc) {

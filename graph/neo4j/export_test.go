@@ -48,3 +48,40 @@ func (s *Store) ListPlan(ctx context.Context, f graph.Filter, after bool) ([]str
 		return ops, nil
 	})
 }
+
+// IndexHolds returns, for each tenant the keyword or the mention index
+// holds, how many memories each holds.
+func (s *Store) IndexHolds() map[string][2]int {
+	out := map[string][2]int{}
+	s.kw.mu.RLock()
+	for t := range s.kw.applied {
+		out[t] = [2]int{}
+	}
+	s.kw.mu.RUnlock()
+	s.kw.mentions.mu.RLock()
+	for t := range s.kw.mentions.tenants {
+		out[t] = [2]int{}
+	}
+	for t := range out {
+		var n int
+		if m := s.kw.mentions.tenants[t]; m != nil {
+			n = len(m.byMemory)
+		}
+		out[t] = [2]int{s.kw.Live(t), n}
+	}
+	s.kw.mentions.mu.RUnlock()
+	return out
+}
+
+// HoldTenant catches tenant's indexes up, as a search does, and keeps them
+// until release is called.
+func (s *Store) HoldTenant(ctx context.Context, tenant string) (release func(), err error) {
+	release = func() {}
+	_, err = read(ctx, s, func(tx neo4jdrv.ManagedTransaction) (struct{}, error) {
+		release()
+		var err error
+		release, err = s.kw.sync(ctx, tx, tenant)
+		return struct{}{}, err
+	})
+	return release, err
+}

@@ -1,6 +1,7 @@
 package neo4j
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"maps"
@@ -148,22 +149,58 @@ type kwKey struct {
 func kwNewer(a, b kwKey) bool { return a.at > b.at || (a.at == b.at && a.id > b.id) }
 
 // keywords is a process's keyword index of the graph and, per tenant, the
-// sequence it has applied (a tenant absent has not been read).
+// sequence it has applied (a tenant absent has not been read, or was
+// dropped).
+//
+// What the two indexes hold is bounded: past limit memories across
+// tenants, a catch-up drops the tenants least recently used, whole, until
+// the rest fit (a tenant's next search reads it again, as its first did).
+// A tenant a search is using (between sync and its release) is never
+// dropped, nor the one just read, so one tenant larger than the bound is
+// held alone.
 type keywords struct {
 	*kwindex.Index[kwKey]
 	mentions *mentionIndex // the entities of the same memories (mentions.go)
-	syncMu   sync.Mutex    // one catch-up at a time
+	limit    int           // memories held across tenants; <= 0: no bound
+	syncMu   sync.Mutex    // one catch-up (and eviction) at a time
 	mu       sync.RWMutex
 	applied  map[string]int64
+	held     map[string]int    // tenant -> memories held
+	used     map[string]uint64 // tenant -> clock at its last sync
+	pins     map[string]int    // tenant -> searches between sync and release
+	clock    uint64
+	dropped  int // tenants dropped since the process started
 }
 
-func newKeywords() *keywords {
-	return &keywords{Index: kwindex.New(kwNewer), mentions: newMentionIndex(), applied: map[string]int64{}}
+func newKeywords(limit int) *keywords {
+	return &keywords{Index: kwindex.New(kwNewer), mentions: newMentionIndex(), limit: limit,
+		applied: map[string]int64{}, held: map[string]int{}, used: map[string]uint64{}, pins: map[string]int{}}
 }
 
 // sync brings tenant's part of the index, and of the mention index, up to
-// the sequence tx reads.
-func (k *keywords) sync(ctx context.Context, tx neo4jdrv.ManagedTransaction, tenant string) error {
+// the sequence tx reads, and keeps it until release is called: the caller
+// reads the indexes in between, and calls release (once) when done, also
+// when sync fails.
+func (k *keywords) sync(ctx context.Context, tx neo4jdrv.ManagedTransaction, tenant string) (release func(), err error) {
+	k.mu.Lock()
+	k.pins[tenant]++
+	k.clock++
+	k.used[tenant] = k.clock
+	k.mu.Unlock()
+	var once sync.Once
+	release = func() {
+		once.Do(func() {
+			k.mu.Lock()
+			defer k.mu.Unlock()
+			if k.pins[tenant]--; k.pins[tenant] <= 0 {
+				delete(k.pins, tenant)
+			}
+		})
+	}
+	return release, k.catchUp(ctx, tx, tenant)
+}
+
+func (k *keywords) catchUp(ctx context.Context, tx neo4jdrv.ManagedTransaction, tenant string) error {
 	seq, err := keywordSeq(ctx, tx, tenant)
 	if err != nil {
 		return err
@@ -215,10 +252,63 @@ func (k *keywords) sync(ctx context.Context, tx neo4jdrv.ManagedTransaction, ten
 		}
 	})
 	k.mentions.apply(tenant, rows)
+	held := k.Live(tenant)
 	k.mu.Lock()
 	k.applied[tenant] = max(applied, seq)
+	k.held[tenant] = held
+	victims := k.victims(tenant)
 	k.mu.Unlock()
+	for _, v := range victims {
+		k.Update(func(w kwindex.Writer[kwKey]) { w.DropTenant(v) })
+		k.mentions.drop(v)
+	}
 	return nil
+}
+
+// victims picks the tenants to drop so that what is held fits the bound,
+// least recently used first, never a pinned one nor keep, and forgets them
+// (their applied sequence first, so no search takes their parts for
+// fresh). It runs under syncMu, so no catch-up fills a victim's parts
+// again before the caller has dropped them, and under mu.
+func (k *keywords) victims(keep string) []string {
+	total := 0
+	for _, n := range k.held {
+		total += n
+	}
+	if k.limit <= 0 || total <= k.limit {
+		return nil
+	}
+	var cands []string
+	for t := range k.held {
+		if t != keep && k.pins[t] == 0 {
+			cands = append(cands, t)
+		}
+	}
+	slices.SortFunc(cands, func(a, b string) int { return cmp.Compare(k.used[a], k.used[b]) })
+	var out []string
+	for _, t := range cands {
+		if total <= k.limit {
+			break
+		}
+		total -= k.held[t]
+		out = append(out, t)
+		delete(k.applied, t)
+		delete(k.held, t)
+		delete(k.used, t)
+		k.dropped++
+	}
+	return out
+}
+
+// full reports whether the indexes hold their bound's worth already.
+func (k *keywords) full() bool {
+	k.mu.RLock()
+	defer k.mu.RUnlock()
+	total := 0
+	for _, n := range k.held {
+		total += n
+	}
+	return k.limit > 0 && total >= k.limit
 }
 
 // keywordSeq reads tenant's keyword sequence in tx: it moves with every
@@ -274,7 +364,9 @@ func (s *Store) KeywordSearch(ctx context.Context, f graph.Filter, query string,
 		return out, nil
 	}
 	out, err := read(ctx, s, func(tx neo4jdrv.ManagedTransaction) ([]graph.Scored, error) {
-		if err := s.kw.sync(ctx, tx, f.Scope.TenantID); err != nil {
+		release, err := s.kw.sync(ctx, tx, f.Scope.TenantID)
+		defer release()
+		if err != nil {
 			return nil, err
 		}
 		ranking := s.kw.Rank(f, terms)
@@ -322,7 +414,12 @@ func (s *Store) WarmKeywordIndex(ctx context.Context) error {
 		}
 		for _, r := range recs {
 			tenant, _ := r.Get("tenant")
-			if err := s.kw.sync(ctx, tx, tenant.(string)); err != nil {
+			if s.kw.full() {
+				break // the rest on their first search
+			}
+			release, err := s.kw.sync(ctx, tx, tenant.(string))
+			release()
+			if err != nil {
 				return struct{}{}, err
 			}
 		}

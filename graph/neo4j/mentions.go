@@ -37,6 +37,13 @@ type memMention struct {
 
 func newMentionIndex() *mentionIndex { return &mentionIndex{tenants: map[string]*tenantMentions{}} }
 
+// drop forgets tenant's lists (keywords.victims).
+func (x *mentionIndex) drop(tenant string) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	delete(x.tenants, tenant)
+}
+
 // mentionRow is one memory read by the keyword catch-up: its entities, or
 // gone when it has left the index (erased).
 type mentionRow struct {

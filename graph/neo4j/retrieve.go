@@ -201,7 +201,9 @@ func (s *Store) Neighbours(ctx context.Context, f graph.Filter, seedIDs []string
 	}
 	tenant := f.Scope.TenantID
 	out, err := read(ctx, s, func(tx neo4jdrv.ManagedTransaction) ([]graph.Neighbour, error) {
-		if err := s.kw.sync(ctx, tx, tenant); err != nil {
+		release, err := s.kw.sync(ctx, tx, tenant)
+		defer release()
+		if err != nil {
 			return nil, err
 		}
 		entities, lists := s.kw.mentions.seedLists(tenant, seeds)

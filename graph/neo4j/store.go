@@ -1,6 +1,7 @@
 package neo4j
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -40,7 +41,17 @@ type Config struct {
 	WarmUp time.Duration
 	// Logger receives the warm-up's log line; nil means slog.Default().
 	Logger *slog.Logger
+	// IndexMemories bounds the memories the process's keyword and mention
+	// indexes hold across tenants (about 1 KiB each): past it, the least
+	// recently searched tenants are dropped whole, to be read again on
+	// their next search. Zero means DefaultIndexMemories, a negative value
+	// no bound.
+	IndexMemories int
 }
+
+// DefaultIndexMemories is Config.IndexMemories' default: about 1 GiB of
+// the process's memory (docs/scale.md).
+const DefaultIndexMemories = 1_000_000
 
 // Store is a graph.Store on Neo4j. It is safe for concurrent use.
 type Store struct {
@@ -71,7 +82,7 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("neo4j: open %s: %w", cfg.URI, err)
 	}
-	s := &Store{driver: driver, database: cfg.Database, now: time.Now, log: cfg.Logger, kw: newKeywords()}
+	s := &Store{driver: driver, database: cfg.Database, now: time.Now, log: cfg.Logger, kw: newKeywords(cmp.Or(cfg.IndexMemories, DefaultIndexMemories))}
 	if s.log == nil {
 		s.log = slog.Default()
 	}
