@@ -182,13 +182,20 @@ func newKeywords(limit int) *keywords {
 // reads the indexes in between, and calls release (once) when done, also
 // when sync fails.
 func (k *keywords) sync(ctx context.Context, tx neo4jdrv.ManagedTransaction, tenant string) (release func(), err error) {
+	release = k.pin(tenant)
+	return release, k.catchUp(ctx, tx, tenant)
+}
+
+// pin marks tenant used now and keeps it from being dropped until the
+// function it returns is called (more calls do nothing).
+func (k *keywords) pin(tenant string) func() {
 	k.mu.Lock()
 	k.pins[tenant]++
 	k.clock++
 	k.used[tenant] = k.clock
 	k.mu.Unlock()
 	var once sync.Once
-	release = func() {
+	return func() {
 		once.Do(func() {
 			k.mu.Lock()
 			defer k.mu.Unlock()
@@ -197,7 +204,6 @@ func (k *keywords) sync(ctx context.Context, tx neo4jdrv.ManagedTransaction, ten
 			}
 		})
 	}
-	return release, k.catchUp(ctx, tx, tenant)
 }
 
 func (k *keywords) catchUp(ctx context.Context, tx neo4jdrv.ManagedTransaction, tenant string) error {

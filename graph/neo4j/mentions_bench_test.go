@@ -5,10 +5,13 @@ import (
 	"os"
 	"runtime"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/mnemo-dev/mnemo/graph"
+	"github.com/mnemo-dev/mnemo/graph/bm25"
+	"github.com/mnemo-dev/mnemo/graph/kwindex"
 	"github.com/mnemo-dev/mnemo/graph/storetest"
 )
 
@@ -63,4 +66,79 @@ func BenchmarkMentionIndex(b *testing.B) {
 	b.ReportMetric(float64(held)/float64(edges), "B/edge")
 	b.ReportMetric(float64(build.Microseconds())/1e3, "build_ms")
 	b.ReportMetric(float64(edges)/float64(n), "edges/memory")
+}
+
+// BenchmarkTenantIndexes measures what one memory costs the process in the
+// keyword and mention indexes together, which Config.IndexMemories counts:
+// storetest's synthetic corpus (MNEMO_BENCH_MEMORIES memories, default
+// 100,000, seed 42) in one tenant, each memory read back from the keyword
+// properties a write stores (kw_tf, kw_len) and its entities' norm names,
+// as a catch-up reads them; no Neo4j needed. It reports the heap held per
+// memory (B/memory, ids and strings included) and the time to build both
+// (build_ms: the in-process part of a dropped tenant's next search; Neo4j's
+// read of its memories comes on top). The op is what the bound adds to
+// every search: a pin of its tenant and its release (keywords.pin).
+//
+//	go test ./graph/neo4j -run '^$' -bench BenchmarkTenantIndexes -benchtime 1000x
+func BenchmarkTenantIndexes(b *testing.B) {
+	n := 100_000
+	if v, err := strconv.Atoi(os.Getenv("MNEMO_BENCH_MEMORIES")); err == nil && v > 0 {
+		n = v
+	}
+	c := storetest.Corpus(graph.Scope{TenantID: "bench"}, 42, n)
+	heap := func() uint64 {
+		runtime.GC()
+		var m runtime.MemStats
+		runtime.ReadMemStats(&m)
+		return m.HeapAlloc
+	}
+	type row struct {
+		key      kwKey
+		tf       string
+		n        int64
+		user     string
+		entities []string
+	}
+	var stems bm25.Stems
+	rows := make([]row, n)
+	for i, in := range c.Inputs {
+		p := map[string]any{}
+		keywordProps(p, in.Memory.Title, in.Version.Content, stems.Stem)
+		rows[i] = row{key: kwKey{at: in.Memory.CreatedAt.UnixNano(), id: fmt.Sprintf("%08d-0000-7000-8000-000000000000", i)},
+			tf: p["kw_tf"].(string), n: p["kw_len"].(int64), user: in.Memory.UserID}
+		for _, e := range in.Version.Entities {
+			rows[i].entities = append(rows[i].entities, graph.NormName(e.Name))
+		}
+	}
+	runtime.KeepAlive(c)
+	h0 := heap()
+	k := newKeywords(-1)
+	start := time.Now()
+	mrows := make([]mentionRow, n)
+	k.Update(func(w kwindex.Writer[kwKey]) {
+		for i, r := range rows {
+			// Copies, as the rows a catch-up decodes are the index's own.
+			id := strings.Clone(r.key.id)
+			mrows[i] = mentionRow{key: kwKey{at: r.key.at, id: id}}
+			for _, e := range r.entities {
+				mrows[i].entities = append(mrows[i].entities, strings.Clone(e))
+			}
+			w.Put(mrows[i].key, graph.Scope{TenantID: "bench"}, strings.Clone(r.user), graph.VisibilityProject, kwDoc(r.tf, r.n))
+		}
+	})
+	k.mentions.apply("bench", mrows)
+	build := time.Since(start)
+	mrows = nil
+	k.mu.Lock()
+	k.applied["bench"], k.held["bench"] = 1, k.Live("bench")
+	k.mu.Unlock()
+	held := heap() - h0
+	runtime.KeepAlive(rows)
+	for b.Loop() {
+		k.pin("bench")()
+	}
+	runtime.KeepAlive(k)
+	b.ReportMetric(float64(held)/float64(n), "B/memory")
+	b.ReportMetric(float64(held)/(1<<20), "heap_mib")
+	b.ReportMetric(float64(build.Microseconds())/1e3, "build_ms")
 }
