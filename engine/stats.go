@@ -21,6 +21,11 @@ type Stats struct {
 	// when vectors are off or the index cannot say (vector.Sizer).
 	VectorPoints   int
 	VectorsCounted bool
+	// Held is what the store's in-process indexes hold; HeldCounted is
+	// false when the store keeps none (it does not implement
+	// graph.IndexHolder: the embedded store's follow its file, unbounded).
+	Held        graph.IndexHeld
+	HeldCounted bool
 }
 
 // Stats reads the figures of Stats. It reads the stores, so a caller on a
@@ -42,6 +47,9 @@ func (e *Engine) Stats(ctx context.Context) (Stats, error) {
 			return st, fmt.Errorf("stats: vector index size: %w", err)
 		}
 		st.VectorsCounted = true
+	}
+	if h, ok := e.store.(graph.IndexHolder); ok {
+		st.Held, st.HeldCounted = h.IndexHeld(), true
 	}
 	return st, nil
 }

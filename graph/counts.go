@@ -18,3 +18,21 @@ type Counts struct {
 	// GatePending counts the gate requests awaiting a librarian.
 	GatePending int
 }
+
+// IndexHolder is an optional Store capability: a store that keeps indexes
+// of its graph in the process's memory, bounded across tenants
+// (graph/neo4j's keyword and mention indexes), says what they hold, for
+// operators' metrics. Totals only, never tenants.
+type IndexHolder interface {
+	IndexHeld() IndexHeld
+}
+
+// IndexHeld is what a store's in-process indexes hold now.
+type IndexHeld struct {
+	// Memories and Tenants are held now; Limit is the bound on Memories
+	// (0: none).
+	Memories, Tenants, Limit int
+	// Dropped counts the tenants dropped to keep within Limit since the
+	// process started.
+	Dropped int64
+}

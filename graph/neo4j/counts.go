@@ -43,3 +43,4 @@ func (s *Store) Counts(ctx context.Context) (graph.Counts, error) {
 }
 
 var _ graph.Counter = (*Store)(nil)
+var _ graph.IndexHolder = (*Store)(nil)

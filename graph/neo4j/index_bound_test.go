@@ -102,6 +102,8 @@ func TestIndexBound(t *testing.T) {
 	release() // a second call does nothing
 	assert.Equal(t, answers(whole, "a"), answers(s, "a"))
 	holds(map[string][2]int{"a": {11, 11}, "b": ten}) // c, now released
+	assert.Equal(t, graph.IndexHeld{Memories: 21, Tenants: 2, Limit: 25, Dropped: 4}, s.IndexHeld(),
+		"the figures of /metrics: a, b, a and c dropped")
 
 	// Searches of every tenant at once, with room for about one: each
 	// answers as the unbounded store does (a tenant is never dropped
@@ -126,4 +128,5 @@ func TestIndexBound(t *testing.T) {
 		answers(whole, tenant)
 	}
 	assert.Equal(t, map[string][2]int{"a": {11, 11}, "b": ten, "c": ten}, whole.IndexHolds())
+	assert.Equal(t, graph.IndexHeld{Memories: 31, Tenants: 3}, whole.IndexHeld())
 }

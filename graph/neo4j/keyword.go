@@ -169,7 +169,7 @@ type keywords struct {
 	used     map[string]uint64 // tenant -> clock at its last sync
 	pins     map[string]int    // tenant -> searches between sync and release
 	clock    uint64
-	dropped  int // tenants dropped since the process started
+	dropped  int64 // tenants dropped since the process started
 }
 
 func newKeywords(limit int) *keywords {
@@ -306,15 +306,26 @@ func (k *keywords) victims(keep string) []string {
 	return out
 }
 
-// full reports whether the indexes hold their bound's worth already.
-func (k *keywords) full() bool {
+// heldNow reports what the indexes hold (Store.IndexHeld).
+func (k *keywords) heldNow() graph.IndexHeld {
 	k.mu.RLock()
 	defer k.mu.RUnlock()
-	total := 0
+	h := graph.IndexHeld{Tenants: len(k.held), Limit: max(k.limit, 0), Dropped: k.dropped}
 	for _, n := range k.held {
-		total += n
+		h.Memories += n
 	}
-	return k.limit > 0 && total >= k.limit
+	return h
+}
+
+// IndexHeld implements graph.IndexHolder: what the process's keyword and
+// mention indexes hold, and the tenants dropped to keep them within
+// Config.IndexMemories.
+func (s *Store) IndexHeld() graph.IndexHeld { return s.kw.heldNow() }
+
+// full reports whether the indexes hold their bound's worth already.
+func (k *keywords) full() bool {
+	h := k.heldNow()
+	return h.Limit > 0 && h.Memories >= h.Limit
 }
 
 // keywordSeq reads tenant's keyword sequence in tx: it moves with every
