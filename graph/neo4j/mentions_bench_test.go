@@ -25,21 +25,11 @@ import (
 //
 //	go test ./graph/neo4j -run '^$' -bench BenchmarkMentionIndex -benchtime 200x
 func BenchmarkMentionIndex(b *testing.B) {
-	n := 100_000
-	if v, err := strconv.Atoi(os.Getenv("MNEMO_BENCH_MEMORIES")); err == nil && v > 0 {
-		n = v
-	}
-	c := storetest.Corpus(graph.Scope{TenantID: "bench"}, 42, n)
-	heap := func() uint64 {
-		runtime.GC()
-		var m runtime.MemStats
-		runtime.ReadMemStats(&m)
-		return m.HeapAlloc
-	}
+	c, n := benchMentionCorpus()
 	// The heap from here on holds the rows' strings (ids and norm names,
 	// as the catch-up reads them) and, once the rows are dropped, only
 	// what the index keeps of them.
-	h0 := heap()
+	h0 := heapAlloc()
 	rows := make([]mentionRow, n)
 	edges := 0
 	for i, in := range c.Inputs {
@@ -56,7 +46,7 @@ func BenchmarkMentionIndex(b *testing.B) {
 	last := rows[n-1].key.at
 	one := []mentionRow{{entities: []string{rows[0].entities[0], rows[1].entities[0], rows[2].entities[0]}}}
 	rows = nil
-	held := heap() - h0
+	held := heapAlloc() - h0
 	runtime.KeepAlive(c)
 	for i := 0; b.Loop(); i++ {
 		one[0].key = kwKey{at: last + int64(i+1), id: fmt.Sprintf("new-%08d", i)}
@@ -81,17 +71,7 @@ func BenchmarkMentionIndex(b *testing.B) {
 //
 //	go test ./graph/neo4j -run '^$' -bench BenchmarkTenantIndexes -benchtime 1000x
 func BenchmarkTenantIndexes(b *testing.B) {
-	n := 100_000
-	if v, err := strconv.Atoi(os.Getenv("MNEMO_BENCH_MEMORIES")); err == nil && v > 0 {
-		n = v
-	}
-	c := storetest.Corpus(graph.Scope{TenantID: "bench"}, 42, n)
-	heap := func() uint64 {
-		runtime.GC()
-		var m runtime.MemStats
-		runtime.ReadMemStats(&m)
-		return m.HeapAlloc
-	}
+	c, n := benchMentionCorpus()
 	type row struct {
 		key      kwKey
 		tf       string
@@ -111,7 +91,7 @@ func BenchmarkTenantIndexes(b *testing.B) {
 		}
 	}
 	runtime.KeepAlive(c)
-	h0 := heap()
+	h0 := heapAlloc()
 	k := newKeywords(-1)
 	start := time.Now()
 	mrows := make([]mentionRow, n)
@@ -132,7 +112,7 @@ func BenchmarkTenantIndexes(b *testing.B) {
 	k.mu.Lock()
 	k.applied["bench"], k.held["bench"] = 1, k.Live("bench")
 	k.mu.Unlock()
-	held := heap() - h0
+	held := heapAlloc() - h0
 	runtime.KeepAlive(rows)
 	for b.Loop() {
 		k.pin("bench")()
@@ -141,4 +121,22 @@ func BenchmarkTenantIndexes(b *testing.B) {
 	b.ReportMetric(float64(held)/float64(n), "B/memory")
 	b.ReportMetric(float64(held)/(1<<20), "heap_mib")
 	b.ReportMetric(float64(build.Microseconds())/1e3, "build_ms")
+}
+
+// benchMentionCorpus is the corpus of the benchmarks here: storetest's,
+// seed 42, MNEMO_BENCH_MEMORIES memories (default 100,000) in one tenant.
+func benchMentionCorpus() (storetest.SyntheticCorpus, int) {
+	n := 100_000
+	if v, err := strconv.Atoi(os.Getenv("MNEMO_BENCH_MEMORIES")); err == nil && v > 0 {
+		n = v
+	}
+	return storetest.Corpus(graph.Scope{TenantID: "bench"}, 42, n), n
+}
+
+// heapAlloc is the live heap after a collection.
+func heapAlloc() uint64 {
+	runtime.GC()
+	var m runtime.MemStats
+	runtime.ReadMemStats(&m)
+	return m.HeapAlloc
 }
