@@ -123,6 +123,28 @@ func TestIndexBound(t *testing.T) {
 	}
 	wg.Wait()
 
+	// A warm-up reads tenants until the bound is passed, and drops none of
+	// those it read to make room for the last (tenants of 10, 10 and 11).
+	small := cfg
+	small.IndexMemories = 15
+	warmed, err := neo4j.Open(t.Context(), small)
+	tr.NoError(t, err)
+	defer warmed.Close()
+	tr.NoError(t, warmed.WarmKeywordIndex(t.Context()))
+	h := warmed.IndexHeld()
+	assert.Equal(t, 2, h.Tenants, "%+v", h)
+	assert.Zero(t, h.Dropped, "%+v", h)
+	sizes := map[string]int{"a": 11, "b": 10, "c": 10}
+	for tenant := range warmed.IndexHolds() {
+		delete(sizes, tenant)
+	}
+	tr.Len(t, sizes, 1, "one tenant not warmed")
+	for tenant, n := range sizes {
+		assert.Equal(t, answers(whole, tenant), answers(warmed, tenant))
+		assert.Equal(t, graph.IndexHeld{Memories: n, Tenants: 1, Limit: 15, Dropped: 2}, warmed.IndexHeld(),
+			"the next catch-up drops what is over: the warmed tenants, used least recently")
+	}
+
 	// No bound: every tenant stays.
 	for _, tenant := range []string{"a", "b", "c"} {
 		answers(whole, tenant)

@@ -421,9 +421,19 @@ func (s *Store) KeywordSearch(ctx context.Context, f graph.Filter, query string,
 }
 
 // WarmKeywordIndex reads every tenant's keywords into the process's index
-// now rather than on each tenant's first keyword search. A server calls it
-// in the background at start.
+// now rather than on each tenant's first keyword search, until the index
+// holds Config.IndexMemories (the rest wait for their first search). A
+// server calls it in the background at start. The tenants it has read stay
+// pinned until it ends, so that the last one read, which may pass the
+// bound, does not drop those before it; the next catch-up of another
+// tenant drops what is over.
 func (s *Store) WarmKeywordIndex(ctx context.Context) error {
+	var releases []func()
+	defer func() {
+		for _, r := range releases {
+			r()
+		}
+	}()
 	_, err := read(ctx, s, func(tx neo4jdrv.ManagedTransaction) (struct{}, error) {
 		recs, err := collect(ctx, tx, kwTenantsCypher, nil)
 		if err != nil {
@@ -432,10 +442,10 @@ func (s *Store) WarmKeywordIndex(ctx context.Context) error {
 		for _, r := range recs {
 			tenant, _ := r.Get("tenant")
 			if s.kw.full() {
-				break // the rest on their first search
+				break
 			}
 			release, err := s.kw.sync(ctx, tx, tenant.(string))
-			release()
+			releases = append(releases, release)
 			if err != nil {
 				return struct{}{}, err
 			}
