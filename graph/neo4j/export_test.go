@@ -85,3 +85,19 @@ func (s *Store) HoldTenant(ctx context.Context, tenant string) (release func(), 
 	})
 	return release, err
 }
+
+// StreamBatches runs query through stream, n records at a time, and
+// returns each batch's values of its first column.
+func (s *Store) StreamBatches(ctx context.Context, query string, n int) ([][]any, error) {
+	return read(ctx, s, func(tx neo4jdrv.ManagedTransaction) ([][]any, error) {
+		var out [][]any
+		err := stream(ctx, tx, query, nil, n, func(recs []*neo4jdrv.Record) {
+			var vals []any
+			for _, r := range recs {
+				vals = append(vals, r.Values[0])
+			}
+			out = append(out, vals)
+		})
+		return out, err
+	})
+}

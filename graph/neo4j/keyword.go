@@ -148,6 +148,10 @@ type kwKey struct {
 
 func kwNewer(a, b kwKey) bool { return a.at > b.at || (a.at == b.at && a.id > b.id) }
 
+// kwWindow is how many rows of a catch-up go into the keyword index at a
+// time.
+const kwWindow = 4096
+
 // keywords is a process's keyword index of the graph and, per tenant, the
 // sequence it has applied (a tenant absent has not been read, or was
 // dropped).
@@ -228,35 +232,40 @@ func (k *keywords) catchUp(ctx context.Context, tx neo4jdrv.ManagedTransaction, 
 	k.mu.RLock()
 	applied, loaded := k.applied[tenant]
 	k.mu.RUnlock()
-	var recs []*neo4jdrv.Record
+	q, params := kwAllCypher, map[string]any{"tenant": tenant}
 	if loaded {
-		recs, err = collect(ctx, tx, kwChangedCypher, map[string]any{"tenant": tenant, "after": applied})
-	} else {
-		recs, err = collect(ctx, tx, kwAllCypher, map[string]any{"tenant": tenant})
+		q, params = kwChangedCypher, map[string]any{"tenant": tenant, "after": applied}
 	}
+	// The rows stream into the keyword index a window at a time (a
+	// tenant's first read is all its memories: at 1M, holding every record
+	// at once took gigabytes); the mention index takes the entities, a
+	// tenth of the bytes, in one apply at the end.
+	var rows []mentionRow
+	err = stream(ctx, tx, q, params, kwWindow, func(recs []*neo4jdrv.Record) {
+		k.Update(func(w kwindex.Writer[kwKey]) {
+			for _, r := range recs {
+				p := r.AsMap()
+				at, _ := p["created_at"].(time.Time)
+				key := kwKey{at: at.UnixNano(), id: str(p, "id")}
+				n, ok := p["kw_len"].(int64)
+				row := mentionRow{key: key, gone: !ok}
+				if ok {
+					for _, e := range p["entities"].([]any) {
+						row.entities = append(row.entities, e.(string))
+					}
+					sc := scopeOf(p)
+					sc.TenantID = tenant
+					w.Put(key, sc, str(p, "user_id"), graph.Visibility(str(p, "visibility")), kwDoc(str(p, "kw_tf"), n))
+				} else {
+					w.Drop(tenant, key)
+				}
+				rows = append(rows, row)
+			}
+		})
+	})
 	if err != nil {
 		return err
 	}
-	rows := make([]mentionRow, len(recs))
-	k.Update(func(w kwindex.Writer[kwKey]) {
-		for i, r := range recs {
-			p := r.AsMap()
-			at, _ := p["created_at"].(time.Time)
-			key := kwKey{at: at.UnixNano(), id: str(p, "id")}
-			n, ok := p["kw_len"].(int64)
-			rows[i] = mentionRow{key: key, gone: !ok}
-			if !ok {
-				w.Drop(tenant, key)
-				continue
-			}
-			for _, e := range p["entities"].([]any) {
-				rows[i].entities = append(rows[i].entities, e.(string))
-			}
-			sc := scopeOf(p)
-			sc.TenantID = tenant
-			w.Put(key, sc, str(p, "user_id"), graph.Visibility(str(p, "visibility")), kwDoc(str(p, "kw_tf"), n))
-		}
-	})
 	k.mentions.apply(tenant, rows)
 	held := k.Live(tenant)
 	k.mu.Lock()

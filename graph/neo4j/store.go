@@ -164,6 +164,32 @@ func collect(ctx context.Context, tx neo4jdrv.ManagedTransaction, query string, 
 	return res.Collect(ctx)
 }
 
+// stream runs query in tx and hands its records to fn n at a time (the
+// last batch may be shorter; none when there are no records), so that a
+// large result is never held whole. fn must not keep the slice.
+func stream(ctx context.Context, tx neo4jdrv.ManagedTransaction, query string, params map[string]any, n int,
+	fn func([]*neo4jdrv.Record)) error {
+	res, err := tx.Run(ctx, asKnown(query, params), params)
+	if err != nil {
+		return err
+	}
+	batch := make([]*neo4jdrv.Record, 0, n)
+	for res.Next(ctx) {
+		if batch = append(batch, res.Record()); len(batch) == n {
+			fn(batch)
+			clear(batch)
+			batch = batch[:0]
+		}
+	}
+	if err := res.Err(); err != nil {
+		return err
+	}
+	if len(batch) > 0 {
+		fn(batch)
+	}
+	return nil
+}
+
 // mapError turns a uniqueness violation into graph.ErrConflict and leaves
 // every other error (including the graph sentinels returned by the work
 // functions) as it is.
