@@ -286,10 +286,7 @@ func (k *keywords) catchUp(ctx context.Context, tx neo4jdrv.ManagedTransaction, 
 // fresh). It runs under syncMu, so no catch-up fills a victim's parts
 // again before the caller has dropped them, and under mu.
 func (k *keywords) victims(keep string) []string {
-	total := 0
-	for _, n := range k.held {
-		total += n
-	}
+	total := k.total()
 	if k.limit <= 0 || total <= k.limit {
 		return nil
 	}
@@ -319,11 +316,16 @@ func (k *keywords) victims(keep string) []string {
 func (k *keywords) heldNow() graph.IndexHeld {
 	k.mu.RLock()
 	defer k.mu.RUnlock()
-	h := graph.IndexHeld{Tenants: len(k.held), Limit: max(k.limit, 0), Dropped: k.dropped}
-	for _, n := range k.held {
-		h.Memories += n
+	return graph.IndexHeld{Memories: k.total(), Tenants: len(k.held), Limit: max(k.limit, 0), Dropped: k.dropped}
+}
+
+// total is the memories held across tenants; the caller holds mu.
+func (k *keywords) total() int {
+	n := 0
+	for _, m := range k.held {
+		n += m
 	}
-	return h
+	return n
 }
 
 // IndexHeld implements graph.IndexHolder: what the process's keyword and
