@@ -132,12 +132,15 @@ const kwRowProjection = `m.id AS id, m.created_at AS created_at, m.org_id AS org
        m.user_id AS user_id, m.scope AS visibility, m.kw_tf AS kw_tf, m.kw_len AS kw_len,
        [(m)-[:MENTIONS]->(x:Entity) | x.norm_name] AS entities`
 
-// kwTenantsCypher lists the tenants that hold memories with keyword
-// properties (WarmKeywordIndex, in the background at a server's start: it
-// reads every memory).
+// kwTenantsCypher lists the tenants whose keyword sequence has moved, most
+// keyword writes first (WarmKeywordIndex, in the background at a server's
+// start, reads them in this order until the indexes' bound): one KeywordLog
+// per tenant, not every memory. A tenant whose every memory was erased is
+// listed too, and reads nothing.
 const kwTenantsCypher = `
-MATCH (m:Memory) WHERE m.kw_len IS NOT NULL
-RETURN DISTINCT m.tenant_id AS tenant`
+MATCH (k:KeywordLog)
+RETURN k.tenant_id AS tenant
+ORDER BY k.seq DESC, k.tenant_id`
 
 // kwKey is a memory in the keyword index: its creation time (Unix ns) and
 // id, which order ties newest first as the other stores do.
@@ -492,13 +495,44 @@ REMOVE m.search_text`
 MATCH (k:KeywordGroup) WITH k LIMIT 1000 DETACH DELETE k RETURN count(*) AS n`
 )
 
+// The backfill's mark: a Migration node written once the backfill has run
+// to its end, so that a later Open reads one node where the probe
+// (kwMissingCypher) read every memory (0.7-1.5 s at 1M, which every CLI
+// command on Neo4j paid). Every write since the backfill existed gives a
+// memory its keyword properties, so nothing can need the backfill once it
+// is marked. Uses migration_id.
+const (
+	kwBackfillID         = "keyword_properties"
+	kwBackfillDoneCypher = `
+OPTIONAL MATCH (x:Migration {id: $id})
+RETURN x IS NOT NULL AS done`
+	kwBackfillMarkCypher = `
+MERGE (x:Migration {id: $id})
+  ON CREATE SET x.name = 'keyword properties backfilled', x.done_at = datetime()`
+)
+
 // backfillKeywords gives memories written before keyword properties
 // existed those properties, 500 at a time, takes them from erased memories
 // an earlier backfill gave them to, then deletes the KeywordGroup nodes of
-// the search in Cypher. It runs at Open and does nothing once every memory
-// not erased has them and no erased one does (TestKeywordBackfill,
-// TestKeywordReopenAfterErase). Upgrade with writers stopped.
+// the search in Cypher, and marks the database done (kwBackfillID). It
+// runs at Open and does nothing on a marked database (TestKeywordBackfill,
+// TestKeywordReopenAfterErase, TestKeywordBackfillMark). Upgrade with
+// writers stopped: an older mnemo writing after the mark would leave its
+// memories out of keyword search.
 func (s *Store) backfillKeywords(ctx context.Context) error {
+	done, err := read(ctx, s, func(tx neo4jdrv.ManagedTransaction) (bool, error) {
+		recs, err := collect(ctx, tx, kwBackfillDoneCypher, map[string]any{"id": kwBackfillID})
+		if err != nil {
+			return false, err
+		}
+		return recs[0].Values[0].(bool), nil
+	})
+	if err != nil {
+		return fmt.Errorf("neo4j: backfill keyword properties: %w", err)
+	}
+	if done {
+		return nil
+	}
 	for {
 		n, err := write(ctx, s, func(tx neo4jdrv.ManagedTransaction) (int, error) {
 			recs, err := collect(ctx, tx, kwMissingCypher, nil)
@@ -543,7 +577,14 @@ func (s *Store) backfillKeywords(ctx context.Context) error {
 			return fmt.Errorf("neo4j: delete keyword groups: %w", err)
 		}
 		if n == 0 {
-			return nil
+			break
 		}
 	}
+	if _, err := write(ctx, s, func(tx neo4jdrv.ManagedTransaction) (struct{}, error) {
+		_, err := collect(ctx, tx, kwBackfillMarkCypher, map[string]any{"id": kwBackfillID})
+		return struct{}{}, err
+	}); err != nil {
+		return fmt.Errorf("neo4j: mark keyword backfill: %w", err)
+	}
+	return nil
 }

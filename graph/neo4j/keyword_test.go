@@ -54,9 +54,46 @@ func TestKeywordBackfill(t *testing.T) {
 	tr.NotEmpty(t, want)
 
 	runCypher(t, cfg, asBeforeKeywordGroups)
+	runCypher(t, cfg, asUnmarked)
 	tr.Zero(t, countCypher(t, cfg, `MATCH (m:Memory) WHERE m.kw_len IS NOT NULL RETURN count(m) AS n`),
 		"an earlier database has nothing the keyword index covers")
 	assertScoresAfterOpen(t, cfg, search, want)
+	tr.EqualValues(t, 1, countCypher(t, cfg, countMarks), "the backfill marks the database done")
+}
+
+// asUnmarked takes away the backfill's mark, as on a database no mnemo
+// with the mark has opened.
+const asUnmarked = `MATCH (x:Migration) DELETE x`
+
+// countMarks counts the keyword backfill's marks.
+const countMarks = `MATCH (x:Migration {id: 'keyword_properties'}) RETURN count(x) AS n`
+
+// TestKeywordBackfillMark: Open runs the backfill once. A database it has
+// marked is not probed again (the probe read every memory), and one without
+// the mark is, and is marked.
+func TestKeywordBackfillMark(t *testing.T) {
+	cfg := neo4jtest.Config(t)
+	s := neo4jtest.Open(t, cfg)
+	tr.EqualValues(t, 1, countCypher(t, cfg, countMarks), "a new database is marked at its first Open")
+	_, err := s.CreateMemories(t.Context(), storetest.Corpus(graph.Scope{TenantID: "mark"}, 3, 50).Inputs)
+	tr.NoError(t, err)
+	const withKeywords = `MATCH (m:Memory) WHERE m.kw_len IS NOT NULL RETURN count(m) AS n`
+	tr.EqualValues(t, 50, countCypher(t, cfg, withKeywords))
+
+	// Stripped behind the mark's back (an older mnemo writing after an
+	// upgrade, which docs/graph.md rules out): Open trusts the mark.
+	runCypher(t, cfg, asBeforeKeywordGroups)
+	r, err := neo4j.Open(t.Context(), cfg)
+	tr.NoError(t, err)
+	tr.NoError(t, r.Close())
+	tr.Zero(t, countCypher(t, cfg, withKeywords), "Open probed the memories of a marked database")
+
+	runCypher(t, cfg, asUnmarked)
+	r, err = neo4j.Open(t.Context(), cfg)
+	tr.NoError(t, err)
+	tr.NoError(t, r.Close())
+	tr.EqualValues(t, 50, countCypher(t, cfg, withKeywords), "Open backfills a database without the mark")
+	tr.EqualValues(t, 1, countCypher(t, cfg, countMarks))
 }
 
 // runCypher runs statement q on the database of cfg, outside any store.
@@ -131,6 +168,7 @@ func TestKeywordReopenAfterErase(t *testing.T) {
 	// A database an earlier backfill went through gave its erased
 	// memories keyword properties again; Open takes them away.
 	runCypher(t, cfg, asAfterErasedBackfill)
+	runCypher(t, cfg, asUnmarked)
 	tr.EqualValues(t, 50, countCypher(t, cfg, `MATCH (m:Memory {tenant_id: 'erase-reopen', status: 'erased'}) WHERE m.kw_len IS NOT NULL RETURN count(m) AS n`),
 		"the erased memories have keyword properties again")
 	tr.NotZero(t, countCypher(t, cfg, `MATCH (k:KeywordGroup) RETURN count(k) AS n`))

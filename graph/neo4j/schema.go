@@ -94,6 +94,9 @@ func schema() []string {
 		// not applied (keyword.go).
 		"CREATE CONSTRAINT keyword_log IF NOT EXISTS FOR (n:KeywordLog) REQUIRE n.tenant_id IS UNIQUE",
 		"CREATE INDEX memory_kw_seq IF NOT EXISTS FOR (n:Memory) ON (n.tenant_id, n.kw_seq)",
+		// migration_id: one Migration node per data migration Open has run
+		// to its end (keyword.go: the keyword backfill).
+		"CREATE CONSTRAINT migration_id IF NOT EXISTS FOR (n:Migration) REQUIRE n.id IS UNIQUE",
 	}
 }
 
