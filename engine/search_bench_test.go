@@ -45,7 +45,8 @@ type benchCorpus struct {
 
 // loadBenchCorpus stores storetest.Corpus(n) in the graph store graphtest
 // selects (SQLite, or Neo4j with MNEMO_TEST_STORE=neo4j) and, when the ONNX
-// embedder is installed, indexes one vector per memory in vector/local.
+// embedder is installed, indexes one vector per memory in vector/local
+// (MNEMO_ORT_LIB=/missing turns the embedder off: graph + keyword only).
 // Queries are embedded with the real model on every search, so query
 // embedding is measured. The corpus vectors are, by MNEMO_BENCH_VECTORS:
 //

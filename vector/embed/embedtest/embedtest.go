@@ -73,13 +73,19 @@ func ONNX(tb testing.TB, cacheDir string) *embed.ONNX {
 	return emb
 }
 
-// Config is the embedder configuration ONNX opens: the runtime and model
-// MNEMO_ORT_LIB and MNEMO_MODEL_DIR name, else those `make model`
-// installed in cacheDir.
+// Config is the embedder configuration ONNX opens: the runtime
+// MNEMO_ORT_LIB names and the model MNEMO_MODEL_DIR names, each else the
+// one `make model` installed in cacheDir. Each variable counts alone, so
+// MNEMO_ORT_LIB=/missing turns the embedder off (ONNX returns nil): until
+// 2026-11-29 one variable without the other was ignored, and a benchmark
+// meant to run without vectors built an HNSW index of the installed model.
 func Config(cacheDir string) embed.Config {
-	cfg := embed.Config{LibraryPath: os.Getenv("MNEMO_ORT_LIB"), ModelDir: os.Getenv("MNEMO_MODEL_DIR")}
-	if cfg.LibraryPath == "" || cfg.ModelDir == "" {
-		cfg = embed.InstalledConfig(cacheDir)
+	cfg := embed.InstalledConfig(cacheDir)
+	if v := os.Getenv("MNEMO_ORT_LIB"); v != "" {
+		cfg.LibraryPath = v
+	}
+	if v := os.Getenv("MNEMO_MODEL_DIR"); v != "" {
+		cfg.ModelDir = v
 	}
 	return cfg
 }
