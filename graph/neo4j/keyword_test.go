@@ -1,6 +1,7 @@
 package neo4j_test
 
 import (
+	"sync"
 	"testing"
 
 	neo4jdrv "github.com/neo4j/neo4j-go-driver/v5/neo4j"
@@ -93,6 +94,21 @@ func TestKeywordBackfillMark(t *testing.T) {
 	tr.NoError(t, err)
 	tr.NoError(t, r.Close())
 	tr.EqualValues(t, 50, countCypher(t, cfg, withKeywords), "Open backfills a database without the mark")
+	tr.EqualValues(t, 1, countCypher(t, cfg, countMarks))
+
+	// Replicas starting at once on an unmarked database all open, and leave
+	// one mark.
+	runCypher(t, cfg, asUnmarked)
+	var wg sync.WaitGroup
+	for range 4 {
+		wg.Go(func() {
+			r, err := neo4j.Open(t.Context(), cfg)
+			if assert.NoError(t, err) {
+				assert.NoError(t, r.Close())
+			}
+		})
+	}
+	wg.Wait()
 	tr.EqualValues(t, 1, countCypher(t, cfg, countMarks))
 }
 
