@@ -67,6 +67,9 @@ type pool struct {
 	hits   map[string]*hit
 	active map[string]bool // signals that ran and returned something
 	qvec   []float32       // the query's embedding, when the vector signal ran
+	// qcontent is the embedding of the query without its calendar dates
+	// (contentQuery), beside qvec when the query has any.
+	qcontent []float32
 }
 
 func newPool() *pool {

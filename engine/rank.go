@@ -47,7 +47,7 @@ func (e *Engine) rank(ctx context.Context, q searchPlan) ([]*hit, bool, error) {
 		}
 		ranked = byDistance(ranked, dist)
 	}
-	if err := e.scoreRelevance(ctx, q, p.qvec, ranked[:min(len(ranked), q.limit)]); err != nil {
+	if err := e.scoreRelevance(ctx, q, p.qvec, p.qcontent, ranked[:min(len(ranked), q.limit)]); err != nil {
 		return nil, false, err
 	}
 	return ranked, fallback, nil

@@ -34,10 +34,12 @@ func relevanceOf(c policy.Relevance, cosine, coverage float64) float64 {
 // scoreRelevance loads the versions of hs and sets their relevance. A hit
 // the vector signal returned carries its cosine; the others (keyword or
 // graph hits outside the vector pool) are scored against the query vector
-// qvec with Index.Score under q's filter. When the vector signal did not
-// run (keyword mode, graph mode without rerank) qvec is nil and the query
-// is embedded here; without vectors relevance is coverage alone.
-func (e *Engine) scoreRelevance(ctx context.Context, q searchPlan, qvec []float32, hs []*hit) error {
+// qvec with Index.Score under q's filter; content is the embedding of the
+// query without its calendar dates, when it has any (contentCosines). When
+// the vector signal did not run (keyword mode, graph mode without rerank)
+// qvec is nil and the query is embedded here; without vectors relevance is
+// coverage alone.
+func (e *Engine) scoreRelevance(ctx context.Context, q searchPlan, qvec, content []float32, hs []*hit) error {
 	if len(hs) == 0 {
 		return nil
 	}
@@ -46,7 +48,7 @@ func (e *Engine) scoreRelevance(ctx context.Context, q searchPlan, qvec []float3
 	}
 	if qvec == nil && q.withVectors {
 		var err error
-		if qvec, err = e.embedQuery(ctx, q.text); err != nil {
+		if qvec, content, err = e.embedQuery(ctx, q.text); err != nil {
 			return err
 		}
 	}
@@ -71,6 +73,9 @@ func (e *Engine) scoreRelevance(ctx context.Context, q searchPlan, qvec []float3
 			}
 		}
 	}
+	if err := e.contentCosines(ctx, q, content, hs); err != nil {
+		return err
+	}
 	terms := bm25.QueryTerms(keywordQuery(q.text))
 	for _, h := range hs {
 		cov := coverage(terms, h.mem.Title+"\n"+h.text()+"\n"+dateWords(h.mem), e.stems.Stem)
@@ -85,6 +90,34 @@ func (e *Engine) scoreRelevance(ctx context.Context, q searchPlan, qvec []float3
 			}
 		} else {
 			h.relevance = cov
+		}
+	}
+	return nil
+}
+
+// contentCosines raises each hit's cosine to its cosine with content, the
+// embedding of the query without its calendar dates (contentQuery), when
+// the query has any: the dates are judged against the memory's own date
+// (dateWords), and need not be in what it says.
+func (e *Engine) contentCosines(ctx context.Context, q searchPlan, content []float32, hs []*hit) error {
+	if content == nil {
+		return nil
+	}
+	ids := make([]string, 0, len(hs))
+	byID := map[string]*hit{}
+	for _, h := range hs {
+		if h.hasCosine {
+			ids = append(ids, h.mem.ID)
+			byID[h.mem.ID] = h
+		}
+	}
+	scored, err := e.index.Score(ctx, content, vectorFilter(q.f), ids)
+	if err != nil {
+		return fmt.Errorf("relevance: %w", err)
+	}
+	for _, s := range scored {
+		if h := byID[s.ID]; h != nil {
+			h.cosine = max(h.cosine, float64(s.Score))
 		}
 	}
 	return nil

@@ -202,13 +202,64 @@ func TestRelevanceScoresHitsOutsideTheVectorPool(t *testing.T) {
 		text: "where did the orca pod go", rt: pol.Retrieval}
 
 	h := &hit{mem: m.Memory, loaded: true, ranks: map[string]int{signalKeyword: 1}, raw: map[string]float64{signalKeyword: 3.2}}
-	require.NoError(t, e.scoreRelevance(ctx, q, axis(1, 0), []*hit{h}))
+	require.NoError(t, e.scoreRelevance(ctx, q, axis(1, 0), nil, []*hit{h}))
 	require.True(t, h.hasCosine)
 	assert.InDelta(t, 0.7071, h.cosine, 1e-3, "scored by the index: cos(e0, e0+e1)")
 	assert.InDelta(t, relevanceOf(pol.Retrieval.Relevance, h.cosine, 2.0/3), h.relevance, 1e-9, "orca and pod of orca, pod, go")
 
 	kw := &hit{mem: m.Memory, loaded: true, ranks: map[string]int{signalKeyword: 1}, raw: map[string]float64{signalKeyword: 3.2}}
-	require.NoError(t, e.scoreRelevance(ctx, q, nil, []*hit{kw}))
+	require.NoError(t, e.scoreRelevance(ctx, q, nil, nil, []*hit{kw}))
 	assert.False(t, kw.hasCosine)
 	assert.InDelta(t, 2.0/3, kw.relevance, 1e-9, "orca and pod of orca, pod, go")
+}
+
+// TestRelevanceOfADatedQuery: a query's calendar dates are judged against
+// the memory's date, not its words. The memory of a flood, written on 7 July
+// 2023, is far (cos 0.55) from the whole question, which the date pulls
+// away, and near (0.96) from the question without it: search answers, with
+// the better cosine as the relevance, where judging the whole question
+// alone abstained. The question without its date is embedded in the same
+// call as the question (tableEmbedder fails on any other text), and an
+// undated question as far as the dated one still abstains.
+func TestRelevanceOfADatedQuery(t *testing.T) {
+	ctx := context.Background()
+	st := graphtest.Open(t)
+	pol, err := policy.Parse("default_policy.yaml", config.DefaultPolicy())
+	require.NoError(t, err)
+	pol.Retrieval.AbstentionThreshold = 0.5
+	holder, err := policy.NewHolder(pol)
+	require.NoError(t, err)
+	idx, err := local.Open(t.TempDir(), local.Options{Dimensions: vecDim})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = idx.Close() })
+	const (
+		dated   = "What natural disaster hit the old area on 7 July, 2023?"
+		content = "What natural disaster hit the old area?"
+		undated = "What natural disaster hit the old area lately?"
+	)
+	far, near := axis(2, 1.5), axis(2, 0.3) // cos to e0: 0.555 and 0.958
+	e, err := New(Options{Store: st, Index: idx, Embedder: tableEmbedder{dated: far, content: near, undated: far}, Policy: holder})
+	require.NoError(t, err)
+	created, err := st.CreateMemories(ctx, []graph.MemoryInput{{
+		Memory:  graph.Memory{Scope: graph.Scope{TenantID: "t1"}, Type: "note", CreatedAt: time.Date(2023, 7, 7, 18, 29, 0, 0, time.UTC)},
+		Version: graph.VersionInput{Content: "John: my old neighbourhood was hit by a nasty flood last week"},
+	}})
+	require.NoError(t, err)
+	m := created[0]
+	require.NoError(t, idx.Upsert(ctx, []vector.Point{point(m.Memory, m.Version.ID, axis(1, 0))}))
+	p := graph.Principal{ID: "reader", Roles: []string{"admin"}, Scope: graph.Scope{TenantID: "t1"}}
+
+	for _, mode := range []string{policy.ModeHybrid, policy.ModeKeyword} {
+		resp, err := e.Search(ctx, p, SearchRequest{Query: dated, Mode: mode})
+		require.NoError(t, err)
+		require.False(t, resp.Abstained, mode)
+		require.Len(t, resp.Results, 1, mode)
+		terms := bm25.QueryTerms(keywordQuery(dated))
+		cov := coverage(terms, resp.Results[0].Content+"\n"+dateWords(m.Memory), bm25.Stem)
+		assert.InDelta(t, relevanceOf(pol.Retrieval.Relevance, 0.958, cov), resp.Results[0].Confidence, 1e-3,
+			"%s: the cosine of the question without its date, the date covered by the memory's", mode)
+	}
+	resp, err := e.Search(ctx, p, SearchRequest{Query: undated})
+	require.NoError(t, err)
+	assert.True(t, resp.Abstained, "the same distance without a date to set aside")
 }

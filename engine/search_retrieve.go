@@ -168,7 +168,7 @@ func (e *Engine) retrieveGraph(ctx context.Context, q searchPlan) (*pool, bool, 
 		for i, h := range hits {
 			p.add(signalVector, i+1, h.ID, nil, float64(h.Score))
 		}
-		p.qvec = qvec
+		p.qvec, p.qcontent = qvec, v.content
 	}
 	return p, false, nil
 }
@@ -197,6 +197,7 @@ type queryVector struct {
 	seeded chan struct{}
 
 	vec     []float32
+	content []float32 // the query without its dates, when it has any (contentQuery)
 	hits    []vector.Hit
 	mems    map[string]graph.Memory // hits the filter admits, loaded ahead (aheadSearch)
 	checked int                     // hits[:checked] were loaded ahead: mems holds those admitted
@@ -217,7 +218,7 @@ func (e *Engine) startQueryVector(ctx context.Context, q searchPlan, ahead ahead
 		defer close(v.done)
 		seeded := sync.OnceFunc(func() { v.seedErr = v.err; close(v.seeded) })
 		defer seeded()
-		if v.vec, v.err = e.embedQuery(ctx, q.text); v.err != nil || ahead != aheadSearch {
+		if v.vec, v.content, v.err = e.embedQuery(ctx, q.text); v.err != nil || ahead != aheadSearch {
 			return
 		}
 		if v.hits, v.err = e.vectorHits(ctx, q, v.vec); v.err != nil || len(v.hits) == 0 {
@@ -282,7 +283,7 @@ func (v *queryVector) embedding(ctx context.Context) ([]float32, error) {
 	case v.done != nil:
 		<-v.done
 	case v.q.withVectors && v.vec == nil && v.err == nil:
-		v.vec, v.err = v.e.embedQuery(ctx, v.q.text)
+		v.vec, v.content, v.err = v.e.embedQuery(ctx, v.q.text)
 	}
 	return v.vec, v.err
 }
@@ -320,18 +321,27 @@ func (v *queryVector) search(ctx context.Context, p *pool) error {
 		}
 	}
 	addVector(p, v.hits, v.mems, v.checked)
-	p.qvec = v.vec
+	p.qvec, p.qcontent = v.vec, v.content
 	return nil
 }
 
-// embedQuery embeds one query text.
-func (e *Engine) embedQuery(ctx context.Context, text string) ([]float32, error) {
-	vs, err := e.embedder.Embed(ctx, []string{text})
+// embedQuery embeds a query text and, when it names calendar dates, the
+// text without them (contentQuery; nil otherwise), for relevance. The two
+// go in one Embed call, which runs them at once on the embedder's threads.
+func (e *Engine) embedQuery(ctx context.Context, text string) (vec, content []float32, err error) {
+	texts := []string{text}
+	if c, ok := contentQuery(text); ok {
+		texts = append(texts, c)
+	}
+	vs, err := e.embedder.Embed(ctx, texts)
 	if err != nil {
-		return nil, fmt.Errorf("embed query: %w", err)
+		return nil, nil, fmt.Errorf("embed query: %w", err)
 	}
-	if len(vs) != 1 {
-		return nil, fmt.Errorf("embed query: got %d vectors for 1 text", len(vs))
+	if len(vs) != len(texts) {
+		return nil, nil, fmt.Errorf("embed query: got %d vectors for %d texts", len(vs), len(texts))
 	}
-	return vs[0], nil
+	if len(vs) == 2 {
+		content = vs[1]
+	}
+	return vs[0], content, nil
 }
