@@ -15,6 +15,9 @@ const (
 	signalGraph   = "graph"
 	signalVector  = "vector"
 	signalKeyword = "keyword"
+	// signalTime is whether a memory is dated within a calendar date the
+	// query names (search_dates.go); it reorders what the others found.
+	signalTime = "time"
 )
 
 // Why a result was included (SearchResult.WhyIncluded).
@@ -23,6 +26,7 @@ const (
 	WhyVector       = "vector_match"
 	WhyRelationship = "relationship_path"
 	WhyDirect       = "direct_fetch"
+	WhyDate         = "date_match"
 )
 
 // whyOf maps a signal to its why_included label.
@@ -30,6 +34,7 @@ var whyOf = map[string]string{
 	signalGraph:   WhyRelationship,
 	signalVector:  WhyVector,
 	signalKeyword: WhyKeyword,
+	signalTime:    WhyDate,
 }
 
 // hit is one memory in the candidate pool with what each signal said of it.

@@ -1,6 +1,11 @@
 package engine
 
-import "testing"
+import (
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+)
 
 func TestContentQuery(t *testing.T) {
 	for _, c := range []struct {
@@ -28,5 +33,55 @@ func TestContentQuery(t *testing.T) {
 		if got != c.want || ok != (c.want != "") {
 			t.Errorf("contentQuery(%q) = %q, %v; want %q", c.in, got, ok, c.want)
 		}
+	}
+}
+
+func TestQueryDates(t *testing.T) {
+	day := func(y int, m time.Month, d int) dateSpan {
+		t := time.Date(y, m, d, 0, 0, 0, 0, time.UTC)
+		return dateSpan{t, t.AddDate(0, 0, 1)}
+	}
+	month := func(y int, m time.Month) dateSpan {
+		t := time.Date(y, m, 1, 0, 0, 0, 0, time.UTC)
+		return dateSpan{t, t.AddDate(0, 1, 0)}
+	}
+	year := func(y int) dateSpan {
+		t := time.Date(y, 1, 1, 0, 0, 0, 0, time.UTC)
+		return dateSpan{t, t.AddDate(1, 0, 0)}
+	}
+	for _, c := range []struct {
+		in   string
+		want []dateSpan
+	}{
+		{"What natural disaster affected John's old area on 7 July, 2023?", []dateSpan{day(2023, time.July, 7)}},
+		{"What painting did Melanie show to Caroline on October 13, 2023?", []dateSpan{day(2023, time.October, 13)}},
+		{"What did the team ship on the 3rd of May 2024?", []dateSpan{day(2024, time.May, 3)}},
+		{"What activity did Maria take up in August 2023?", []dateSpan{month(2023, time.August)}},
+		{"What did Maria donate in Dec. 2023?", []dateSpan{month(2023, time.December)}},
+		{"Which career-high performances did John achieve in 2023?", []dateSpan{year(2023)}},
+		{"Incidence of sepsis has fallen from 2009 to 2014.", []dateSpan{year(2009), year(2014)}},
+		// Without a year there is no span: which year is meant is a guess.
+		{"When did Melanie go camping in June?", nil},
+		{"What happened on June 5th?", nil},
+		{"May I see the release notes?", nil},
+		{"How many 300 notes a second?", nil},
+	} {
+		assert.Equal(t, c.want, queryDates(c.in), c.in)
+	}
+}
+
+// BenchmarkQueryDates is what every search pays to look for dates in its
+// query (contentQuery for relevance, queryDates for the time signal).
+func BenchmarkQueryDates(b *testing.B) {
+	for _, q := range []string{
+		"what about PostgreSQL and connection pool settings",
+		"What activity did Maria take up with her friends from church in August 2023?",
+	} {
+		b.Run(map[bool]string{true: "dated", false: "undated"}[len(queryDates(q)) > 0], func(b *testing.B) {
+			for b.Loop() {
+				contentQuery(q)
+				queryDates(q)
+			}
+		})
 	}
 }

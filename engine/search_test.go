@@ -308,7 +308,7 @@ func TestSearchHybridSkipsZeroWeightSignals(t *testing.T) {
 		{"keyword weight 0", "{graph: 0.0, vector: 0.7, keyword: 0.0}", "connection pool", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			const def = "fusion_weights: {graph: 1.0, vector: 1.0, keyword: 0.7}"
+			const def = "fusion_weights: {graph: 1.0, vector: 1.0, keyword: 0.7, time: 1.0}"
 			require.Contains(t, string(config.DefaultPolicy()), def)
 			yaml := strings.Replace(string(config.DefaultPolicy()), def, "fusion_weights: "+tc.weights, 1)
 			pol, err := policy.Parse("policy.yaml", []byte(yaml))

@@ -30,7 +30,7 @@ func TestDefaultPolicyParses(t *testing.T) {
 	require.Equal(t, "optional", task.Due)
 	require.Equal(t, 30, p.SAQ.MaxLength)
 	require.Equal(t, "hybrid", p.Retrieval.Mode)
-	require.Equal(t, map[string]float64{"graph": 1, "vector": 1, "keyword": 0.7}, p.Retrieval.FusionWeights)
+	require.Equal(t, map[string]float64{"graph": 1, "vector": 1, "keyword": 0.7, "time": 1}, p.Retrieval.FusionWeights)
 	require.Equal(t, 60, p.Retrieval.RRFK)
 	require.True(t, p.Retrieval.RerankEnabled())
 

@@ -215,7 +215,7 @@ func TestParseErrors(t *testing.T) {
 		{
 			name: "fusion signal",
 			old:  "mode: graph\n", new: "mode: graph\n  fusion_weights: {graph: 1, bm25: 0.5}\n",
-			want: `policy.yaml:47: retrieval.fusion_weights.bm25: unknown signal "bm25" (want graph|vector|keyword)`,
+			want: `policy.yaml:47: retrieval.fusion_weights.bm25: unknown signal "bm25" (want graph|vector|keyword|time)`,
 		},
 		{
 			name: "edit op unknown",

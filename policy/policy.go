@@ -396,7 +396,8 @@ type Retrieval struct {
 	Fusion string `yaml:"fusion"`
 	// RRFK is the reciprocal-rank-fusion constant; default 60.
 	RRFK int `yaml:"rrf_k"`
-	// FusionWeights weigh the signals (graph, vector, keyword) in fusion;
+	// FusionWeights weigh the signals (graph, vector, keyword, and time:
+	// a candidate dated within a calendar date the query names) in fusion;
 	// a missing signal weighs 1.
 	FusionWeights map[string]float64 `yaml:"fusion_weights"`
 	// ExpansionHops was the depth of the graph signal's expansion, 0 or 1.
@@ -489,4 +490,4 @@ type Neighbours struct {
 }
 
 // fusionSignals are the signals FusionWeights may weigh.
-var fusionSignals = []string{"graph", "vector", "keyword"}
+var fusionSignals = []string{"graph", "vector", "keyword", "time"}

@@ -21,8 +21,8 @@ func TestWeightVariant(t *testing.T) {
 		want       map[string]float64
 		err        bool
 	}{
-		{spec: "graph=0.3", name: "graph=0.3", want: map[string]float64{"graph": 0.3, "vector": base["vector"], "keyword": base["keyword"]}},
-		{spec: "graph=0.3, vector=0.7,keyword=1", name: "graph=0.3,vector=0.7,keyword=1", want: map[string]float64{"graph": 0.3, "vector": 0.7, "keyword": 1}},
+		{spec: "graph=0.3", name: "graph=0.3", want: map[string]float64{"graph": 0.3, "vector": base["vector"], "keyword": base["keyword"], "time": base["time"]}},
+		{spec: "graph=0.3, vector=0.7,keyword=1", name: "graph=0.3,vector=0.7,keyword=1", want: map[string]float64{"graph": 0.3, "vector": 0.7, "keyword": 1, "time": base["time"]}},
 		{spec: "graph", err: true},
 		{spec: "graph=-1", err: true},
 		{spec: "entity=1", err: true},
