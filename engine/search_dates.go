@@ -107,14 +107,16 @@ func addDated(p *pool, spans []dateSpan) {
 }
 
 // datedIn reports whether m's date (valid_from, else created_at) falls
-// within one of spans.
+// within one of spans. A date the query names is a date where the asker
+// is, which the engine does not know: a span runs from its start in the
+// earliest time zone (UTC+14) to its end in the latest (UTC-12).
 func datedIn(m graph.Memory, spans []dateSpan) bool {
 	t := m.CreatedAt
 	if !m.ValidFrom.IsZero() {
 		t = m.ValidFrom
 	}
 	for _, s := range spans {
-		if !t.Before(s.from) && t.Before(s.to) {
+		if !t.Before(s.from.Add(-14*time.Hour)) && t.Before(s.to.Add(12*time.Hour)) {
 			return true
 		}
 	}
@@ -125,11 +127,13 @@ func datedIn(m graph.Memory, spans []dateSpan) bool {
 type dateSpan struct{ from, to time.Time }
 
 var (
-	dayMonthYear = regexp.MustCompile(`(?i)\b(?:the\s+)?(` + dayNum + `)\s+(?:of\s+)?(` + monthName + `)\s*,?\s*(` + yearNum + `)\b`)
-	monthDayYear = regexp.MustCompile(`(?i)\b(` + monthName + `)\s+(` + dayNum + `)\s*,?\s*(` + yearNum + `)\b`)
-	monthYear    = regexp.MustCompile(`(?i)\b(` + monthName + `)\s*,?\s*(` + yearNum + `)\b`)
-	yearAlone    = regexp.MustCompile(`\b(` + yearNum + `)\b`)
-	months       = map[string]time.Month{"jan": 1, "feb": 2, "mar": 3, "apr": 4, "may": 5, "jun": 6, "jul": 7, "aug": 8, "sep": 9, "oct": 10, "nov": 11, "dec": 12}
+	dayMonthYear  = regexp.MustCompile(`(?i)\b(?:the\s+)?(` + dayNum + `)\s+(?:of\s+)?(` + monthName + `)\s*,?\s*(` + yearNum + `)\b`)
+	monthDayYear  = regexp.MustCompile(`(?i)\b(` + monthName + `)\s+(` + dayNum + `)\s*,?\s*(` + yearNum + `)\b`)
+	monthYear     = regexp.MustCompile(`(?i)\b(` + monthName + `)\s*,?\s*(` + yearNum + `)\b`)
+	yearAlone     = regexp.MustCompile(`\b(` + yearNum + `)\b`)
+	monthDayRange = regexp.MustCompile(`(?i)\b(?:between|from)\s+(` + monthName + `)\s+(` + dayNum + `)\s+(?:and|to|until|till|-|–)\s+(` +
+		monthName + `)\s+(` + dayNum + `)\s*,?\s*(` + yearNum + `)\b`)
+	months = map[string]time.Month{"jan": 1, "feb": 2, "mar": 3, "apr": 4, "may": 5, "jun": 6, "jul": 7, "aug": 8, "sep": 9, "oct": 10, "nov": 11, "dec": 12}
 )
 
 // queryDates returns the days, months and years query names with a year
@@ -156,6 +160,16 @@ func queryDates(query string) []dateSpan {
 	month := func(s string) time.Month { return months[strings.ToLower(s)[:3]] }
 	year := func(s string) int { y, _ := strconv.Atoi(s); return y }
 	day := func(s string) int { d, _ := strconv.Atoi(strings.TrimRight(strings.ToLower(s), "stndrh")); return d }
+	// "between August 11 and August 15 2023", "from May 3 to May 9, 2024":
+	// one span, the first day taking the last one's year.
+	for _, m := range monthDayRange.FindAllStringSubmatchIndex(query, -1) {
+		y := year(query[m[10]:m[11]])
+		from := time.Date(y, month(query[m[2]:m[3]]), day(query[m[4]:m[5]]), 0, 0, 0, 0, time.UTC)
+		to := time.Date(y, month(query[m[6]:m[7]]), day(query[m[8]:m[9]]), 0, 0, 0, 0, time.UTC).AddDate(0, 0, 1)
+		if from.Before(to) && claim(m[:2]) {
+			out = append(out, dateSpan{from, to})
+		}
+	}
 	for _, m := range dayMonthYear.FindAllStringSubmatchIndex(query, -1) {
 		if claim(m[:2]) {
 			t := time.Date(year(query[m[6]:m[7]]), month(query[m[4]:m[5]]), day(query[m[2]:m[3]]), 0, 0, 0, 0, time.UTC)

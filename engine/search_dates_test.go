@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/assert"
+
+	"github.com/mnemo-dev/mnemo/graph"
 )
 
 func TestContentQuery(t *testing.T) {
@@ -60,6 +62,8 @@ func TestQueryDates(t *testing.T) {
 		{"What did Maria donate in Dec. 2023?", []dateSpan{month(2023, time.December)}},
 		{"Which career-high performances did John achieve in 2023?", []dateSpan{year(2023)}},
 		{"Incidence of sepsis has fallen from 2009 to 2014.", []dateSpan{year(2009), year(2014)}},
+		{"Where was John between August 11 and August 15 2023?", []dateSpan{{day(2023, time.August, 11).from, day(2023, time.August, 15).to}}},
+		{"What shipped from May 3 to May 9, 2024?", []dateSpan{{day(2024, time.May, 3).from, day(2024, time.May, 9).to}}},
 		// Without a year there is no span: which year is meant is a guess.
 		{"When did Melanie go camping in June?", nil},
 		{"What happened on June 5th?", nil},
@@ -67,6 +71,24 @@ func TestQueryDates(t *testing.T) {
 		{"How many 300 notes a second?", nil},
 	} {
 		assert.Equal(t, c.want, queryDates(c.in), c.in)
+	}
+}
+
+func TestDatedIn(t *testing.T) {
+	spans := queryDates("what happened on 7 July, 2023?")
+	for _, c := range []struct {
+		at   time.Time
+		want bool
+	}{
+		{time.Date(2023, 7, 7, 12, 0, 0, 0, time.UTC), true},
+		{time.Date(2023, 7, 6, 10, 0, 0, 0, time.UTC), true},  // 7 July in UTC+14
+		{time.Date(2023, 7, 6, 9, 59, 0, 0, time.UTC), false}, // 6 July everywhere
+		{time.Date(2023, 7, 8, 11, 59, 0, 0, time.UTC), true}, // 7 July in UTC-12
+		{time.Date(2023, 7, 8, 12, 0, 0, 0, time.UTC), false},
+	} {
+		assert.Equal(t, c.want, datedIn(graph.Memory{CreatedAt: c.at}, spans), c.at)
+		assert.Equal(t, c.want, datedIn(graph.Memory{CreatedAt: time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC), ValidFrom: c.at}, spans),
+			"valid_from before created_at: %v", c.at)
 	}
 }
 
