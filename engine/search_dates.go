@@ -77,7 +77,7 @@ func contentQuery(query string) (string, bool) {
 // default 1: under z-score fusion a date few candidates match moves them a
 // long way, and one most of them match, little). The signal runs only when
 // it tells candidates apart (some match, some not), and adds no candidate.
-// LoCoMo R@10 0.7435 -> 0.7644 (docs/benchmarks.md, "The time signal").
+// LoCoMo R@10 0.7435 -> 0.7654 (docs/benchmarks.md, "The time signal").
 
 // addDated adds the time signal to p for the spans a query names: score 1
 // and rank 1 for every hit dated within one, score 0 (and no rank) for the
