@@ -2,6 +2,7 @@ package engine_test
 
 import (
 	"context"
+	"slices"
 	"testing"
 	"time"
 
@@ -58,7 +59,7 @@ func TestSearchTimeSignal(t *testing.T) {
 			order = append(order, name)
 			s, ok := r.Signals["time"]
 			dated[name] = ok
-			assert.Equal(t, ok, contains(r.WhyIncluded, engine.WhyDate), name)
+			assert.Equal(t, ok, slices.Contains(r.WhyIncluded, engine.WhyDate), name)
 			if ok {
 				assert.Equal(t, engine.SignalRank{Rank: 1, Score: 1}, s, name)
 			}
@@ -84,15 +85,6 @@ func TestSearchTimeSignal(t *testing.T) {
 		assert.Equal(t, base, got, "%s: every candidate or none dated within: the order of the other signals", q)
 		assert.Empty(t, filterTrue(dated), q)
 	}
-}
-
-func contains(xs []string, x string) bool {
-	for _, y := range xs {
-		if y == x {
-			return true
-		}
-	}
-	return false
 }
 
 func filterTrue(m map[string]bool) map[string]bool {
