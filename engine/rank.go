@@ -25,7 +25,7 @@ func (e *Engine) rank(ctx context.Context, q searchPlan) ([]*hit, bool, error) {
 	// With rerank off in graph mode only the graph signal ran, so the
 	// fused order is the graph signal's own order.
 	if q.mode != policy.ModeGraph || q.rt.RerankEnabled() {
-		addDated(p, queryDates(q.text))
+		addDated(p, queryDatesAt(q.text, q.validAt))
 	}
 	ranked := p.fuse(q.rt.Fusion, q.rt.FusionWeights, rrfK(q.rt))
 	ranked, err = e.effectiveView(ctx, q, ranked)

@@ -131,6 +131,7 @@ var (
 	monthDayYear  = regexp.MustCompile(`(?i)\b(` + monthName + `)\s+(` + dayNum + `)\s*,?\s*(` + yearNum + `)\b`)
 	monthYear     = regexp.MustCompile(`(?i)\b(` + monthName + `)\s*,?\s*(` + yearNum + `)\b`)
 	yearAlone     = regexp.MustCompile(`\b(` + yearNum + `)\b`)
+	yearRange     = regexp.MustCompile(`(?i)\b(?:between|from)\s+(` + yearNum + `)\s*(?:and|to|until|till|-|–)\s*(` + yearNum + `)\b`)
 	monthDayRange = regexp.MustCompile(`(?i)\b(?:between|from)\s+(` + monthName + `)\s+(` + dayNum + `)\s+(?:and|to|until|till|-|–)\s+(` +
 		monthName + `)\s+(` + dayNum + `)\s*,?\s*(` + yearNum + `)\b`)
 	months = map[string]time.Month{"jan": 1, "feb": 2, "mar": 3, "apr": 4, "may": 5, "jun": 6, "jul": 7, "aug": 8, "sep": 9, "oct": 10, "nov": 11, "dec": 12}
@@ -144,6 +145,89 @@ func queryDates(query string) []dateSpan {
 	if !dateCue(query) {
 		return nil
 	}
+	return absoluteDates(query)
+}
+
+// queryDatesAt is queryDates with the relative dates query names read at
+// ref (the search's as_of, else now): today, yesterday, this or last week
+// (from Monday), month or year, N days, weeks, months or years ago, and the
+// last N days or weeks (today included). "Recently" names no span.
+func queryDatesAt(query string, ref time.Time) []dateSpan {
+	out := queryDates(query)
+	if !relativeCue.MatchString(query) {
+		return out
+	}
+	ref = ref.UTC()
+	today := time.Date(ref.Year(), ref.Month(), ref.Day(), 0, 0, 0, 0, time.UTC)
+	monday := today.AddDate(0, 0, -((int(today.Weekday()) + 6) % 7))
+	month := time.Date(today.Year(), today.Month(), 1, 0, 0, 0, 0, time.UTC)
+	year := time.Date(today.Year(), 1, 1, 0, 0, 0, 0, time.UTC)
+	for _, m := range relativeDate.FindAllStringSubmatch(strings.ToLower(query), -1) {
+		var span dateSpan
+		switch {
+		case m[1] == "today":
+			span = dateSpan{today, today.AddDate(0, 0, 1)}
+		case m[1] == "yesterday":
+			span = dateSpan{today.AddDate(0, 0, -1), today}
+		case m[2] != "": // this or last week, month, year
+			back := 0
+			if m[2] == "last" {
+				back = 1
+			}
+			switch m[3] {
+			case "week":
+				span = dateSpan{monday.AddDate(0, 0, -7*back), monday.AddDate(0, 0, 7-7*back)}
+			case "month":
+				span = dateSpan{month.AddDate(0, -back, 0), month.AddDate(0, 1-back, 0)}
+			case "year":
+				span = dateSpan{year.AddDate(-back, 0, 0), year.AddDate(1-back, 0, 0)}
+			}
+		case m[4] != "": // the last (past) N days or weeks, today included
+			days := numberWord(m[5])
+			if strings.HasPrefix(m[6], "week") {
+				days *= 7
+			}
+			span = dateSpan{today.AddDate(0, 0, 1-days), today.AddDate(0, 0, 1)}
+		case m[7] != "": // N days, weeks, months or years ago
+			k := numberWord(m[7])
+			switch {
+			case strings.HasPrefix(m[8], "day"):
+				span = dateSpan{today.AddDate(0, 0, -k), today.AddDate(0, 0, 1-k)}
+			case strings.HasPrefix(m[8], "week"):
+				span = dateSpan{monday.AddDate(0, 0, -7*k), monday.AddDate(0, 0, 7-7*k)}
+			case strings.HasPrefix(m[8], "month"):
+				span = dateSpan{month.AddDate(0, -k, 0), month.AddDate(0, 1-k, 0)}
+			case strings.HasPrefix(m[8], "year"):
+				span = dateSpan{year.AddDate(-k, 0, 0), year.AddDate(1-k, 0, 0)}
+			}
+		}
+		if span.from.Before(span.to) {
+			out = append(out, span)
+		}
+	}
+	return out
+}
+
+var (
+	numberWords = map[string]int{"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
+		"seven": 7, "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "couple of": 2, "few": 3}
+	relativeCue  = regexp.MustCompile(`(?i)\b(?:today|yesterday|(?:this|last|past)\s+\w+|ago)\b`)
+	relativeDate = regexp.MustCompile(`\b(today|yesterday)\b` +
+		`|\b(?:the\s+)?(?:(this|last)\s+(week|month|year))\b` +
+		`|\b(?:the\s+)?(last|past)\s+(\d{1,3}|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|few|couple of)\s+(days?|weeks?)\b` +
+		`|\b(\d{1,3}|a|an|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|few|couple of)\s+(days?|weeks?|months?|years?)\s+ago\b`)
+)
+
+// numberWord reads a count written in digits or as a word (0 if neither).
+func numberWord(s string) int {
+	if n, err := strconv.Atoi(s); err == nil {
+		return n
+	}
+	return numberWords[s]
+}
+
+// absoluteDates is queryDates past its cue check.
+func absoluteDates(query string) []dateSpan {
 	var out []dateSpan
 	taken := make([]bool, len(query))
 	claim := func(loc []int) bool {
@@ -161,11 +245,19 @@ func queryDates(query string) []dateSpan {
 	year := func(s string) int { y, _ := strconv.Atoi(s); return y }
 	day := func(s string) int { d, _ := strconv.Atoi(strings.TrimRight(strings.ToLower(s), "stndrh")); return d }
 	// "between August 11 and August 15 2023", "from May 3 to May 9, 2024":
-	// one span, the first day taking the last one's year.
+	// one span, the first day taking the last one's year; "from 2009 to
+	// 2014": the years between too.
 	for _, m := range monthDayRange.FindAllStringSubmatchIndex(query, -1) {
 		y := year(query[m[10]:m[11]])
 		from := time.Date(y, month(query[m[2]:m[3]]), day(query[m[4]:m[5]]), 0, 0, 0, 0, time.UTC)
 		to := time.Date(y, month(query[m[6]:m[7]]), day(query[m[8]:m[9]]), 0, 0, 0, 0, time.UTC).AddDate(0, 0, 1)
+		if from.Before(to) && claim(m[:2]) {
+			out = append(out, dateSpan{from, to})
+		}
+	}
+	for _, m := range yearRange.FindAllStringSubmatchIndex(query, -1) {
+		from := time.Date(year(query[m[2]:m[3]]), 1, 1, 0, 0, 0, 0, time.UTC)
+		to := time.Date(year(query[m[4]:m[5]])+1, 1, 1, 0, 0, 0, 0, time.UTC)
 		if from.Before(to) && claim(m[:2]) {
 			out = append(out, dateSpan{from, to})
 		}

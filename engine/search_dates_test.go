@@ -61,7 +61,9 @@ func TestQueryDates(t *testing.T) {
 		{"What activity did Maria take up in August 2023?", []dateSpan{month(2023, time.August)}},
 		{"What did Maria donate in Dec. 2023?", []dateSpan{month(2023, time.December)}},
 		{"Which career-high performances did John achieve in 2023?", []dateSpan{year(2023)}},
-		{"Incidence of sepsis has fallen from 2009 to 2014.", []dateSpan{year(2009), year(2014)}},
+		{"Incidence of sepsis has fallen from 2009 to 2014.", []dateSpan{{year(2009).from, year(2014).to}}},
+		{"Sepsis related mortality has remained stable between 2009-2014.", []dateSpan{{year(2009).from, year(2014).to}}},
+		{"Mortality in 2009 and in 2014", []dateSpan{year(2009), year(2014)}},
 		{"Where was John between August 11 and August 15 2023?", []dateSpan{{day(2023, time.August, 11).from, day(2023, time.August, 15).to}}},
 		{"What shipped from May 3 to May 9, 2024?", []dateSpan{{day(2024, time.May, 3).from, day(2024, time.May, 9).to}}},
 		// Without a year there is no span: which year is meant is a guess.
@@ -71,6 +73,35 @@ func TestQueryDates(t *testing.T) {
 		{"How many 300 notes a second?", nil},
 	} {
 		assert.Equal(t, c.want, queryDates(c.in), c.in)
+	}
+}
+
+func TestQueryDatesAt(t *testing.T) {
+	ref := time.Date(2026, 11, 29, 15, 4, 0, 0, time.UTC) // a Sunday
+	d := func(m time.Month, day int) time.Time { return time.Date(2026, m, day, 0, 0, 0, 0, time.UTC) }
+	for _, c := range []struct {
+		in   string
+		want []dateSpan
+	}{
+		{"what did we decide today?", []dateSpan{{d(11, 29), d(11, 30)}}},
+		{"what did Ana say yesterday?", []dateSpan{{d(11, 28), d(11, 29)}}},
+		{"what changed this week?", []dateSpan{{d(11, 23), d(11, 30)}}},
+		{"what changed last week?", []dateSpan{{d(11, 16), d(11, 23)}}},
+		{"notes from last month", []dateSpan{{d(10, 1), d(11, 1)}}},
+		{"what did we ship this year?", []dateSpan{{d(1, 1), time.Date(2027, 1, 1, 0, 0, 0, 0, time.UTC)}}},
+		{"the trip last year", []dateSpan{{time.Date(2025, 1, 1, 0, 0, 0, 0, time.UTC), d(1, 1)}}},
+		{"what broke 3 days ago?", []dateSpan{{d(11, 26), d(11, 27)}}},
+		{"the review two weeks ago", []dateSpan{{d(11, 9), d(11, 16)}}},
+		{"the offsite a month ago", []dateSpan{{d(10, 1), d(11, 1)}}},
+		{"incidents in the last 7 days", []dateSpan{{d(11, 23), d(11, 30)}}},
+		{"decisions over the past two weeks", []dateSpan{{d(11, 16), d(11, 30)}}},
+		{"the release on 3 May 2024 and last week", []dateSpan{
+			{time.Date(2024, 5, 3, 0, 0, 0, 0, time.UTC), time.Date(2024, 5, 4, 0, 0, 0, 0, time.UTC)}, {d(11, 16), d(11, 23)}}},
+		{"what did Melanie paint recently?", nil},
+		{"the last word on it", nil},
+		{"what is past tense?", nil},
+	} {
+		assert.Equal(t, c.want, queryDatesAt(c.in, ref), c.in)
 	}
 }
 

@@ -41,6 +41,7 @@ func TestSearchTimeSignal(t *testing.T) {
 		{"august", "we went to the harbour festival", time.Date(2023, 8, 5, 17, 0, 0, 0, time.UTC)},
 		{"january", "the harbour festival fireworks were loud", time.Date(2024, 1, 7, 17, 0, 0, 0, time.UTC)},
 		{"march", "the harbour festival fireworks were late", time.Date(2024, 3, 2, 17, 0, 0, 0, time.UTC)},
+		{"may", "a harbour festival", now.AddDate(0, 0, -11)}, // the week before the clock's (a Sunday)
 	} {
 		c, err := graphtest.CreateMemory(ctx, store, graph.MemoryInput{
 			Memory:  graph.Memory{Scope: scope, UserID: "u1", Type: "note", Title: m.name, Importance: 0.5, Visibility: graph.VisibilityUser, CreatedAt: m.at},
@@ -68,7 +69,7 @@ func TestSearchTimeSignal(t *testing.T) {
 	}
 
 	base, dated := search("harbour festival fireworks")
-	require.Len(t, base, 4)
+	require.Len(t, base, 5)
 	assert.NotEqual(t, "august", base[0], "the keyword signal alone ranks the August note below others")
 	assert.Empty(t, filterTrue(dated), "no date, no time signal")
 
@@ -80,7 +81,17 @@ func TestSearchTimeSignal(t *testing.T) {
 	assert.ElementsMatch(t, []string{"january", "march"}, got[:2], "both notes of 2024 first")
 	assert.Equal(t, map[string]bool{"january": true, "march": true}, filterTrue(dated))
 
-	for _, q := range []string{"harbour festival fireworks in 2031", "harbour festival fireworks between 2023 and 2024"} {
+	// Every candidate dated within: the signal stays out.
+	got, dated = search("harbour festival fireworks between 2023 and 2025")
+	assert.Equal(t, base, got)
+	assert.Empty(t, filterTrue(dated))
+
+	// A relative date is read at the engine's clock (as_of when asked).
+	got, dated = search("harbour festival fireworks last week")
+	assert.Equal(t, "may", got[0], "the note of the week before the clock's first")
+	assert.Equal(t, map[string]bool{"may": true}, filterTrue(dated))
+
+	for _, q := range []string{"harbour festival fireworks in 2031", "harbour festival fireworks recently"} {
 		got, dated = search(q)
 		assert.Equal(t, base, got, "%s: every candidate or none dated within: the order of the other signals", q)
 		assert.Empty(t, filterTrue(dated), q)
