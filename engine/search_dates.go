@@ -40,14 +40,19 @@ var (
 	spaces         = regexp.MustCompile(`\s+`)
 )
 
-// contentQuery returns query without its calendar dates, and whether it
-// had any and enough is left to embed on its own (two words that are not
-// stop words).
+// contentQuery returns query without its calendar dates, absolute or
+// relative ("last week"), and whether it had any and enough is left to
+// embed on its own (two words that are not stop words).
 func contentQuery(query string) (string, bool) {
-	if !dateCue(query) {
+	relative := relativeCue.MatchString(query)
+	if !dateCue(query) && !relative {
 		return "", false
 	}
-	out := dateExpr.ReplaceAllString(query, " ")
+	out := query
+	if relative {
+		out = relativeDateCI.ReplaceAllString(out, " ")
+	}
+	out = dateExpr.ReplaceAllString(out, " ")
 	out = monthAfterPrep.ReplaceAllString(out, " ")
 	out = strings.TrimSpace(spaces.ReplaceAllString(out, " "))
 	out = strings.TrimSpace(strings.TrimRight(out, " ,;:-–"))
@@ -304,3 +309,7 @@ func dateCue(query string) bool {
 }
 
 var monthWord = regexp.MustCompile(`^` + monthName + `$`)
+
+// relativeDateCI is relativeDate with a preposition before it, in any case,
+// for contentQuery to take out.
+var relativeDateCI = regexp.MustCompile(`(?i)(?:\b(?:in|on|over|during|within|since)\s+)?(?:` + relativeDate.String() + `)`)

@@ -30,6 +30,10 @@ func TestContentQuery(t *testing.T) {
 		{"What happened in 1999?", ""},     // one content word left
 		{"What happened on June 5th?", ""}, // nothing left
 		{"How many people attended the 2023 conference in Lisbon?", "How many people attended the conference in Lisbon?"},
+		// Relative dates are dates too.
+		{"What did we decide about the cache last week?", "What did we decide about the cache?"},
+		{"Which incidents hit the billing service in the last 7 days?", "Which incidents hit the billing service?"},
+		{"Who had the last word on the cache?", ""},
 	} {
 		got, ok := contentQuery(c.in)
 		if got != c.want || ok != (c.want != "") {
