@@ -19,8 +19,9 @@ import (
 // without its date). contentQuery is the question without its dates: the
 // relevance of a result takes the better of the two cosines, and the dates
 // still count, against the memory's own date, in its keyword coverage
-// (dateWords). Ranking is untouched: in a document a year is often what it
-// says ("formed in 1995").
+// (dateWords). The vector signal still ranks by the whole query: in a
+// document a year is often what it says ("formed in 1995"). The dates
+// enter ranking as the time signal (below).
 var (
 	monthName = `(?:january|february|march|april|may|june|july|august|september|october|november|december|` +
 		`jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)\.?`
@@ -74,7 +75,8 @@ func contentQuery(query string) (string, bool) {
 }
 
 // The time signal. A query that names a calendar date with its year ("on
-// 7 July, 2023", "in August 2023", "in 2024") asks of what was so then, and
+// 7 July, 2023", "in August 2023", "in 2024") or a relative one ("last
+// week", read at the search's as_of, else now) asks of what was so then, and
 // a memory is dated by its metadata (valid_from, else created_at: the
 // dateWords of relevance). So each candidate the other signals found
 // scores 1 when its date falls within a date the query names and 0
