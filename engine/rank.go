@@ -24,7 +24,9 @@ func (e *Engine) rank(ctx context.Context, q searchPlan) ([]*hit, bool, error) {
 	}
 	// With rerank off in graph mode only the graph signal ran, so the
 	// fused order is the graph signal's own order.
-	if q.mode != policy.ModeGraph || q.rt.RerankEnabled() {
+	// The time signal reorders what the others found (search_dates.go);
+	// like any signal, it does not run at weight 0.
+	if (q.mode != policy.ModeGraph || q.rt.RerankEnabled()) && weight(q.rt.FusionWeights, signalTime) > 0 {
 		addDated(p, queryDatesAt(q.text, q.validAt))
 	}
 	ranked := p.fuse(q.rt.Fusion, q.rt.FusionWeights, rrfK(q.rt))

@@ -44,7 +44,7 @@ func TestSearchTimeSignal(t *testing.T) {
 		{"may", "a harbour festival", now.AddDate(0, 0, -11)}, // the week before the clock's (a Sunday)
 	} {
 		c, err := graphtest.CreateMemory(ctx, store, graph.MemoryInput{
-			Memory:  graph.Memory{Scope: scope, UserID: "u1", Type: "note", Title: m.name, Importance: 0.5, Visibility: graph.VisibilityUser, CreatedAt: m.at},
+			Memory:  graph.Memory{Scope: scope, UserID: "u1", Type: "note", Title: "harbour note", Importance: 0.5, Visibility: graph.VisibilityUser, CreatedAt: m.at},
 			Version: graph.VersionInput{Content: m.text}})
 		require.NoError(t, err)
 		names[c.Memory.ID] = m.name
@@ -90,6 +90,15 @@ func TestSearchTimeSignal(t *testing.T) {
 	got, dated = search("harbour festival fireworks last week")
 	assert.Equal(t, "may", got[0], "the note of the week before the clock's first")
 	assert.Equal(t, map[string]bool{"may": true}, filterTrue(dated))
+
+	// At weight 0 the signal does not run.
+	pol.Retrieval.FusionWeights["time"] = 0
+	require.NoError(t, holder.Reload(func() (*policy.Policy, error) { return pol, nil }))
+	got, dated = search("harbour festival fireworks in August 2023")
+	assert.Equal(t, base, got, "fusion_weights.time 0")
+	assert.Empty(t, filterTrue(dated), "fusion_weights.time 0")
+	pol.Retrieval.FusionWeights["time"] = 1
+	require.NoError(t, holder.Reload(func() (*policy.Policy, error) { return pol, nil }))
 
 	for _, q := range []string{"harbour festival fireworks in 2031", "harbour festival fireworks recently"} {
 		got, dated = search(q)
