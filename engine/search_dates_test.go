@@ -142,3 +142,23 @@ func BenchmarkQueryDates(b *testing.B) {
 		})
 	}
 }
+
+// FuzzQueryDates: any query gives well-formed spans and a content query no
+// longer than itself, without panicking.
+func FuzzQueryDates(f *testing.F) {
+	for _, s := range []string{"on 7 July, 2023", "between August 11 and August 15 2023", "3 days ago", "the last 7 days",
+		"from 2014 to 2009", "Dec. 31st, 1999", "February 30, 2023", "May I?", "last week and this year"} {
+		f.Add(s)
+	}
+	ref := time.Date(2026, 11, 29, 15, 4, 0, 0, time.UTC)
+	f.Fuzz(func(t *testing.T, q string) {
+		for _, s := range queryDatesAt(q, ref) {
+			if !s.from.Before(s.to) {
+				t.Fatalf("%q: empty span %v", q, s)
+			}
+		}
+		if c, ok := contentQuery(q); ok && len(c) > len(q) {
+			t.Fatalf("%q: content query %q is longer", q, c)
+		}
+	})
+}
