@@ -132,7 +132,8 @@ func (s *Server) Card(url string) *a2a.AgentCard {
 					`Options in a data part: type, title, tags, visibility, session_id. Metadata {"skill":"remember"}.`,
 				Examples: []string{"The staging database moved to db-2.internal on 2026-11-20."}},
 			{ID: skillRecall, Name: "Recall", Tags: []string{"memory", "search"},
-				Description: "Search memories for the message's text (hybrid: graph walk, vectors, keywords). " +
+				Description: "Search memories for the message's text (hybrid: graph walk, vectors, keywords; a date in it, " +
+					"such as \"in August 2023\" or \"last week\", ranks memories from then first). " +
 					`Options in a data part: top_k, mode (hybrid|graph|vector|keyword), types. Metadata {"skill":"recall"}.`,
 				Examples: []string{"staging database host"}},
 			{ID: skillResearch, Name: "Research", Tags: []string{"memory", "research", "citations"},

@@ -86,6 +86,7 @@ func (s *Server) addRecall(search func(context.Context, graph.Principal, RecallI
 	return addWith(s, out, "recall", "Recall",
 		"Search memories: graph, keyword and vector signals fused, with the effective view applied "+
 			"(edits, validity, supersession), contradictions flagged, neighbours appended and citations. "+
+			"A date in the query (\"in August 2023\", \"last week\") ranks memories from then first. "+
 			"Compact by default (each result's text, version, score, flags and citation; neighbours as ids "+
 			"and titles); detail full answers as the HTTP API does (memory metadata, ranking signals, "+
 			"neighbours' text).",
