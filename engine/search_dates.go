@@ -27,11 +27,12 @@ var (
 		`jan|feb|mar|apr|jun|jul|aug|sep|sept|oct|nov|dec)\.?`
 	dayNum   = `(?:[12][0-9]|3[01]|0?[1-9])(?:st|nd|rd|th)?`
 	yearNum  = `(?:1[89][0-9]{2}|2[0-9]{3})`
+	isoDate  = `(?:1[89][0-9]{2}|2[0-9]{3})-(?:0[1-9]|1[0-2])-(?:0[1-9]|[12][0-9]|3[01])`
 	datePrep = `(?:in|on|during|from|since|until|till|through|by|before|after|around|between|of|and|to|-|–)`
 	// A date: month and day (and year), day and month (and year), month
 	// and year, or a year alone. A month name alone ("in June") counts only
 	// after a preposition: "May" and "June" are also a verb and a name.
-	oneDate = `(?:` + monthName + `\s+` + dayNum + `(?:\s*,?\s*` + yearNum + `)?` +
+	oneDate = `(?:` + isoDate + `|` + monthName + `\s+` + dayNum + `(?:\s*,?\s*` + yearNum + `)?` +
 		`|(?:the\s+)?` + dayNum + `\s+(?:of\s+)?` + monthName + `(?:\s*,?\s*` + yearNum + `)?` +
 		`|` + monthName + `\s*,?\s*` + yearNum +
 		`|` + yearNum + `)`
@@ -138,6 +139,7 @@ var (
 	monthDayYear  = regexp.MustCompile(`(?i)\b(` + monthName + `)\s+(` + dayNum + `)\s*,?\s*(` + yearNum + `)\b`)
 	monthYear     = regexp.MustCompile(`(?i)\b(` + monthName + `)\s*,?\s*(` + yearNum + `)\b`)
 	yearAlone     = regexp.MustCompile(`\b(` + yearNum + `)\b`)
+	isoDay        = regexp.MustCompile(`\b(` + yearNum + `)-(0[1-9]|1[0-2])-(0[1-9]|[12][0-9]|3[01])\b`)
 	yearRange     = regexp.MustCompile(`(?i)\b(?:between|from)\s+(` + yearNum + `)\s*(?:and|to|until|till|-|–)\s*(` + yearNum + `)\b`)
 	monthDayRange = regexp.MustCompile(`(?i)\b(?:between|from)\s+(` + monthName + `)\s+(` + dayNum + `)\s+(?:and|to|until|till|-|–)\s+(` +
 		monthName + `)\s+(` + dayNum + `)\s*,?\s*(` + yearNum + `)\b`)
@@ -235,7 +237,11 @@ func numberWord(s string) int {
 
 // absoluteDates is queryDates past its cue check.
 func absoluteDates(query string) []dateSpan {
-	var out []dateSpan
+	type found struct {
+		at   int
+		span dateSpan
+	}
+	var spans []found
 	taken := make([]bool, len(query))
 	claim := func(loc []int) bool {
 		for i := loc[0]; i < loc[1]; i++ {
@@ -248,52 +254,93 @@ func absoluteDates(query string) []dateSpan {
 		}
 		return true
 	}
+	add := func(loc []int, from, to time.Time) {
+		if from.Before(to) && claim(loc[:2]) {
+			spans = append(spans, found{loc[0], dateSpan{from, to}})
+		}
+	}
 	month := func(s string) time.Month { return months[strings.ToLower(s)[:3]] }
-	year := func(s string) int { y, _ := strconv.Atoi(s); return y }
-	day := func(s string) int { d, _ := strconv.Atoi(strings.TrimRight(strings.ToLower(s), "stndrh")); return d }
+	num := func(s string) int { n, _ := strconv.Atoi(strings.TrimRight(strings.ToLower(s), "stndrh")); return n }
+	date := func(y int, m time.Month, d int) time.Time { return time.Date(y, m, d, 0, 0, 0, 0, time.UTC) }
 	// "between August 11 and August 15 2023", "from May 3 to May 9, 2024":
 	// one span, the first day taking the last one's year; "from 2009 to
 	// 2014": the years between too.
 	for _, m := range monthDayRange.FindAllStringSubmatchIndex(query, -1) {
-		y := year(query[m[10]:m[11]])
-		from := time.Date(y, month(query[m[2]:m[3]]), day(query[m[4]:m[5]]), 0, 0, 0, 0, time.UTC)
-		to := time.Date(y, month(query[m[6]:m[7]]), day(query[m[8]:m[9]]), 0, 0, 0, 0, time.UTC).AddDate(0, 0, 1)
-		if from.Before(to) && claim(m[:2]) {
-			out = append(out, dateSpan{from, to})
-		}
+		y := num(query[m[10]:m[11]])
+		add(m, date(y, month(query[m[2]:m[3]]), num(query[m[4]:m[5]])),
+			date(y, month(query[m[6]:m[7]]), num(query[m[8]:m[9]])).AddDate(0, 0, 1))
 	}
 	for _, m := range yearRange.FindAllStringSubmatchIndex(query, -1) {
-		from := time.Date(year(query[m[2]:m[3]]), 1, 1, 0, 0, 0, 0, time.UTC)
-		to := time.Date(year(query[m[4]:m[5]])+1, 1, 1, 0, 0, 0, 0, time.UTC)
-		if from.Before(to) && claim(m[:2]) {
-			out = append(out, dateSpan{from, to})
-		}
+		add(m, date(num(query[m[2]:m[3]]), 1, 1), date(num(query[m[4]:m[5]])+1, 1, 1))
+	}
+	for _, m := range isoDay.FindAllStringSubmatchIndex(query, -1) {
+		t := date(num(query[m[2]:m[3]]), time.Month(num(query[m[4]:m[5]])), num(query[m[6]:m[7]]))
+		add(m, t, t.AddDate(0, 0, 1))
 	}
 	for _, m := range dayMonthYear.FindAllStringSubmatchIndex(query, -1) {
-		if claim(m[:2]) {
-			t := time.Date(year(query[m[6]:m[7]]), month(query[m[4]:m[5]]), day(query[m[2]:m[3]]), 0, 0, 0, 0, time.UTC)
-			out = append(out, dateSpan{t, t.AddDate(0, 0, 1)})
-		}
+		t := date(num(query[m[6]:m[7]]), month(query[m[4]:m[5]]), num(query[m[2]:m[3]]))
+		add(m, t, t.AddDate(0, 0, 1))
 	}
 	for _, m := range monthDayYear.FindAllStringSubmatchIndex(query, -1) {
-		if claim(m[:2]) {
-			t := time.Date(year(query[m[6]:m[7]]), month(query[m[2]:m[3]]), day(query[m[4]:m[5]]), 0, 0, 0, 0, time.UTC)
-			out = append(out, dateSpan{t, t.AddDate(0, 0, 1)})
-		}
+		t := date(num(query[m[6]:m[7]]), month(query[m[2]:m[3]]), num(query[m[4]:m[5]]))
+		add(m, t, t.AddDate(0, 0, 1))
 	}
 	for _, m := range monthYear.FindAllStringSubmatchIndex(query, -1) {
-		if claim(m[:2]) {
-			t := time.Date(year(query[m[4]:m[5]]), month(query[m[2]:m[3]]), 1, 0, 0, 0, 0, time.UTC)
-			out = append(out, dateSpan{t, t.AddDate(0, 1, 0)})
-		}
+		t := date(num(query[m[4]:m[5]]), month(query[m[2]:m[3]]), 1)
+		add(m, t, t.AddDate(0, 1, 0))
 	}
 	for _, m := range yearAlone.FindAllStringSubmatchIndex(query, -1) {
-		if claim(m[:2]) {
-			t := time.Date(year(query[m[2]:m[3]]), 1, 1, 0, 0, 0, 0, time.UTC)
-			out = append(out, dateSpan{t, t.AddDate(1, 0, 0)})
+		t := date(num(query[m[2]:m[3]]), 1, 1)
+		add(m, t, t.AddDate(1, 0, 0))
+	}
+	// An open end: "since March 2024" and "from 2026-03-01" run on from the
+	// date's start, "after 2023" from its end; "before May 2024" runs up to
+	// its start, "until" and "till" to its end.
+	var out []dateSpan
+	for _, f := range spans {
+		s := f.span
+		ws := words(query[:f.at])
+		if len(ws) >= 2 && periodWords[ws[len(ws)-2]] {
+			// "the week before August 3, 2023", "two weeks before": a
+			// period near the date, which the date's own span stands
+			// for better than everything before it.
+			out = append(out, s)
+			continue
 		}
+		switch lastWord(query[:f.at]) {
+		case "since", "from":
+			s.to = farFuture
+		case "after":
+			s.from, s.to = s.to, farFuture
+		case "before":
+			s.from, s.to = farPast, s.from
+		case "until", "till":
+			s.from = farPast
+		}
+		out = append(out, s)
 	}
 	return out
+}
+
+// periodWords, before "before" or "after", make it name a period near the
+// date rather than an open end.
+var periodWords = map[string]bool{"day": true, "days": true, "week": true, "weeks": true, "weekend": true,
+	"month": true, "months": true, "year": true, "years": true, "night": true, "morning": true, "evening": true,
+	"monday": true, "tuesday": true, "wednesday": true, "thursday": true, "friday": true, "saturday": true, "sunday": true}
+
+// The open ends of a span: every memory's date lies between them.
+var (
+	farPast   = time.Date(1, 1, 1, 0, 0, 0, 0, time.UTC)
+	farFuture = time.Date(9999, 1, 1, 0, 0, 0, 0, time.UTC)
+)
+
+// lastWord returns the last word of s, in lower case ("" if none).
+func lastWord(s string) string {
+	ws := words(s)
+	if len(ws) == 0 {
+		return ""
+	}
+	return ws[len(ws)-1]
 }
 
 // dateCue reports whether query may name a date: a digit or a month's

@@ -30,6 +30,7 @@ func TestContentQuery(t *testing.T) {
 		{"What happened in 1999?", ""},     // one content word left
 		{"What happened on June 5th?", ""}, // nothing left
 		{"How many people attended the 2023 conference in Lisbon?", "How many people attended the conference in Lisbon?"},
+		{"Where did the staging database move on 2026-11-20?", "Where did the staging database move?"},
 		// Relative dates are dates too.
 		{"What did we decide about the cache last week?", "What did we decide about the cache?"},
 		{"Which incidents hit the billing service in the last 7 days?", "Which incidents hit the billing service?"},
@@ -70,6 +71,17 @@ func TestQueryDates(t *testing.T) {
 		{"Mortality in 2009 and in 2014", []dateSpan{year(2009), year(2014)}},
 		{"Where was John between August 11 and August 15 2023?", []dateSpan{{day(2023, time.August, 11).from, day(2023, time.August, 15).to}}},
 		{"What shipped from May 3 to May 9, 2024?", []dateSpan{{day(2024, time.May, 3).from, day(2024, time.May, 9).to}}},
+		{"The staging database moved on 2026-11-20.", []dateSpan{day(2026, time.November, 20)}},
+		// Open ends.
+		{"What changed since March 2024?", []dateSpan{{month(2024, time.March).from, farFuture}}},
+		{"decisions from 2026-03-01 on", []dateSpan{{day(2026, time.March, 1).from, farFuture}}},
+		{"What did we ship after 2023?", []dateSpan{{year(2023).to, farFuture}}},
+		{"What did we know before May 2024?", []dateSpan{{farPast, month(2024, time.May).from}}},
+		{"incidents until 2023-06-30", []dateSpan{{farPast, day(2023, time.June, 30).to}}},
+		// A period before or after a date is near it, not open-ended.
+		{"What did John do the week before August 3, 2023?", []dateSpan{day(2023, time.August, 3)}},
+		{"the puppy she got two weeks before August 11, 2023", []dateSpan{day(2023, time.August, 11)}},
+		{"on the Sunday before October 25, 2022", []dateSpan{day(2022, time.October, 25)}},
 		// Without a year there is no span: which year is meant is a guess.
 		{"When did Melanie go camping in June?", nil},
 		{"What happened on June 5th?", nil},
