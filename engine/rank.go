@@ -27,7 +27,7 @@ func (e *Engine) rank(ctx context.Context, q searchPlan) ([]*hit, bool, error) {
 	// The time signal reorders what the others found (search_dates.go);
 	// like any signal, it does not run at weight 0.
 	if (q.mode != policy.ModeGraph || q.rt.RerankEnabled()) && weight(q.rt.FusionWeights, signalTime) > 0 {
-		addDated(p, queryDatesAt(q.text, q.validAt))
+		addDated(p, q.dates)
 	}
 	ranked := p.fuse(q.rt.Fusion, q.rt.FusionWeights, rrfK(q.rt))
 	ranked, err = e.effectiveView(ctx, q, ranked)

@@ -48,7 +48,7 @@ func (e *Engine) scoreRelevance(ctx context.Context, q searchPlan, qvec, content
 	}
 	if qvec == nil && q.withVectors {
 		var err error
-		if qvec, content, err = e.embedQuery(ctx, q.text); err != nil {
+		if qvec, content, err = e.embedQuery(ctx, q); err != nil {
 			return err
 		}
 	}

@@ -204,7 +204,13 @@ type searchPlan struct {
 	now         time.Time
 	withVectors bool
 	// validAt is the instant expiry is judged at (as_of, else now).
-	validAt  time.Time
+	validAt time.Time
+	// content is the query without its dates, for relevance ("" when it
+	// names none: contentQuery); dates are the spans it names, relative
+	// ones read at validAt (queryDatesAt), for the time signal. Both are
+	// read once, here.
+	content  string
+	dates    []dateSpan
 	warnings []string
 }
 
@@ -238,6 +244,8 @@ func (e *Engine) planSearch(pol *policy.Policy, p graph.Principal, r SearchReque
 		return q, &graph.FieldError{Field: "as_of", Message: "cannot be combined with include_expired"}
 	}
 	q.validAt = r.validAt(q.now)
+	q.content, _ = contentQuery(q.text)
+	q.dates = queryDatesAt(q.text, q.validAt)
 	if !r.KnownAt.IsZero() && q.withVectors {
 		// The vector index holds current versions only (docs/time.md).
 		if q.mode == policy.ModeVector {

@@ -218,7 +218,7 @@ func (e *Engine) startQueryVector(ctx context.Context, q searchPlan, ahead ahead
 		defer close(v.done)
 		seeded := sync.OnceFunc(func() { v.seedErr = v.err; close(v.seeded) })
 		defer seeded()
-		if v.vec, v.content, v.err = e.embedQuery(ctx, q.text); v.err != nil || ahead != aheadSearch {
+		if v.vec, v.content, v.err = e.embedQuery(ctx, q); v.err != nil || ahead != aheadSearch {
 			return
 		}
 		if v.hits, v.err = e.vectorHits(ctx, q, v.vec); v.err != nil || len(v.hits) == 0 {
@@ -283,7 +283,7 @@ func (v *queryVector) embedding(ctx context.Context) ([]float32, error) {
 	case v.done != nil:
 		<-v.done
 	case v.q.withVectors && v.vec == nil && v.err == nil:
-		v.vec, v.content, v.err = v.e.embedQuery(ctx, v.q.text)
+		v.vec, v.content, v.err = v.e.embedQuery(ctx, v.q)
 	}
 	return v.vec, v.err
 }
@@ -325,13 +325,13 @@ func (v *queryVector) search(ctx context.Context, p *pool) error {
 	return nil
 }
 
-// embedQuery embeds a query text and, when it names calendar dates, the
-// text without them (contentQuery; nil otherwise), for relevance. The two
-// go in one Embed call, which runs them at once on the embedder's threads.
-func (e *Engine) embedQuery(ctx context.Context, text string) (vec, content []float32, err error) {
-	texts := []string{text}
-	if c, ok := contentQuery(text); ok {
-		texts = append(texts, c)
+// embedQuery embeds q's text and, when it names calendar dates, the text
+// without them (q.content; nil otherwise), for relevance. The two go in
+// one Embed call, which runs them at once on the embedder's threads.
+func (e *Engine) embedQuery(ctx context.Context, q searchPlan) (vec, content []float32, err error) {
+	texts := []string{q.text}
+	if q.content != "" {
+		texts = append(texts, q.content)
 	}
 	vs, err := e.embedder.Embed(ctx, texts)
 	if err != nil {
