@@ -129,10 +129,7 @@ func (e *Engine) contentCosines(ctx context.Context, q searchPlan, content []flo
 // written in October 2023 that never says so — so a query's day, month
 // and year count as covered by a memory of that date, as its words do.
 func dateWords(m graph.Memory) string {
-	t := m.CreatedAt
-	if !m.ValidFrom.IsZero() {
-		t = m.ValidFrom
-	}
+	t := graph.EventTime(m)
 	if t.IsZero() {
 		return ""
 	}

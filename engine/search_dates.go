@@ -119,10 +119,7 @@ func addDated(p *pool, spans []dateSpan) {
 // is, which the engine does not know: a span runs from its start in the
 // earliest time zone (UTC+14) to its end in the latest (UTC-12).
 func datedIn(m graph.Memory, spans []dateSpan) bool {
-	t := m.CreatedAt
-	if !m.ValidFrom.IsZero() {
-		t = m.ValidFrom
-	}
+	t := graph.EventTime(m)
 	for _, s := range spans {
 		if !t.Before(s.from.Add(-14*time.Hour)) && t.Before(s.to.Add(12*time.Hour)) {
 			return true
