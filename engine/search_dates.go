@@ -46,8 +46,8 @@ var (
 // relative ("last week"), and whether it had any and enough is left to
 // embed on its own (two words that are not stop words).
 func contentQuery(query string) (string, bool) {
-	relative := relativeCue.MatchString(query)
-	if !dateCue(query) && !relative {
+	absolute, relative := dateCues(query)
+	if !absolute && !relative {
 		return "", false
 	}
 	out := query
@@ -140,100 +140,21 @@ var (
 	yearRange     = regexp.MustCompile(`(?i)\b(?:between|from)\s+(` + yearNum + `)\s*(?:and|to|until|till|-|–)\s*(` + yearNum + `)\b`)
 	monthDayRange = regexp.MustCompile(`(?i)\b(?:between|from)\s+(` + monthName + `)\s+(` + dayNum + `)\s+(?:and|to|until|till|-|–)\s+(` +
 		monthName + `)\s+(` + dayNum + `)\s*,?\s*(` + yearNum + `)\b`)
-	months = map[string]time.Month{"jan": 1, "feb": 2, "mar": 3, "apr": 4, "may": 5, "jun": 6, "jul": 7, "aug": 8, "sep": 9, "oct": 10, "nov": 11, "dec": 12}
+	// monthOf reads every spelling monthName matches (lower case, no dot).
+	monthOf = map[string]time.Month{"january": 1, "february": 2, "march": 3, "april": 4, "may": 5, "june": 6,
+		"july": 7, "august": 8, "september": 9, "october": 10, "november": 11, "december": 12, "jan": 1, "feb": 2,
+		"mar": 3, "apr": 4, "jun": 6, "jul": 7, "aug": 8, "sep": 9, "sept": 9, "oct": 10, "nov": 11, "dec": 12}
 )
 
 // queryDates returns the days, months and years query names with a year
-// ("7 July, 2023", "August 2023", "2024"), each as the span it covers, in
-// UTC. A day or month without a year names no span: which year is meant
-// is a guess.
+// ("7 July, 2023", "August 2023", "2024", "2026-11-20"), and the ranges
+// between them, each as the span it covers, in UTC, open-ended after
+// "since", "after", "before" and the like. A day or month without a year
+// names no span: which year is meant is a guess.
 func queryDates(query string) []dateSpan {
-	if !dateCue(query) {
+	if absolute, _ := dateCues(query); !absolute {
 		return nil
 	}
-	return absoluteDates(query)
-}
-
-// queryDatesAt is queryDates with the relative dates query names read at
-// ref (the search's as_of, else now): today, yesterday, this or last week
-// (from Monday), month or year, N days, weeks, months or years ago, and the
-// last N days or weeks (today included). "Recently" names no span.
-func queryDatesAt(query string, ref time.Time) []dateSpan {
-	out := queryDates(query)
-	if !relativeCue.MatchString(query) {
-		return out
-	}
-	ref = ref.UTC()
-	today := time.Date(ref.Year(), ref.Month(), ref.Day(), 0, 0, 0, 0, time.UTC)
-	monday := today.AddDate(0, 0, -((int(today.Weekday()) + 6) % 7))
-	month := time.Date(today.Year(), today.Month(), 1, 0, 0, 0, 0, time.UTC)
-	year := time.Date(today.Year(), 1, 1, 0, 0, 0, 0, time.UTC)
-	for _, m := range relativeDate.FindAllStringSubmatch(strings.ToLower(query), -1) {
-		var span dateSpan
-		switch {
-		case m[1] == "today":
-			span = dateSpan{today, today.AddDate(0, 0, 1)}
-		case m[1] == "yesterday":
-			span = dateSpan{today.AddDate(0, 0, -1), today}
-		case m[2] != "": // this or last week, month, year
-			back := 0
-			if m[2] == "last" {
-				back = 1
-			}
-			switch m[3] {
-			case "week":
-				span = dateSpan{monday.AddDate(0, 0, -7*back), monday.AddDate(0, 0, 7-7*back)}
-			case "month":
-				span = dateSpan{month.AddDate(0, -back, 0), month.AddDate(0, 1-back, 0)}
-			case "year":
-				span = dateSpan{year.AddDate(-back, 0, 0), year.AddDate(1-back, 0, 0)}
-			}
-		case m[4] != "": // the last (past) N days or weeks, today included
-			days := numberWord(m[5])
-			if strings.HasPrefix(m[6], "week") {
-				days *= 7
-			}
-			span = dateSpan{today.AddDate(0, 0, 1-days), today.AddDate(0, 0, 1)}
-		case m[7] != "": // N days, weeks, months or years ago
-			k := numberWord(m[7])
-			switch {
-			case strings.HasPrefix(m[8], "day"):
-				span = dateSpan{today.AddDate(0, 0, -k), today.AddDate(0, 0, 1-k)}
-			case strings.HasPrefix(m[8], "week"):
-				span = dateSpan{monday.AddDate(0, 0, -7*k), monday.AddDate(0, 0, 7-7*k)}
-			case strings.HasPrefix(m[8], "month"):
-				span = dateSpan{month.AddDate(0, -k, 0), month.AddDate(0, 1-k, 0)}
-			case strings.HasPrefix(m[8], "year"):
-				span = dateSpan{year.AddDate(-k, 0, 0), year.AddDate(1-k, 0, 0)}
-			}
-		}
-		if span.from.Before(span.to) {
-			out = append(out, span)
-		}
-	}
-	return out
-}
-
-var (
-	numberWords = map[string]int{"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
-		"seven": 7, "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "couple of": 2, "few": 3}
-	relativeCue  = regexp.MustCompile(`(?i)\b(?:today|yesterday|(?:this|last|past)\s+\w+|ago)\b`)
-	relativeDate = regexp.MustCompile(`\b(today|yesterday)\b` +
-		`|\b(?:the\s+)?(?:(this|last)\s+(week|month|year))\b` +
-		`|\b(?:the\s+)?(last|past)\s+(\d{1,3}|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|few|couple of)\s+(days?|weeks?)\b` +
-		`|\b(\d{1,3}|a|an|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|few|couple of)\s+(days?|weeks?|months?|years?)\s+ago\b`)
-)
-
-// numberWord reads a count written in digits or as a word (0 if neither).
-func numberWord(s string) int {
-	if n, err := strconv.Atoi(s); err == nil {
-		return n
-	}
-	return numberWords[s]
-}
-
-// absoluteDates is queryDates past its cue check.
-func absoluteDates(query string) []dateSpan {
 	type found struct {
 		at   int
 		span dateSpan
@@ -256,7 +177,7 @@ func absoluteDates(query string) []dateSpan {
 			spans = append(spans, found{loc[0], dateSpan{from, to}})
 		}
 	}
-	month := func(s string) time.Month { return months[strings.ToLower(s)[:3]] }
+	month := func(s string) time.Month { return monthOf[strings.TrimSuffix(strings.ToLower(s), ".")] }
 	num := func(s string) int { n, _ := strconv.Atoi(strings.TrimRight(strings.ToLower(s), "stndrh")); return n }
 	date := func(y int, m time.Month, d int) time.Time { return time.Date(y, m, d, 0, 0, 0, 0, time.UTC) }
 	// "between August 11 and August 15 2023", "from May 3 to May 9, 2024":
@@ -319,6 +240,83 @@ func absoluteDates(query string) []dateSpan {
 	return out
 }
 
+// queryDatesAt is queryDates with the relative dates query names read at
+// ref (the search's as_of, else now): today, yesterday, this or last week
+// (from Monday), month or year, N days, weeks, months or years ago, and the
+// last N days or weeks (today included). "Recently" names no span.
+func queryDatesAt(query string, ref time.Time) []dateSpan {
+	out := queryDates(query)
+	if _, relative := dateCues(query); !relative {
+		return out
+	}
+	ref = ref.UTC()
+	today := time.Date(ref.Year(), ref.Month(), ref.Day(), 0, 0, 0, 0, time.UTC)
+	monday := today.AddDate(0, 0, -((int(today.Weekday()) + 6) % 7))
+	month := time.Date(today.Year(), today.Month(), 1, 0, 0, 0, 0, time.UTC)
+	year := time.Date(today.Year(), 1, 1, 0, 0, 0, 0, time.UTC)
+	for _, m := range relativeDate.FindAllStringSubmatch(strings.ToLower(query), -1) {
+		var span dateSpan
+		switch {
+		case m[1] == "today":
+			span = dateSpan{today, today.AddDate(0, 0, 1)}
+		case m[1] == "yesterday":
+			span = dateSpan{today.AddDate(0, 0, -1), today}
+		case m[2] != "": // this or last week, month, year
+			back := 0
+			if m[2] == "last" {
+				back = 1
+			}
+			switch m[3] {
+			case "week":
+				span = dateSpan{monday.AddDate(0, 0, -7*back), monday.AddDate(0, 0, 7-7*back)}
+			case "month":
+				span = dateSpan{month.AddDate(0, -back, 0), month.AddDate(0, 1-back, 0)}
+			case "year":
+				span = dateSpan{year.AddDate(-back, 0, 0), year.AddDate(1-back, 0, 0)}
+			}
+		case m[4] != "": // the last (past) N days or weeks, today included
+			days := numberWord(m[5])
+			if strings.HasPrefix(m[6], "week") {
+				days *= 7
+			}
+			span = dateSpan{today.AddDate(0, 0, 1-days), today.AddDate(0, 0, 1)}
+		case m[7] != "": // N days, weeks, months or years ago
+			k := numberWord(m[7])
+			switch {
+			case strings.HasPrefix(m[8], "day"):
+				span = dateSpan{today.AddDate(0, 0, -k), today.AddDate(0, 0, 1-k)}
+			case strings.HasPrefix(m[8], "week"):
+				span = dateSpan{monday.AddDate(0, 0, -7*k), monday.AddDate(0, 0, 7-7*k)}
+			case strings.HasPrefix(m[8], "month"):
+				span = dateSpan{month.AddDate(0, -k, 0), month.AddDate(0, 1-k, 0)}
+			case strings.HasPrefix(m[8], "year"):
+				span = dateSpan{year.AddDate(-k, 0, 0), year.AddDate(1-k, 0, 0)}
+			}
+		}
+		if span.from.Before(span.to) {
+			out = append(out, span)
+		}
+	}
+	return out
+}
+
+var (
+	numberWords = map[string]int{"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
+		"seven": 7, "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "couple of": 2, "few": 3}
+	relativeDate = regexp.MustCompile(`\b(today|yesterday)\b` +
+		`|\b(?:the\s+)?(?:(this|last)\s+(week|month|year))\b` +
+		`|\b(?:the\s+)?(last|past)\s+(\d{1,3}|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|few|couple of)\s+(days?|weeks?)\b` +
+		`|\b(\d{1,3}|a|an|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|few|couple of)\s+(days?|weeks?|months?|years?)\s+ago\b`)
+)
+
+// numberWord reads a count written in digits or as a word (0 if neither).
+func numberWord(s string) int {
+	if n, err := strconv.Atoi(s); err == nil {
+		return n
+	}
+	return numberWords[s]
+}
+
 // periodWords, before "before" or "after", make it name a period near the
 // date rather than an open end.
 var periodWords = map[string]bool{"day": true, "days": true, "week": true, "weeks": true, "weekend": true,
@@ -340,21 +338,20 @@ func lastWord(s string) string {
 	return ws[len(ws)-1]
 }
 
-// dateCue reports whether query may name a date: a digit or a month's
-// name. Most queries have neither, and skip the expressions above.
-func dateCue(query string) bool {
-	if strings.ContainsAny(query, "0123456789") {
-		return true
-	}
+// dateCues reports whether query may name an absolute date (a digit or a
+// month's name) and a relative one (today, yesterday, this, last, past,
+// ago), in one pass over its words. Most queries have neither, and skip
+// the expressions above.
+func dateCues(query string) (absolute, relative bool) {
+	absolute = strings.ContainsAny(query, "0123456789")
 	for _, w := range words(query) {
-		if len(w) >= 3 && months[w[:3]] != 0 && monthWord.MatchString(w) {
-			return true
-		}
+		absolute = absolute || monthOf[w] != 0
+		relative = relative || relativeWords[w]
 	}
-	return false
+	return absolute, relative
 }
 
-var monthWord = regexp.MustCompile(`^` + monthName + `$`)
+var relativeWords = map[string]bool{"today": true, "yesterday": true, "this": true, "last": true, "past": true, "ago": true}
 
 // relativeDateCI is relativeDate with a preposition before it, in any case,
 // for contentQuery to take out.
