@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/mnemo-dev/mnemo/graph"
 	"github.com/mnemo-dev/mnemo/graph/bm25"
@@ -35,7 +36,7 @@ func relevanceOf(c policy.Relevance, cosine, coverage float64) float64 {
 // the vector signal returned carries its cosine; the others (keyword or
 // graph hits outside the vector pool) are scored against the query vector
 // qvec with Index.Score under q's filter; content is the embedding of the
-// query without its calendar dates, when it has any (contentCosines). When
+// query without its calendar dates, when it has any, and a hit takes the better of its two cosines. When
 // the vector signal did not run (keyword mode, graph mode without rerank)
 // qvec is nil and the query is embedded here; without vectors relevance is
 // coverage alone.
@@ -52,29 +53,27 @@ func (e *Engine) scoreRelevance(ctx context.Context, q searchPlan, qvec, content
 			return err
 		}
 	}
-	var missing []string
-	byID := map[string]*hit{}
+	var missing []*hit
 	for _, h := range hs {
 		if c, ok := h.raw[signalVector]; ok {
 			h.cosine, h.hasCosine = c, true
 		} else if !h.hasCosine {
-			missing = append(missing, h.mem.ID)
-			byID[h.mem.ID] = h
+			missing = append(missing, h)
 		}
 	}
-	if len(missing) > 0 && qvec != nil {
-		scored, err := e.index.Score(ctx, qvec, vectorFilter(q.f), missing)
-		if err != nil {
-			return fmt.Errorf("relevance: %w", err)
-		}
-		for _, s := range scored {
-			if h := byID[s.ID]; h != nil {
-				h.cosine, h.hasCosine = float64(s.Score), true
-			}
+	if qvec != nil {
+		if err := e.indexCosines(ctx, q, qvec, missing, func(h *hit, c float64) { h.cosine, h.hasCosine = c, true }); err != nil {
+			return err
 		}
 	}
-	if err := e.contentCosines(ctx, q, content, hs); err != nil {
-		return err
+	// With dates in the query, the better of the cosines with and without
+	// them (contentQuery): the dates are judged against the memory's own
+	// date (dateWords), and need not be in what it says.
+	if content != nil {
+		scored := slices.DeleteFunc(slices.Clone(hs), func(h *hit) bool { return !h.hasCosine })
+		if err := e.indexCosines(ctx, q, content, scored, func(h *hit, c float64) { h.cosine = max(h.cosine, c) }); err != nil {
+			return err
+		}
 	}
 	terms := bm25.QueryTerms(keywordQuery(q.text))
 	for _, h := range hs {
@@ -95,29 +94,24 @@ func (e *Engine) scoreRelevance(ctx context.Context, q searchPlan, qvec, content
 	return nil
 }
 
-// contentCosines raises each hit's cosine to its cosine with content, the
-// embedding of the query without its calendar dates (contentQuery), when
-// the query has any: the dates are judged against the memory's own date
-// (dateWords), and need not be in what it says.
-func (e *Engine) contentCosines(ctx context.Context, q searchPlan, content []float32, hs []*hit) error {
-	if content == nil {
+// indexCosines scores hs against vec with Index.Score under q's filter
+// and hands each hit the index scored, with its cosine, to set.
+func (e *Engine) indexCosines(ctx context.Context, q searchPlan, vec []float32, hs []*hit, set func(*hit, float64)) error {
+	if len(hs) == 0 {
 		return nil
 	}
-	ids := make([]string, 0, len(hs))
-	byID := map[string]*hit{}
-	for _, h := range hs {
-		if h.hasCosine {
-			ids = append(ids, h.mem.ID)
-			byID[h.mem.ID] = h
-		}
+	ids := make([]string, len(hs))
+	byID := make(map[string]*hit, len(hs))
+	for i, h := range hs {
+		ids[i], byID[h.mem.ID] = h.mem.ID, h
 	}
-	scored, err := e.index.Score(ctx, content, vectorFilter(q.f), ids)
+	scored, err := e.index.Score(ctx, vec, vectorFilter(q.f), ids)
 	if err != nil {
 		return fmt.Errorf("relevance: %w", err)
 	}
 	for _, s := range scored {
 		if h := byID[s.ID]; h != nil {
-			h.cosine = max(h.cosine, float64(s.Score))
+			set(h, float64(s.Score))
 		}
 	}
 	return nil
