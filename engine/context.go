@@ -375,7 +375,7 @@ func (e *Engine) contextItems(ctx context.Context, f graph.Filter, hs []*hit, pi
 			cit.ChunkKey, cit.Start, cit.End = c.Key, &cs, &ce
 			it.Citations = append(it.Citations, cit)
 		}
-		for _, s := range []string{signalGraph, signalKeyword, signalVector, signalTime} {
+		for _, s := range resultSignals {
 			if _, ok := h.ranks[s]; ok {
 				it.WhyIncluded = append(it.WhyIncluded, whyOf[s])
 			}

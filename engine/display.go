@@ -69,7 +69,7 @@ func searchResults(q searchPlan, hs []*hit) []SearchResult {
 			Signals: map[string]SignalRank{}, Path: h.path, Edits: h.edits, Flags: flags,
 			Citation: citationOf(h.mem, h.version.ID), fullText: h.text(),
 		}
-		for _, s := range []string{signalGraph, signalKeyword, signalVector, signalTime} {
+		for _, s := range resultSignals {
 			if rank, ok := h.ranks[s]; ok {
 				r.WhyIncluded = append(r.WhyIncluded, whyOf[s])
 				r.Signals[s] = SignalRank{Rank: rank, Score: h.raw[s]}

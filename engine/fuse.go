@@ -29,6 +29,10 @@ const (
 	WhyDate         = "date_match"
 )
 
+// resultSignals are the signals a result reports (signals, why_included),
+// in that order.
+var resultSignals = []string{signalGraph, signalKeyword, signalVector, signalTime}
+
 // whyOf maps a signal to its why_included label.
 var whyOf = map[string]string{
 	signalGraph:   WhyRelationship,

@@ -36,10 +36,10 @@ func relevanceOf(c policy.Relevance, cosine, coverage float64) float64 {
 // the vector signal returned carries its cosine; the others (keyword or
 // graph hits outside the vector pool) are scored against the query vector
 // qvec with Index.Score under q's filter; content is the embedding of the
-// query without its calendar dates, when it has any, and a hit takes the better of its two cosines. When
-// the vector signal did not run (keyword mode, graph mode without rerank)
-// qvec is nil and the query is embedded here; without vectors relevance is
-// coverage alone.
+// query without its calendar dates, when it has any, and a hit takes the
+// better of its two cosines. When the vector signal did not run (keyword
+// mode, graph mode without rerank) qvec is nil and the query is embedded
+// here; without vectors relevance is coverage alone.
 func (e *Engine) scoreRelevance(ctx context.Context, q searchPlan, qvec, content []float32, hs []*hit) error {
 	if len(hs) == 0 {
 		return nil
