@@ -121,11 +121,57 @@ func addDated(p *pool, spans []dateSpan) {
 func datedIn(m graph.Memory, spans []dateSpan) bool {
 	t := graph.EventTime(m)
 	for _, s := range spans {
-		if !t.Before(s.from.Add(-14*time.Hour)) && t.Before(s.to.Add(12*time.Hour)) {
+		if !t.Before(s.from.Add(-earliestZone)) && t.Before(s.to.Add(latestZone)) {
 			return true
 		}
 	}
 	return false
+}
+
+// The time-zone window of a date a query names: its day starts in UTC+14
+// and ends in UTC-12.
+const (
+	earliestZone = 14 * time.Hour
+	latestZone   = 12 * time.Hour
+)
+
+// QueryPeriod is the period query names, read as the time signal reads it
+// (the same dates, relative ones at ref, the same time-zone window): from
+// the earliest start of the spans it names to the latest end. after is
+// zero when the period has no start ("before 2024"), before when it has no
+// end ("since March 2024"); ok is false when query names no date. It is
+// for callers that turn a question into a filter (A2A's research), so that
+// the filter and the time signal of the search it runs agree.
+func QueryPeriod(query string, ref time.Time) (after, before time.Time, ok bool) {
+	spans := queryDatesAt(query, ref)
+	if len(spans) == 0 {
+		return time.Time{}, time.Time{}, false
+	}
+	from, to := spans[0].from, spans[0].to
+	for _, s := range spans[1:] {
+		from, to = minTime(from, s.from), maxTime(to, s.to)
+	}
+	if from.After(farPast) {
+		after = from.Add(-earliestZone)
+	}
+	if to.Before(farFuture) {
+		before = to.Add(latestZone)
+	}
+	return after, before, true
+}
+
+func minTime(a, b time.Time) time.Time {
+	if b.Before(a) {
+		return b
+	}
+	return a
+}
+
+func maxTime(a, b time.Time) time.Time {
+	if b.After(a) {
+		return b
+	}
+	return a
 }
 
 // dateSpan is a stretch of calendar time a query names: [from, to).

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 
 	"github.com/mnemo-dev/mnemo/graph"
 )
@@ -137,6 +138,43 @@ func TestDatedIn(t *testing.T) {
 		assert.Equal(t, c.want, datedIn(graph.Memory{CreatedAt: time.Date(2020, 1, 1, 0, 0, 0, 0, time.UTC), ValidFrom: c.at}, spans),
 			"valid_from before created_at: %v", c.at)
 	}
+}
+
+// TestQueryPeriod: the period a question names is what the time signal
+// reads from it: for a query of one span, a memory is dated within it
+// exactly when its date is in [after, before), hour by hour across the
+// span's edges; an open end is zero, and no date is no period.
+func TestQueryPeriod(t *testing.T) {
+	ref := time.Date(2026, 11, 26, 10, 0, 0, 0, time.UTC)
+	for _, q := range []string{
+		"what happened on 7 July, 2023?", "anything from August 2023", "what did we decide last week",
+		"the last 3 days", "since March 2024", "before 2019", "between 2019 and 2021",
+	} {
+		after, before, ok := QueryPeriod(q, ref)
+		require.True(t, ok, q)
+		spans := queryDatesAt(q, ref)
+		require.Len(t, spans, 1, q)
+		assert.Equal(t, spans[0].from == farPast, after.IsZero(), "%s: open start", q)
+		assert.Equal(t, spans[0].to == farFuture, before.IsZero(), "%s: open end", q)
+		for _, edge := range []time.Time{spans[0].from, spans[0].to} {
+			if edge == farPast || edge == farFuture {
+				continue
+			}
+			for h := -40; h <= 40; h++ {
+				at := edge.Add(time.Duration(h) * time.Hour)
+				in := (after.IsZero() || !at.Before(after)) && (before.IsZero() || at.Before(before))
+				assert.Equal(t, datedIn(graph.Memory{CreatedAt: at}, spans), in, "%s at %v", q, at)
+			}
+		}
+	}
+	after, before, ok := QueryPeriod("what about connection pools", ref)
+	assert.False(t, ok)
+	assert.True(t, after.IsZero() && before.IsZero())
+	// Two spans: the period runs from the first's start to the last's end.
+	after, before, ok = QueryPeriod("in May 2023 or in August 2023", ref)
+	require.True(t, ok)
+	assert.Equal(t, time.Date(2023, 5, 1, 0, 0, 0, 0, time.UTC).Add(-14*time.Hour), after)
+	assert.Equal(t, time.Date(2023, 9, 1, 0, 0, 0, 0, time.UTC).Add(12*time.Hour), before)
 }
 
 // BenchmarkQueryDates is what every search pays, when it is planned, to

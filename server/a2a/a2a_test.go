@@ -165,12 +165,13 @@ func TestRememberRecallResearch(t *testing.T) {
 	assert.Equal(t, memoryID, first["citation"].(map[string]any)["element_id"])
 
 	// research plans types and time from the question, and cites every claim.
-	task := send(t, c, "", "What did we decide about the staging database last week?", nil)
+	task := send(t, c, "", "What did we decide about the staging database this week?", nil)
 	out := result(t, task)
 	assert.Equal(t, false, out["partial"])
 	plan := out["plan"].(map[string]any)
 	assert.Equal(t, []any{"decision"}, plan["types"])
-	assert.NotEmpty(t, plan["after"], "last week sets a time range")
+	assert.NotEmpty(t, plan["after"], "this week sets a time range")
+	assert.NotEmpty(t, plan["before"])
 	claims, _ := out["claims"].([]any)
 	require.NotEmpty(t, claims)
 	for _, cl := range claims {

@@ -3,8 +3,6 @@ package a2a
 import (
 	"context"
 	"fmt"
-	"regexp"
-	"strconv"
 	"strings"
 	"time"
 
@@ -15,8 +13,8 @@ import (
 // plan is what research reads from a question before searching, without a
 // model: the memory types it names ("what did we decide" -> decision), a
 // time range it states ("last week", "since 2026-03-01", "in 2025"), and
-// the query terms (the question itself: the engine extracts terms and
-// entities; the words that only set a type or a time are dropped).
+// the query: the question itself, whose terms, entities and dates the
+// engine reads.
 type plan struct {
 	Query  string    `json:"query"`
 	Types  []string  `json:"types,omitempty"`
@@ -34,59 +32,21 @@ var typeWords = map[string]string{
 	"document": "document", "documents": "document", "doc": "document", "docs": "document",
 }
 
-var (
-	lastN     = regexp.MustCompile(`\b(?:in the )?(?:last|past) (\d{1,3}) (day|week|month)s?\b`)
-	lastUnit  = regexp.MustCompile(`\b(?:last|past|this) (day|week|month|year)\b`)
-	sinceDate = regexp.MustCompile(`\bsince (\d{4}-\d{2}-\d{2})\b`)
-	inYear    = regexp.MustCompile(`\bin ((?:19|20)\d{2})\b`)
-	relDay    = regexp.MustCompile(`\b(today|yesterday)\b`)
-)
-
-// planQuestion reads q at now.
+// planQuestion reads q at now. Its time range is the period the engine's
+// time signal reads from the same question (engine.QueryPeriod): the
+// planned search's filter and the ranking inside it agree on what "last
+// week" means (Monday to Sunday before this week's Monday) and on the
+// time-zone window of a day.
 func planQuestion(q string, now time.Time) plan {
 	p := plan{Query: q}
-	lower := strings.ToLower(q)
 	seen := map[string]bool{}
-	for _, w := range strings.FieldsFunc(lower, func(r rune) bool { return !(r >= 'a' && r <= 'z' || r == '-') }) {
+	for _, w := range strings.FieldsFunc(strings.ToLower(q), func(r rune) bool { return !(r >= 'a' && r <= 'z' || r == '-') }) {
 		if t, ok := typeWords[w]; ok && !seen[t] {
 			seen[t] = true
 			p.Types = append(p.Types, t)
 		}
 	}
-	day := time.Date(now.Year(), now.Month(), now.Day(), 0, 0, 0, 0, now.Location())
-	unit := func(u string, n int) time.Time {
-		switch u {
-		case "day":
-			return now.AddDate(0, 0, -n)
-		case "week":
-			return now.AddDate(0, 0, -7*n)
-		case "month":
-			return now.AddDate(0, -n, 0)
-		default:
-			return now.AddDate(-n, 0, 0)
-		}
-	}
-	switch {
-	case lastN.MatchString(lower):
-		m := lastN.FindStringSubmatch(lower)
-		n, _ := strconv.Atoi(m[1])
-		p.After = unit(m[2], n)
-	case lastUnit.MatchString(lower):
-		p.After = unit(lastUnit.FindStringSubmatch(lower)[1], 1)
-	case sinceDate.MatchString(lower):
-		if t, err := time.Parse("2006-01-02", sinceDate.FindStringSubmatch(lower)[1]); err == nil {
-			p.After = t
-		}
-	case inYear.MatchString(lower):
-		y, _ := strconv.Atoi(inYear.FindStringSubmatch(lower)[1])
-		p.After = time.Date(y, 1, 1, 0, 0, 0, 0, time.UTC)
-		p.Before = p.After.AddDate(1, 0, 0)
-	case relDay.MatchString(lower):
-		p.After = day
-		if relDay.FindStringSubmatch(lower)[1] == "yesterday" {
-			p.After, p.Before = day.AddDate(0, 0, -1), day
-		}
-	}
+	p.After, p.Before, _ = engine.QueryPeriod(q, now)
 	return p
 }
 
