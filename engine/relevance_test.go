@@ -161,17 +161,100 @@ func TestAbstentionIsAbsolute(t *testing.T) {
 		assert.InDelta(t, 0.5, id.Results[0].Confidence, 1e-6, mode)
 	}
 
-	// The same off-topic query without a threshold: results, each with
-	// its own calibrated cosine as confidence, the best fused one far below
-	// the 0.9 its fused score would say.
+	// The same off-topic query without a threshold: the vector hits are
+	// below the floor (cosines 0.30 and 0.10: vectorFloor), so what is left
+	// is the keyword match, with its own calibrated cosine as confidence,
+	// far below the 0.9 its fused score would say.
 	pol.Retrieval.AbstentionThreshold = 0
 	require.NoError(t, holder.Reload(func() (*policy.Policy, error) { return pol, nil }))
 	all := search("t2", offtopic)
-	require.NotEmpty(t, all.Results)
-	for _, r := range all.Results {
-		cov := coverage(bm25.QueryTerms(keywordQuery(offtopic)), r.Content, bm25.Stem)
-		assert.InDelta(t, relevanceOf(cal, r.Signals[signalVector].Score, cov), r.Confidence, 1e-6)
-		assert.Less(t, r.Confidence, 0.01)
+	require.Len(t, all.Results, 1)
+	r := all.Results[0]
+	assert.Equal(t, "quarterly report on the salmon run", r.Content)
+	assert.NotContains(t, r.Signals, signalVector, "0.30 from the query: no vector match")
+	cov := coverage(bm25.QueryTerms(keywordQuery(offtopic)), r.Content, bm25.Stem)
+	assert.InDelta(t, relevanceOf(cal, 0.30, cov), r.Confidence, 1e-6)
+	assert.Less(t, r.Confidence, 0.01)
+}
+
+// TestVectorFloor: the nearest neighbours of a query are whatever the
+// index holds nearest; in a small store they are strangers. A vector hit
+// whose calibrated relevance stays below vectorFloorRelevance even with
+// every query term (cosine < 0.416 under the default calibration) is no
+// match: it is not a candidate, seeds no walk, and reaches neither the
+// results nor read_context. A hit above the floor still is one.
+func TestVectorFloor(t *testing.T) {
+	ctx := context.Background()
+	pol, err := policy.Parse("default_policy.yaml", config.DefaultPolicy())
+	require.NoError(t, err)
+	assert.InDelta(t, 0.416, vectorFloor(pol.Retrieval.Relevance), 1e-3)
+	assert.InDelta(t, vectorFloorRelevance, relevanceOf(pol.Retrieval.Relevance, vectorFloor(pol.Retrieval.Relevance), 1), 1e-9)
+
+	const query = "which editor theme do I prefer"
+	cosTo := func(c float64) []float32 {
+		v := make([]float32, vecDim)
+		v[0], v[vecDim-1] = float32(c), float32(math.Sqrt(max(0, 1-c*c)))
+		return v
+	}
+	for _, tt := range []struct {
+		name     string
+		cosine   float64 // of the stranger
+		stranger bool    // whether it is returned
+	}{
+		{"below the floor", 0.29, false},
+		{"just below", 0.41, false},
+		{"above the floor", 0.45, true},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			st := graphtest.Open(t)
+			holder, err := policy.NewHolder(pol)
+			require.NoError(t, err)
+			idx, err := local.Open(t.TempDir(), local.Options{Dimensions: vecDim})
+			require.NoError(t, err)
+			t.Cleanup(func() { _ = idx.Close() })
+			e, err := New(Options{Store: st, Index: idx, Embedder: tableEmbedder{query: axis(1, 0)}, Policy: holder})
+			require.NoError(t, err)
+			at := time.Now().UTC().Add(-time.Hour)
+			// No entity in common: only the vector signal could bring the
+			// stranger (the walk reaches what shares an entity with its
+			// seeds, whatever the floor: a relationship_path).
+			texts := []string{"Alice prefers dark mode in every editor theme.", "Bob drinks his coffee black."}
+			vecs := [][]float32{cosTo(0.9), cosTo(tt.cosine)}
+			in := make([]graph.MemoryInput, len(texts))
+			for i, text := range texts {
+				in[i] = graph.MemoryInput{
+					Memory:  graph.Memory{Scope: graph.Scope{TenantID: "t1"}, Type: "note", CreatedAt: at.Add(time.Duration(i) * time.Second)},
+					Version: graph.VersionInput{Content: text},
+				}
+			}
+			created, err := st.CreateMemories(ctx, in)
+			require.NoError(t, err)
+			pts := make([]vector.Point, len(created))
+			for i, c := range created {
+				pts[i] = point(c.Memory, c.Version.ID, vecs[i])
+			}
+			require.NoError(t, idx.Upsert(ctx, pts))
+			p := graph.Principal{ID: "reader", Roles: []string{"admin"}, Scope: graph.Scope{TenantID: "t1"}}
+
+			resp, err := e.Search(ctx, p, SearchRequest{Query: query})
+			require.NoError(t, err)
+			var got []string
+			for _, r := range resp.Results {
+				got = append(got, r.Content)
+			}
+			c, err := e.ReadContext(ctx, p, ContextRequest{Query: query})
+			require.NoError(t, err)
+			var items []string
+			for _, it := range c.Items {
+				items = append(items, it.Content)
+			}
+			want := texts[:1]
+			if tt.stranger {
+				want = texts
+			}
+			assert.ElementsMatch(t, want, got, "search")
+			assert.ElementsMatch(t, want, items, "read_context")
+		})
 	}
 }
 

@@ -3,8 +3,10 @@ package engine
 import (
 	"context"
 	"fmt"
+	"math"
 
 	"github.com/mnemo-dev/mnemo/graph"
+	"github.com/mnemo-dev/mnemo/policy"
 	"github.com/mnemo-dev/mnemo/vector"
 )
 
@@ -56,7 +58,30 @@ func (e *Engine) vectorHits(ctx context.Context, q searchPlan, qvec []float32) (
 	if err != nil {
 		return nil, fmt.Errorf("vector search: %w", err)
 	}
+	floor := vectorFloor(q.rt.Relevance)
+	for i, h := range hits { // nearest first
+		if float64(h.Score) < floor {
+			return hits[:i], nil
+		}
+	}
 	return hits, nil
+}
+
+// vectorFloorRelevance is the relevance below which a vector hit is no
+// match: the nearest neighbours of a query are whatever the index holds
+// nearest, and in a small store or on a topic it does not hold they are
+// strangers ("which editor theme do I prefer?" against a note on coffee:
+// cosine 0.29). Such a hit would enter fusion as the vector signal's rank
+// 2, seed the walk, and reach the results and read_context by no match at
+// all.
+const vectorFloorRelevance = 1e-4
+
+// vectorFloor is the cosine under which a hit's relevance stays below
+// vectorFloorRelevance even when it holds every term of the query
+// (relevanceOf with coverage 1): under the default calibration 0.65 -
+// 0.05 - 0.02 x ln(1/1e-4 - 1) = 0.416.
+func vectorFloor(c policy.Relevance) float64 {
+	return c.CosineMid - c.Coverage() - c.CosineWidth*math.Log(1/vectorFloorRelevance-1)
 }
 
 // addVector adds the vector signal, hits in rank order. Of the hits loaded
