@@ -188,6 +188,12 @@ func (p *pool) fuseScores(method string, weights map[string]float64) []*hit {
 	}
 	norm := func(st *stats, v float64) float64 {
 		switch {
+		case method == policy.FusionZScore && st.sd == 0 && int(st.n) < len(p.order):
+			// Every hit of the signal scored alike (a lone hit, or ties):
+			// its z-score is undefined, and 0 would rank a hit it found
+			// with those it did not. Found is what it says: one standard
+			// deviation, as the better of two distinct scores gets.
+			return 1
 		case method == policy.FusionZScore && st.sd == 0:
 			return 0
 		case method == policy.FusionZScore:

@@ -131,6 +131,22 @@ func TestFuse(t *testing.T) {
 			top: 1 / (1 + math.Exp(-((1-3.25)/math.Sqrt(15.1875)+(0.9-0.625)/math.Sqrt(0.096875))/2)),
 		},
 		{
+			// A store of two notes: the vector and keyword signals found
+			// only a, the walk both alike. Each of those signals' scores
+			// has no spread; found or not is what they say (+1 for a
+			// hit), or the newer b would win the tie at 0.
+			method: policy.FusionZScore,
+			name:   "z-scores: a signal whose hits all score alike still tells found from not",
+			add: func(p *pool) {
+				p.add(signalVector, 1, "a", mem("a", 1), 0.9)
+				p.add(signalKeyword, 1, "a", mem("a", 1), 3)
+				p.add(signalGraph, 1, "a", mem("a", 1), 0.1)
+				p.add(signalGraph, 2, "b", mem("b", 9), 0.1)
+			},
+			want: []string{"a", "b"},
+			top:  1 / (1 + math.Exp(-2.0/3)), // vector +1, keyword +1, graph 0 (it found both), over 3 weights
+		},
+		{
 			method: policy.FusionZScore,
 			name:   "z-scores: one hit per signal is average",
 			add: func(p *pool) {
