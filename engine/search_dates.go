@@ -141,8 +141,12 @@ const (
 // zero when the period has no start ("before 2024"), before when it has no
 // end ("since March 2024"); ok is false when query names no date. It is
 // for callers that turn a question into a filter (A2A's research), so that
-// the filter and the time signal of the search it runs agree.
+// the filter and the time signal of the search it runs agree. A query
+// longer than MaxQueryLen, which a search refuses, names no period.
 func QueryPeriod(query string, ref time.Time) (after, before time.Time, ok bool) {
+	if len(query) > MaxQueryLen { // a search refuses it: no dates to read
+		return time.Time{}, time.Time{}, false
+	}
 	spans := queryDatesAt(query, ref)
 	if len(spans) == 0 {
 		return time.Time{}, time.Time{}, false

@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -170,6 +171,8 @@ func TestQueryPeriod(t *testing.T) {
 	after, before, ok := QueryPeriod("what about connection pools", ref)
 	assert.False(t, ok)
 	assert.True(t, after.IsZero() && before.IsZero())
+	_, _, ok = QueryPeriod(strings.Repeat("in 2023 ", MaxQueryLen/8+1), ref)
+	assert.False(t, ok, "longer than a search takes: not read")
 	// Two spans: the period runs from the first's start to the last's end.
 	after, before, ok = QueryPeriod("in May 2023 or in August 2023", ref)
 	require.True(t, ok)
