@@ -6,7 +6,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"math"
 	"path/filepath"
+	"slices"
 	"strings"
 	"time"
 
@@ -45,6 +47,28 @@ type LoCoMoOptions struct {
 	Progress io.Writer
 	// Tick, when not nil, is told how far each stage is.
 	Tick Tick
+	// Depth is how many results each search asks for (default and
+	// minimum 25, at most engine.MaxSearchLimit). Beyond 25 the token
+	// budget is lifted, so that a rank past it is the ranking's, not the
+	// display's. R@k is read from the same list: a search scores relevance
+	// and decides abstention over its first Depth results, so a few
+	// questions may answer that abstain at 25.
+	Depth int
+	// Ranks, when not nil, receives one JSON line per question and mode
+	// (LoCoMoRanks): where each evidence turn ranked, for error analysis.
+	Ranks io.Writer
+}
+
+// LoCoMoRanks is one line of LoCoMoOptions.Ranks: a question searched in
+// one mode, and the 1-based rank of each of its evidence turns among the
+// results (0: not among them).
+type LoCoMoRanks struct {
+	Conv      string         `json:"conv"`
+	Question  string         `json:"question"`
+	Category  string         `json:"category"`
+	Mode      string         `json:"mode"`
+	Abstained bool           `json:"abstained"`
+	Evidence  map[string]int `json:"evidence"`
 }
 
 // locomoMetrics accumulates evidence R@k and nDCG@10 over questions.
@@ -207,6 +231,17 @@ func RunLoCoMo(ctx context.Context, convs []Conversation, o LoCoMoOptions) (*LoC
 	if len(convs) == 0 {
 		return nil, errors.New("no conversation selected")
 	}
+	depth, budget := max(o.Depth, 25), 0
+	if depth > engine.MaxSearchLimit {
+		return nil, fmt.Errorf("depth %d: at most %d", depth, engine.MaxSearchLimit)
+	}
+	if depth > 25 {
+		budget = math.MaxInt32
+	}
+	var ranks *json.Encoder
+	if o.Ranks != nil {
+		ranks = json.NewEncoder(o.Ranks)
+	}
 	progress := func(format string, args ...any) {
 		if o.Progress != nil {
 			fmt.Fprintf(o.Progress, format+"\n", args...)
@@ -290,7 +325,7 @@ func RunLoCoMo(ctx context.Context, convs []Conversation, o LoCoMoOptions) (*LoC
 			for _, q := range c.Questions {
 				o.Tick.at("search "+mode, len(lat), questions)
 				start := time.Now()
-				resp, err := eng.Search(ctx, p, engine.SearchRequest{Query: q.Text, Mode: mode, Limit: 25, UserID: c.ID})
+				resp, err := eng.Search(ctx, p, engine.SearchRequest{Query: q.Text, Mode: mode, Limit: depth, UserID: c.ID, TokenBudget: budget})
 				lat = append(lat, time.Since(start))
 				if err != nil {
 					return nil, fmt.Errorf("search %s %q: %w", mode, q.Text, err)
@@ -300,6 +335,16 @@ func RunLoCoMo(ctx context.Context, convs []Conversation, o LoCoMoOptions) (*LoC
 					ranked = append(ranked, strings.TrimPrefix(r.Memory.ID, c.ID+"."))
 				}
 				rep.add(mode, q.Category, ranked, q.Evidence)
+				if ranks != nil {
+					line := LoCoMoRanks{Conv: c.ID, Question: q.Text, Category: categoryNames[q.Category], Mode: mode,
+						Abstained: resp.Abstained, Evidence: map[string]int{}}
+					for _, ev := range q.Evidence {
+						line.Evidence[ev] = slices.Index(ranked, ev) + 1
+					}
+					if err := ranks.Encode(line); err != nil {
+						return nil, fmt.Errorf("ranks: %w", err)
+					}
+				}
 			}
 		}
 		o.Tick.at("search "+mode, len(lat), questions)

@@ -1,10 +1,12 @@
 package bench
 
 import (
+	"bytes"
 	"context"
 	"encoding/json"
 	"math"
 	"os"
+	"strings"
 	"testing"
 	"time"
 
@@ -30,7 +32,8 @@ func TestRecallAgainstBM25(t *testing.T) {
 	require.NoError(t, err)
 	pol, err := policy.Parse("default_policy.yaml", config.DefaultPolicy())
 	require.NoError(t, err)
-	o := LoCoMoOptions{Policy: pol, Convs: []string{"conv-26"}, Modes: []string{pol.Retrieval.Mode}, Dir: t.TempDir()}
+	var ranks bytes.Buffer
+	o := LoCoMoOptions{Policy: pol, Convs: []string{"conv-26"}, Modes: []string{pol.Retrieval.Mode}, Dir: t.TempDir(), Ranks: &ranks}
 	emb, err := OpenEmbedder(os.Getenv, "../.cache/mnemo")
 	require.NoError(t, err)
 	if emb != nil {
@@ -44,6 +47,36 @@ func TestRecallAgainstBM25(t *testing.T) {
 	for _, k := range []int{5, 10, 25} {
 		t.Logf("recall@%d: %s %.3f, bm25 %.3f", k, pol.Retrieval.Mode, rep.Overall(pol.Retrieval.Mode, k), rep.Overall(BaselineBM25, k))
 	}
+	// The ranks file holds a line per question, and its ranks give the
+	// report's recall.
+	var questions []LoCoMoQuestion
+	for _, c := range convs {
+		if c.ID == "conv-26" {
+			questions = c.Questions
+		}
+	}
+	lines := strings.Split(strings.TrimSpace(ranks.String()), "\n")
+	require.Len(t, lines, len(questions))
+	var r10 float64
+	for i, l := range lines {
+		var got LoCoMoRanks
+		require.NoError(t, json.Unmarshal([]byte(l), &got))
+		assert.Equal(t, questions[i].Text, got.Question)
+		assert.Equal(t, pol.Retrieval.Mode, got.Mode)
+		assert.Len(t, got.Evidence, len(questions[i].Evidence))
+		if len(got.Evidence) == 0 {
+			r10++ // as the report counts it
+			continue
+		}
+		found := 0
+		for _, rank := range got.Evidence {
+			if rank >= 1 && rank <= 10 {
+				found++
+			}
+		}
+		r10 += float64(found) / float64(len(got.Evidence))
+	}
+	assert.InDelta(t, rep.Overall(pol.Retrieval.Mode, 10), r10/float64(len(lines)), 1e-9, "R@10 from the ranks file")
 	if emb == nil {
 		return // the guard below is calibrated for the real embedder
 	}

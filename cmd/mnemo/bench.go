@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"context"
 	"errors"
 	"flag"
@@ -13,6 +14,7 @@ import (
 
 	"github.com/mnemo-dev/mnemo/bench"
 	"github.com/mnemo-dev/mnemo/config"
+	"github.com/mnemo-dev/mnemo/engine"
 	"github.com/mnemo-dev/mnemo/policy"
 	"github.com/mnemo-dev/mnemo/vector/embed"
 )
@@ -48,15 +50,31 @@ func runBenchRecall(ctx context.Context, args []string, stdout, stderr io.Writer
 	vectors := fs.String("vectors", "auto", "auto (on when the ONNX embedder is installed) or off")
 	vcache := vectorCacheFlag(fs)
 	policyFile := fs.String("policy", "", "policy file (default: the embedded default policy)")
+	depth := fs.Int("depth", 25, "results each search asks for, 25 to 100 (beyond 25 with the token budget lifted; R@k is read from the same list)")
+	ranksFile := fs.String("ranks", "", "write where each question's evidence turns ranked, one JSON line per question and mode, to this file")
 	if _, err := c.parseN(args, 0); err != nil {
 		return err
+	}
+	if *depth < 25 || *depth > engine.MaxSearchLimit {
+		return c.usageErr(fmt.Sprintf("-depth %d: must be 25 to %d", *depth, engine.MaxSearchLimit))
 	}
 	pol, err := benchPolicy(*policyFile)
 	if err != nil {
 		return err
 	}
 	bar := newProgress(stderr, "recall", "", c.json)
-	o := bench.LoCoMoOptions{Policy: pol, Progress: bar, Tick: bar.stage, Modes: sortedModes(commaList(*modes)), Convs: commaList(*convs), VectorCache: vectorCache(*vcache)}
+	o := bench.LoCoMoOptions{Policy: pol, Progress: bar, Tick: bar.stage, Modes: sortedModes(commaList(*modes)), Convs: commaList(*convs),
+		VectorCache: vectorCache(*vcache), Depth: *depth}
+	if *ranksFile != "" {
+		f, err := os.Create(*ranksFile)
+		if err != nil {
+			return fmt.Errorf("-ranks: %w", err)
+		}
+		defer f.Close()
+		w := bufio.NewWriter(f)
+		defer w.Flush()
+		o.Ranks = w
+	}
 	emb, err := benchEmbedder(*vectors, stderr)
 	if err != nil {
 		return err

@@ -123,6 +123,7 @@ func TestUsageErrors(t *testing.T) {
 		{"no query", []string{"search", "--limit", "3"}, "no QUERY", "", 2},
 		{"forget: --restore and --erase", []string{"forget", "--restore", "--erase", "ID"}, "usage: mnemo forget", "", 2},
 		{"bench flag", []string{"bench", "recall", "--vectors", "sometimes"}, "-vectors must be auto or off", "", 1},
+		{"bench depth", []string{"bench", "recall", "--depth", "500"}, "-depth 500: must be 25 to 100", "", 2},
 		{"backlog of no directory", []string{"ingest", "backlog", "no-such-dir"}, "no-such-dir is not a directory", "", 1},
 		{"bad configuration", []string{"get", "ID", "--store", "oracle"}, `"oracle" is not sqlite or neo4j`, "store", 1},
 		{"bad time", []string{"get", "ID", "--as-of", "someday"}, `--as-of: "someday" is not RFC 3339`, "", 1},
