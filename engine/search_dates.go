@@ -293,7 +293,10 @@ func queryDates(query string) []dateSpan {
 // queryDatesAt is queryDates with the relative dates query names read at
 // ref (the search's as_of, else now): today, yesterday, this or last week
 // (from Monday), month or year, N days, weeks, months or years ago, and the
-// last N days or weeks (today included). "Recently" names no span.
+// last (or past) N days, weeks, months or years and the past week, month
+// or year, each up to the end of today ("last week" is the calendar week
+// before this one, "the past week" the last 7 days). "Recently" names no
+// span.
 func queryDatesAt(query string, ref time.Time) []dateSpan {
 	out := queryDates(query)
 	if _, relative := dateCues(query); !relative {
@@ -324,12 +327,10 @@ func queryDatesAt(query string, ref time.Time) []dateSpan {
 			case "year":
 				span = dateSpan{year.AddDate(-back, 0, 0), year.AddDate(1-back, 0, 0)}
 			}
-		case m[4] != "": // the last (past) N days or weeks, today included
-			days := numberWord(m[5])
-			if strings.HasPrefix(m[6], "week") {
-				days *= 7
-			}
-			span = dateSpan{today.AddDate(0, 0, 1-days), today.AddDate(0, 0, 1)}
+		case m[4] != "": // the last (past) N days, weeks, months or years, today included
+			span = rollingSpan(today, numberWord(m[5]), m[6])
+		case m[9] != "": // the past week, month or year: the last 7 days, ..., today included
+			span = rollingSpan(today, 1, m[9])
 		case m[7] != "": // N days, weeks, months or years ago
 			k := numberWord(m[7])
 			switch {
@@ -350,13 +351,29 @@ func queryDatesAt(query string, ref time.Time) []dateSpan {
 	return out
 }
 
+// rollingSpan is the last n days, weeks, months or years (unit, singular
+// or plural) up to the end of today.
+func rollingSpan(today time.Time, n int, unit string) dateSpan {
+	end := today.AddDate(0, 0, 1)
+	switch {
+	case strings.HasPrefix(unit, "week"):
+		return dateSpan{end.AddDate(0, 0, -7*n), end}
+	case strings.HasPrefix(unit, "month"):
+		return dateSpan{end.AddDate(0, -n, 0), end}
+	case strings.HasPrefix(unit, "year"):
+		return dateSpan{end.AddDate(-n, 0, 0), end}
+	}
+	return dateSpan{end.AddDate(0, 0, -n), end}
+}
+
 var (
 	numberWords = map[string]int{"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6,
 		"seven": 7, "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "couple of": 2, "few": 3}
 	relativeDate = regexp.MustCompile(`\b(today|yesterday)\b` +
 		`|\b(?:the\s+)?(?:(this|last)\s+(week|month|year))\b` +
-		`|\b(?:the\s+)?(last|past)\s+(\d{1,3}|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|few|couple of)\s+(days?|weeks?)\b` +
-		`|\b(\d{1,3}|a|an|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|few|couple of)\s+(days?|weeks?|months?|years?)\s+ago\b`)
+		`|\b(?:the\s+)?(last|past)\s+(\d{1,3}|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|few|couple of)\s+(days?|weeks?|months?|years?)\b` +
+		`|\b(\d{1,3}|a|an|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|few|couple of)\s+(days?|weeks?|months?|years?)\s+ago\b` +
+		`|\b(?:the\s+)?past\s+(week|month|year)\b`)
 )
 
 // numberWord reads a count written in digits or as a word (0 if neither).

@@ -36,6 +36,8 @@ func TestContentQuery(t *testing.T) {
 		// Relative dates are dates too.
 		{"What did we decide about the cache last week?", "What did we decide about the cache?"},
 		{"Which incidents hit the billing service in the last 7 days?", "Which incidents hit the billing service?"},
+		{"What did we decide about billing in the past month?", "What did we decide about billing?"},
+		{"Which tasks slipped over the past 2 months?", "Which tasks slipped?"},
 		{"Who had the last word on the cache?", ""},
 	} {
 		got, ok := contentQuery(c.in)
@@ -113,6 +115,11 @@ func TestQueryDatesAt(t *testing.T) {
 		{"the offsite a month ago", []dateSpan{{d(10, 1), d(11, 1)}}},
 		{"incidents in the last 7 days", []dateSpan{{d(11, 23), d(11, 30)}}},
 		{"decisions over the past two weeks", []dateSpan{{d(11, 16), d(11, 30)}}},
+		{"what changed in the past week?", []dateSpan{{d(11, 23), d(11, 30)}}},
+		{"hires in the past month", []dateSpan{{d(10, 30), d(11, 30)}}},
+		{"the past year of incidents", []dateSpan{{time.Date(2025, 11, 30, 0, 0, 0, 0, time.UTC), d(11, 30)}}},
+		{"tasks from the last 3 months", []dateSpan{{d(8, 30), d(11, 30)}}},
+		{"the past two years", []dateSpan{{time.Date(2024, 11, 30, 0, 0, 0, 0, time.UTC), d(11, 30)}}},
 		{"the release on 3 May 2024 and last week", []dateSpan{
 			{time.Date(2024, 5, 3, 0, 0, 0, 0, time.UTC), time.Date(2024, 5, 4, 0, 0, 0, 0, time.UTC)}, {d(11, 16), d(11, 23)}}},
 		{"what did Melanie paint recently?", nil},

@@ -23,6 +23,9 @@ func TestPlanQuestion(t *testing.T) {
 		{"What did we decide last week?", []string{"decision"}, at(2026, 11, 15, 10), at(2026, 11, 23, 12)},
 		{"Which tasks are open this week?", []string{"task"}, at(2026, 11, 22, 10), at(2026, 11, 30, 12)},
 		{"What changed in the last 3 days?", nil, at(2026, 11, 23, 10), at(2026, 11, 27, 12)},
+		// The last 7 days, today included: 20 to 26 November.
+		{"What did we decide in the past week?", []string{"decision"}, at(2026, 11, 19, 10), at(2026, 11, 27, 12)},
+		{"Tasks from the past 2 months", []string{"task"}, at(2026, 9, 26, 10), at(2026, 11, 27, 12)},
 		{"What broke yesterday?", nil, at(2026, 11, 24, 10), at(2026, 11, 26, 12)},
 		{"decisions since 2026-03-01", []string{"decision"}, at(2026, 2, 28, 10), time.Time{}},
 		{"What did we believe before May 2024?", []string{"belief"}, time.Time{}, at(2024, 5, 1, 12)},
