@@ -55,9 +55,13 @@ func newIngFixture(t testing.TB, o ingOpts) *ingFixture {
 	}
 	pol, err := policy.Parse("default_policy.yaml", config.DefaultPolicy())
 	require.NoError(t, err)
-	// The default abstention is calibrated on bge-small's cosines, not on
-	// the bag-of-words test embedder's: these tests search without it.
+	// The default relevance is calibrated on bge-small's cosines, not on
+	// the bag-of-words test embedder's: these tests search without
+	// abstention, and with the vector floor (engine.vectorFloor) below
+	// every cosine, so that each vector hit is a candidate, as before the
+	// floor: the access tests check the vector branch on all of them.
 	pol.Retrieval.AbstentionThreshold = 0
+	pol.Retrieval.Relevance.CosineMid = -0.5
 	if o.policy != nil {
 		o.policy(pol)
 	}
