@@ -91,6 +91,34 @@ type SearchResponse struct {
 	// Warnings says what the search could not do as asked (e.g.
 	// WarnKnownAtVectors).
 	Warnings []string `json:"warnings,omitempty"`
+	// Dates are the spans of time the query names, as the time signal
+	// read them (relative ones at as_of, else now): what a result marked
+	// date_match was dated within, give or take the time-zone window
+	// (docs/search.md, "The time signal").
+	Dates []DateRange `json:"dates,omitempty"`
+}
+
+// DateRange is a span of calendar time a query names, in UTC: From
+// inclusive, To exclusive; an open end ("since March 2024") is absent.
+type DateRange struct {
+	From time.Time `json:"from,omitzero"`
+	To   time.Time `json:"to,omitzero"`
+}
+
+// dateRanges is spans as a response reports them.
+func dateRanges(spans []dateSpan) []DateRange {
+	var out []DateRange
+	for _, s := range spans {
+		r := DateRange{From: s.from, To: s.to}
+		if !s.from.After(farPast) {
+			r.From = time.Time{}
+		}
+		if !s.to.Before(farFuture) {
+			r.To = time.Time{}
+		}
+		out = append(out, r)
+	}
+	return out
 }
 
 // SignalRank is what one retrieval signal said of a result: its 1-based
@@ -152,7 +180,7 @@ func (e *Engine) Search(ctx context.Context, p graph.Principal, r SearchRequest)
 		return SearchResponse{}, err
 	}
 	resp = SearchResponse{Query: q.text, Mode: q.mode, Reranker: q.reranker, Fallback: fallback,
-		Results: []SearchResult{}, Contradictions: []Contradiction{}, Warnings: q.warnings}
+		Results: []SearchResult{}, Contradictions: []Contradiction{}, Warnings: q.warnings, Dates: dateRanges(q.dates)}
 	if abstains(q, ranked[:min(len(ranked), q.limit)]) {
 		resp.Abstained = true
 		resp.Message = fmt.Sprintf("no memory matched well enough: no result's relevance reached the abstention threshold %.2f", q.rt.AbstentionThreshold)

@@ -105,6 +105,25 @@ func TestSearchTimeSignal(t *testing.T) {
 		assert.Equal(t, base, got, "%s: every candidate or none dated within: the order of the other signals", q)
 		assert.Empty(t, filterTrue(dated), q)
 	}
+
+	// The response says which spans the query named, as read, whether or
+	// not the signal ran; an open end is absent.
+	day := func(y int, m time.Month, d int) time.Time { return time.Date(y, m, d, 0, 0, 0, 0, time.UTC) }
+	for _, c := range []struct {
+		query string
+		want  []engine.DateRange
+	}{
+		{"harbour festival fireworks", nil},
+		{"harbour festival fireworks in August 2023", []engine.DateRange{{From: day(2023, 8, 1), To: day(2023, 9, 1)}}},
+		{"harbour festival fireworks between 2023 and 2025", []engine.DateRange{{From: day(2023, 1, 1), To: day(2026, 1, 1)}}},
+		{"harbour festival fireworks since March 2024", []engine.DateRange{{From: day(2024, 3, 1)}}},
+		{"harbour festival fireworks before 2024", []engine.DateRange{{To: day(2024, 1, 1)}}},
+		{"harbour festival fireworks recently", nil},
+	} {
+		resp, err := eng.Search(ctx, p, engine.SearchRequest{Query: c.query, Mode: policy.ModeKeyword})
+		require.NoError(t, err)
+		assert.Equal(t, c.want, resp.Dates, c.query)
+	}
 }
 
 func filterTrue(m map[string]bool) map[string]bool {
