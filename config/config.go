@@ -81,8 +81,10 @@ type Neo4j struct {
 	Password string `yaml:"password"`
 	Database string `yaml:"database"` // default: the server's default database
 	// IndexMemories bounds the memories each process's keyword and mention
-	// indexes hold across tenants (about 1 KiB each); the least recently
-	// searched tenants are dropped past it. 0: 1,000,000; -1: no bound.
+	// indexes hold across tenants (about 1 KiB each; a tenant whose
+	// memories hold more than 64 distinct terms each on average counts as
+	// its terms over 64); the least recently searched tenants are dropped
+	// past it. 0: 1,000,000; -1: no bound.
 	IndexMemories int64 `yaml:"index_memories"`
 }
 
@@ -165,7 +167,7 @@ func (c *Config) settings() []setting {
 		{flag: "neo4j-user", env: "MNEMO_NEO4J_USER", usage: "Neo4j user", str: &c.Neo4j.Username},
 		{flag: "neo4j-password", env: "MNEMO_NEO4J_PASSWORD", usage: "Neo4j password", str: &c.Neo4j.Password},
 		{flag: "neo4j-database", env: "MNEMO_NEO4J_DATABASE", usage: "Neo4j database", str: &c.Neo4j.Database},
-		{flag: "neo4j-index-memories", env: "MNEMO_NEO4J_INDEX_MEMORIES", usage: "memories each process's keyword and mention indexes hold across tenants before the least recently searched are dropped (0: 1000000, -1: no bound)", i64: &c.Neo4j.IndexMemories},
+		{flag: "neo4j-index-memories", env: "MNEMO_NEO4J_INDEX_MEMORIES", usage: "memories each process's keyword and mention indexes hold across tenants before the least recently searched are dropped; a tenant of long documents counts as its distinct terms over 64 (0: 1000000, -1: no bound)", i64: &c.Neo4j.IndexMemories},
 		{flag: "vector", env: "MNEMO_VECTOR", usage: "vector index: embedded|qdrant|neo4j|off", str: &c.Vector.Backend},
 		{flag: "qdrant-url", env: "MNEMO_QDRANT_URL", usage: "Qdrant gRPC URL, scheme://host[:port] (e.g. http://qdrant:6334; https for TLS)", str: &c.Vector.QdrantURL},
 		{flag: "ort-lib", env: "MNEMO_ORT_LIB", usage: "path to libonnxruntime.so", str: &c.Embed.ORTLib},

@@ -29,9 +29,10 @@ type IndexHolder interface {
 
 // IndexHeld is what a store's in-process indexes hold now.
 type IndexHeld struct {
-	// Memories and Tenants are held now; Limit is the bound on Memories
-	// (0: none).
-	Memories, Tenants, Limit int
+	// Memories and Tenants are held now; Limit is the bound on Units
+	// (0: none): the memories, a tenant counting for more when its
+	// memories hold more terms than a note does (Neo4j's termsPerMemory).
+	Memories, Units, Tenants, Limit int
 	// Dropped counts the tenants dropped to keep within Limit since the
 	// process started.
 	Dropped int64

@@ -61,6 +61,7 @@ type part[K comparable] struct {
 	docs     []doc[K]    // by doc id; a reindexed memory gets a new doc id
 	byKey    map[K]uint32
 	live     int
+	terms    int // distinct terms of the live documents, summed: their postings
 	dead     int
 	groups   []group // by group id
 	groupIDs map[groupKey]uint32
@@ -170,12 +171,20 @@ func (w Writer[K]) DropTenant(tenant string) { delete(w.x.tenants, tenant) }
 
 // Live returns how many of tenant's memories the index holds.
 func (x *Index[K]) Live(tenant string) int {
+	n, _ := x.Held(tenant)
+	return n
+}
+
+// Held returns how many of tenant's memories the index holds and their
+// postings: the distinct terms of each, summed, which is what their
+// memory grows with (a long document holds hundreds, a note a few dozen).
+func (x *Index[K]) Held(tenant string) (memories, postings int) {
 	x.mu.RLock()
 	defer x.mu.RUnlock()
 	if p := x.tenants[tenant]; p != nil {
-		return p.live
+		return p.live, p.terms
 	}
-	return 0
+	return 0, 0
 }
 
 // add indexes memory key of group g with its analysed text t, replacing
@@ -203,6 +212,7 @@ func (p *part[K]) add(key K, g uint32, t bm25.Doc) {
 	p.docs = append(p.docs, d)
 	p.byKey[key] = id
 	p.live++
+	p.terms += len(t.Terms)
 	p.groups[g].live++
 	p.groups[g].totalLen += int64(d.length)
 }
@@ -214,6 +224,7 @@ func (p *part[K]) kill(id uint32) {
 	for b := []byte(d.terms); len(b) > 0; {
 		tid, n := binary.Uvarint(b)
 		p.df[tid]--
+		p.terms--
 		b = b[n:]
 	}
 	d.terms = ""

@@ -3,6 +3,7 @@ package neo4j_test
 import (
 	"context"
 	"fmt"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -102,7 +103,7 @@ func TestIndexBound(t *testing.T) {
 	release() // a second call does nothing
 	assert.Equal(t, answers(whole, "a"), answers(s, "a"))
 	holds(map[string][2]int{"a": {11, 11}, "b": ten}) // c, now released
-	assert.Equal(t, graph.IndexHeld{Memories: 21, Tenants: 2, Limit: 25, Dropped: 4}, s.IndexHeld(),
+	assert.Equal(t, graph.IndexHeld{Memories: 21, Units: 21, Tenants: 2, Limit: 25, Dropped: 4}, s.IndexHeld(),
 		"the figures of /metrics: a, b, a and c dropped")
 
 	// Searches of every tenant at once, with room for about one: each
@@ -143,7 +144,7 @@ func TestIndexBound(t *testing.T) {
 		"one tenant not warmed, the last of the order: most keyword writes first (a: 2), then by name (b, c: 1)")
 	for tenant, n := range sizes {
 		assert.Equal(t, answers(whole, tenant), answers(warmed, tenant))
-		assert.Equal(t, graph.IndexHeld{Memories: n, Tenants: 1, Limit: 15, Dropped: 2}, warmed.IndexHeld(),
+		assert.Equal(t, graph.IndexHeld{Memories: n, Units: n, Tenants: 1, Limit: 15, Dropped: 2}, warmed.IndexHeld(),
 			"the next catch-up drops what is over: the warmed tenants, used least recently")
 	}
 
@@ -152,5 +153,53 @@ func TestIndexBound(t *testing.T) {
 		answers(whole, tenant)
 	}
 	assert.Equal(t, map[string][2]int{"a": {11, 11}, "b": ten, "c": ten}, whole.IndexHolds())
-	assert.Equal(t, graph.IndexHeld{Memories: 31, Tenants: 3}, whole.IndexHeld())
+	assert.Equal(t, graph.IndexHeld{Memories: 31, Units: 31, Tenants: 3}, whole.IndexHeld())
+}
+
+// TestIndexBoundCountsTerms: a tenant of long documents counts toward the
+// bound as its postings over 64 (what the indexes' memory grows with), not
+// as its handful of memories. Three documents of ~700 distinct words hold
+// as much as ~33 notes: with room for 25 they are held alone, and a search
+// of a tenant of ten notes drops them, where counting memories (3 + 10)
+// kept both.
+func TestIndexBoundCountsTerms(t *testing.T) {
+	cfg := neo4jtest.Config(t)
+	cfg.IndexMemories = 25
+	s := neo4jtest.Open(t, cfg)
+	word := func(i int) string { // k + three letters: no stop word, no digit
+		return "k" + string(rune('a'+i/676%26)) + string(rune('a'+i/26%26)) + string(rune('a'+i%26))
+	}
+	var docs []graph.MemoryInput
+	for d := range 3 {
+		var text strings.Builder
+		for i := range 700 {
+			text.WriteString(word(d*700+i) + " ")
+		}
+		docs = append(docs, graph.MemoryInput{
+			Memory:  graph.Memory{Scope: graph.Scope{TenantID: "docs"}, Type: "document", Title: fmt.Sprintf("doc %d", d), CreatedAt: time.Now().UTC()},
+			Version: graph.VersionInput{Content: text.String()},
+		})
+	}
+	_, err := s.CreateMemories(t.Context(), docs)
+	tr.NoError(t, err)
+	_, err = s.CreateMemories(t.Context(), storetest.Corpus(graph.Scope{TenantID: "notes"}, 7, 10).Inputs)
+	tr.NoError(t, err)
+	search := func(tenant, q string) []graph.Scored {
+		got, err := s.KeywordSearch(t.Context(), graph.Filter{Scope: graph.Scope{TenantID: tenant}, Reader: graph.System}, q, 5)
+		tr.NoError(t, err)
+		return got
+	}
+
+	tr.Len(t, search("docs", word(701)), 1, "the word of one document")
+	h := s.IndexHeld()
+	assert.Equal(t, 3, h.Memories)
+	assert.Greater(t, h.Units, cfg.IndexMemories, "%+v: three documents count for more than the bound", h)
+	assert.LessOrEqual(t, h.Units, 3*700/64+1, "%+v", h)
+	assert.Zero(t, h.Dropped, "a tenant larger than the bound is held alone")
+
+	search("notes", "harbour")
+	assert.Equal(t, map[string][2]int{"notes": {10, 10}}, s.IndexHolds(), "the documents, used least recently, dropped")
+	h = s.IndexHeld()
+	assert.Equal(t, graph.IndexHeld{Memories: 10, Units: 10, Tenants: 1, Limit: 25, Dropped: 1}, h)
+	tr.Len(t, search("docs", word(701)), 1, "read again on the next search")
 }

@@ -160,8 +160,9 @@ const kwWindow = 4096
 // dropped).
 //
 // What the two indexes hold is bounded: past limit memories across
-// tenants, a catch-up drops the tenants least recently used, whole, until
-// the rest fit (a tenant's next search reads it again, as its first did).
+// tenants (a memory of more than termsPerMemory distinct terms counting
+// for more: units), a catch-up drops the tenants least recently used,
+// whole, until the rest fit (a tenant's next search reads it again, as its first did).
 // A tenant a search is using (between sync and its release) is never
 // dropped, nor the one just read, so one tenant larger than the bound is
 // held alone.
@@ -172,7 +173,7 @@ type keywords struct {
 	syncMu   sync.Mutex    // one catch-up (and eviction) at a time
 	mu       sync.RWMutex
 	applied  map[string]int64
-	held     map[string]int    // tenant -> memories held
+	held     map[string]held   // tenant -> what it holds
 	used     map[string]uint64 // tenant -> clock at its last sync
 	pins     map[string]int    // tenant -> searches between sync and release
 	clock    uint64
@@ -181,7 +182,7 @@ type keywords struct {
 
 func newKeywords(limit int) *keywords {
 	return &keywords{Index: kwindex.New(kwNewer), mentions: newMentionIndex(), limit: limit,
-		applied: map[string]int64{}, held: map[string]int{}, used: map[string]uint64{}, pins: map[string]int{}}
+		applied: map[string]int64{}, held: map[string]held{}, used: map[string]uint64{}, pins: map[string]int{}}
 }
 
 // sync brings tenant's part of the index, and of the mention index, up to
@@ -270,10 +271,10 @@ func (k *keywords) catchUp(ctx context.Context, tx neo4jdrv.ManagedTransaction, 
 		return err
 	}
 	k.mentions.apply(tenant, rows)
-	held := k.Live(tenant)
+	memories, postings := k.Held(tenant)
 	k.mu.Lock()
 	k.applied[tenant] = max(applied, seq)
-	k.held[tenant] = held
+	k.held[tenant] = held{memories: memories, units: units(memories, postings)}
 	victims := k.victims(tenant)
 	k.mu.Unlock()
 	for _, v := range victims {
@@ -305,7 +306,7 @@ func (k *keywords) victims(keep string) []string {
 		if total <= k.limit {
 			break
 		}
-		total -= k.held[t]
+		total -= k.held[t].units
 		out = append(out, t)
 		delete(k.applied, t)
 		delete(k.held, t)
@@ -319,14 +320,36 @@ func (k *keywords) victims(keep string) []string {
 func (k *keywords) heldNow() graph.IndexHeld {
 	k.mu.RLock()
 	defer k.mu.RUnlock()
-	return graph.IndexHeld{Memories: k.total(), Tenants: len(k.held), Limit: max(k.limit, 0), Dropped: k.dropped}
+	h := graph.IndexHeld{Units: k.total(), Tenants: len(k.held), Limit: max(k.limit, 0), Dropped: k.dropped}
+	for _, t := range k.held {
+		h.Memories += t.memories
+	}
+	return h
 }
 
-// total is the memories held across tenants; the caller holds mu.
+// held is what one tenant's part of the indexes holds: its memories, and
+// the units they count for toward the bound.
+type held struct{ memories, units int }
+
+// termsPerMemory is the distinct terms (postings) a memory of the bound
+// stands for. The indexes' memory grows with postings more than with
+// memories: a note holds a few dozen terms (the 1M corpus of
+// docs/benchmarks.md ~50, at about 1 KiB a memory), a long document
+// hundreds or thousands. A tenant counts as its memories, or as its
+// postings over termsPerMemory when that is more, so that a tenant of
+// long documents cannot hold many times the bound's memory.
+const termsPerMemory = 64
+
+// units is what memories holding postings in all count toward the bound.
+func units(memories, postings int) int {
+	return max(memories, (postings+termsPerMemory-1)/termsPerMemory)
+}
+
+// total is the units held across tenants; the caller holds mu.
 func (k *keywords) total() int {
 	n := 0
-	for _, m := range k.held {
-		n += m
+	for _, t := range k.held {
+		n += t.units
 	}
 	return n
 }
@@ -339,7 +362,7 @@ func (s *Store) IndexHeld() graph.IndexHeld { return s.kw.heldNow() }
 // full reports whether the indexes hold their bound's worth already.
 func (k *keywords) full() bool {
 	h := k.heldNow()
-	return h.Limit > 0 && h.Memories >= h.Limit
+	return h.Limit > 0 && h.Units >= h.Limit
 }
 
 // keywordSeq reads tenant's keyword sequence in tx: it moves with every

@@ -110,7 +110,7 @@ func BenchmarkTenantIndexes(b *testing.B) {
 	build := time.Since(start)
 	mrows = nil
 	k.mu.Lock()
-	k.applied["bench"], k.held["bench"] = 1, k.Live("bench")
+	k.applied["bench"], k.held["bench"] = 1, held{memories: k.Live("bench"), units: k.Live("bench")}
 	k.mu.Unlock()
 	held := heapAlloc() - h0
 	runtime.KeepAlive(rows)

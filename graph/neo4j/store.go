@@ -42,7 +42,9 @@ type Config struct {
 	// Logger receives the warm-up's log line; nil means slog.Default().
 	Logger *slog.Logger
 	// IndexMemories bounds the memories the process's keyword and mention
-	// indexes hold across tenants (about 1 KiB each): past it, the least
+	// indexes hold across tenants (about 1 KiB each; a tenant counts as its
+	// postings over termsPerMemory when that is more than its memories, as
+	// a tenant of long documents holds more a memory): past it, the least
 	// recently searched tenants are dropped whole, to be read again on
 	// their next search. Zero means DefaultIndexMemories, a negative value
 	// no bound.

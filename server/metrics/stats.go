@@ -25,7 +25,8 @@ type statsCollector struct {
 	memories, gate, pend *prometheus.Desc
 	due, dead, lag       *prometheus.Desc
 	points, age          *prometheus.Desc
-	held, heldTenants    *prometheus.Desc
+	held, heldUnits      *prometheus.Desc
+	heldTenants          *prometheus.Desc
 	heldLimit, dropped   *prometheus.Desc
 	failures             *prometheus.CounterVec
 
@@ -43,22 +44,24 @@ func newStatsCollector(o Options) *statsCollector {
 		return prometheus.NewDesc(name, help, labels, nil)
 	}
 	return &statsCollector{
-		read:        o.Stats,
-		ttl:         cmp.Or(o.StatsTTL, 5*time.Second),
-		wait:        cmp.Or(o.StatsWait, 2*time.Millisecond),
-		timeout:     cmp.Or(o.StatsTimeout, 10*time.Second),
-		now:         o.Now,
-		memories:    d("mnemo_memories", "Memories across tenants by status.", "status"),
-		gate:        d("mnemo_gate_pending_requests", "Gate requests awaiting a librarian (the gate queue depth)."),
-		pend:        d("mnemo_outbox_pending_items", "Live vector-outbox items (not yet delivered, not dead)."),
-		due:         d("mnemo_outbox_due_items", "Live vector-outbox items due now."),
-		dead:        d("mnemo_outbox_dead_letters", "Vector-outbox dead letters (`mnemo outbox retry` requeues them)."),
-		lag:         d("mnemo_outbox_lag_seconds", "Age of the oldest live vector-outbox item; 0 when none."),
-		points:      d("mnemo_vector_points", "Points in the vector index across tenants."),
-		age:         d("mnemo_stats_age_seconds", "Age of the store figures this scrape reports."),
-		held:        d("mnemo_index_held_memories", "Memories this process's in-process keyword and mention indexes hold (Neo4j store)."),
+		read:     o.Stats,
+		ttl:      cmp.Or(o.StatsTTL, 5*time.Second),
+		wait:     cmp.Or(o.StatsWait, 2*time.Millisecond),
+		timeout:  cmp.Or(o.StatsTimeout, 10*time.Second),
+		now:      o.Now,
+		memories: d("mnemo_memories", "Memories across tenants by status.", "status"),
+		gate:     d("mnemo_gate_pending_requests", "Gate requests awaiting a librarian (the gate queue depth)."),
+		pend:     d("mnemo_outbox_pending_items", "Live vector-outbox items (not yet delivered, not dead)."),
+		due:      d("mnemo_outbox_due_items", "Live vector-outbox items due now."),
+		dead:     d("mnemo_outbox_dead_letters", "Vector-outbox dead letters (`mnemo outbox retry` requeues them)."),
+		lag:      d("mnemo_outbox_lag_seconds", "Age of the oldest live vector-outbox item; 0 when none."),
+		points:   d("mnemo_vector_points", "Points in the vector index across tenants."),
+		age:      d("mnemo_stats_age_seconds", "Age of the store figures this scrape reports."),
+		held:     d("mnemo_index_held_memories", "Memories this process's in-process keyword and mention indexes hold (Neo4j store)."),
+		heldUnits: d("mnemo_index_held_units", "What the held memories count toward mnemo_index_memory_limit: a tenant counts as its memories, "+
+			"or as its distinct terms (postings) over 64 when that is more (Neo4j store)."),
 		heldTenants: d("mnemo_index_held_tenants", "Tenants whose indexes this process holds (Neo4j store)."),
-		heldLimit:   d("mnemo_index_memory_limit", "The bound on mnemo_index_held_memories (--neo4j-index-memories; 0: none)."),
+		heldLimit:   d("mnemo_index_memory_limit", "The bound on mnemo_index_held_units (--neo4j-index-memories; 0: none)."),
 		dropped:     d("mnemo_index_dropped_tenants_total", "Tenants dropped from this process's indexes to keep within the bound; each is read again on its next search."),
 		failures: prometheus.NewCounterVec(prometheus.CounterOpts{
 			Name: "mnemo_stats_read_failures_total",
@@ -70,7 +73,7 @@ func newStatsCollector(o Options) *statsCollector {
 // Describe implements prometheus.Collector.
 func (c *statsCollector) Describe(ch chan<- *prometheus.Desc) {
 	for _, d := range []*prometheus.Desc{c.memories, c.gate, c.pend, c.due, c.dead, c.lag, c.points, c.age,
-		c.held, c.heldTenants, c.heldLimit, c.dropped} {
+		c.held, c.heldUnits, c.heldTenants, c.heldLimit, c.dropped} {
 		ch <- d
 	}
 	c.failures.Describe(ch)
@@ -108,6 +111,7 @@ func (c *statsCollector) Collect(ch chan<- prometheus.Metric) {
 	}
 	if st.HeldCounted {
 		g(c.held, float64(st.Held.Memories))
+		g(c.heldUnits, float64(st.Held.Units))
 		g(c.heldTenants, float64(st.Held.Tenants))
 		g(c.heldLimit, float64(st.Held.Limit))
 		ch <- prometheus.MustNewConstMetric(c.dropped, prometheus.CounterValue, float64(st.Held.Dropped))

@@ -56,7 +56,7 @@ func (s *stats) read(ctx context.Context) (engine.Stats, error) {
 		Outbox:  graph.OutboxStatus{Pending: 3, Dead: 1, Oldest: s.at.Add(-90 * time.Second)},
 		Counts:  graph.Counts{Memories: map[graph.Status]int{graph.StatusActive: 7}, GatePending: 2},
 		Counted: true, VectorPoints: 7, VectorsCounted: true,
-		Held: graph.IndexHeld{Memories: 1200, Tenants: 3, Limit: 5000, Dropped: 4}, HeldCounted: true,
+		Held: graph.IndexHeld{Memories: 1200, Units: 1900, Tenants: 3, Limit: 5000, Dropped: 4}, HeldCounted: true,
 	}, nil
 }
 
@@ -97,7 +97,7 @@ func TestStatsLazy(t *testing.T) {
 	for _, want := range []string{
 		"mnemo_gate_pending_requests 2", "mnemo_outbox_pending_items 3", "mnemo_outbox_dead_letters 1",
 		"mnemo_outbox_lag_seconds 90", "mnemo_vector_points 7", `mnemo_memories{status="retracted"} 0`,
-		"mnemo_index_held_memories 1200", "mnemo_index_held_tenants 3", "mnemo_index_memory_limit 5000",
+		"mnemo_index_held_memories 1200", "mnemo_index_held_units 1900", "mnemo_index_held_tenants 3", "mnemo_index_memory_limit 5000",
 		"mnemo_index_dropped_tenants_total 4",
 	} {
 		assert.Contains(t, out, want)
