@@ -163,6 +163,9 @@ func TestRememberRecallResearch(t *testing.T) {
 	require.NotEmpty(t, results, "recall found nothing: %v", recalled)
 	first := results[0].(map[string]any)
 	assert.Equal(t, memoryID, first["citation"].(map[string]any)["element_id"])
+	assert.NotContains(t, recalled, "dates", "the query names no date")
+	dated := result(t, send(t, c, "recall", "staging database Postgres since 2026-01-01", nil))
+	assert.Equal(t, []any{map[string]any{"from": "2026-01-01T00:00:00Z"}}, dated["dates"], "the span the query named, as read")
 
 	// research plans types and time from the question, and cites every claim.
 	task := send(t, c, "", "What did we decide about the staging database this week?", nil)

@@ -175,9 +175,11 @@ func (x *executor) recall(ctx context.Context, p graph.Principal, r request) (an
 	if resp.Abstained {
 		status = "nothing relevant: " + resp.Message
 	}
-	return answer{text: render(claims, resp.Contradictions, status), status: status, data: map[string]any{
-		"results": claims, "contradictions": resp.Contradictions, "abstained": resp.Abstained, "mode": resp.Mode,
-	}}, nil
+	data := map[string]any{"results": claims, "contradictions": resp.Contradictions, "abstained": resp.Abstained, "mode": resp.Mode}
+	if len(resp.Dates) > 0 {
+		data["dates"] = resp.Dates // the spans of time the query named, as the search read them
+	}
+	return answer{text: render(claims, resp.Contradictions, status), status: status, data: data}, nil
 }
 
 // claim is one cited statement of an answer: a result's content and the
