@@ -5,6 +5,7 @@ import (
 	"errors"
 	"io"
 	"log/slog"
+	"strings"
 	"time"
 
 	"github.com/mnemo-dev/mnemo/graph"
@@ -101,10 +102,34 @@ func New(o Options) (*Engine, error) {
 	if o.Observer != nil && o.Embedder != nil {
 		o.Embedder = observedEmbedder{Embedder: o.Embedder, obs: o.Observer}
 	}
-	return &Engine{
+	e := &Engine{
 		store: o.Store, caps: capabilitiesOf(o.Store), index: o.Index, embedder: o.Embedder, policy: o.Policy,
 		log: o.Logger, now: o.Now, enqueue: !o.VectorsOff, outbox: o.Outbox.withDefaults(), obs: o.Observer,
-	}, nil
+	}
+	e.warnUncalibrated()
+	return e, nil
+}
+
+// calibratedModel is the embedding model the policy's default relevance
+// calibration was fitted on (policy.DefaultCosineMid, DefaultCosineWidth).
+const calibratedModel = "BAAI/bge-small-en-v1.5"
+
+// warnUncalibrated logs a warning when the embedder is not the model the
+// default relevance calibration was fitted on and the policy keeps that
+// calibration: abstention and the vector floor judge cosines on its scale,
+// and another model's run higher or lower (docs/policy.md).
+func (e *Engine) warnUncalibrated() {
+	if e.embedder == nil || e.policy == nil {
+		return
+	}
+	model := e.embedder.ModelID()
+	rel := e.policy.Current().Retrieval.Relevance
+	if strings.HasPrefix(model, calibratedModel) || rel.CosineMid != policy.DefaultCosineMid || rel.CosineWidth != policy.DefaultCosineWidth {
+		return
+	}
+	e.log.Warn("the policy's relevance calibration is the default, fitted on "+calibratedModel+
+		"; calibrate retrieval.relevance for this model (mnemo bench abstain -policy FILE): abstention and the vector floor judge cosines on that model's scale",
+		"model", model, "cosine_mid", rel.CosineMid, "cosine_width", rel.CosineWidth)
 }
 
 // vectorsOn reports whether vector rerank and fallback are available.

@@ -2,7 +2,9 @@ package engine
 
 import (
 	"context"
+	"log/slog"
 	"math"
+	"strings"
 	"testing"
 	"time"
 
@@ -345,4 +347,50 @@ func TestRelevanceOfADatedQuery(t *testing.T) {
 	resp, err := e.Search(ctx, p, SearchRequest{Query: undated})
 	require.NoError(t, err)
 	assert.True(t, resp.Abstained, "the same distance without a date to set aside")
+}
+
+// namedEmbedder is tableEmbedder under another model id.
+type namedEmbedder struct {
+	tableEmbedder
+	id string
+}
+
+func (e namedEmbedder) ModelID() string { return e.id }
+
+// TestWarnUncalibrated: an engine whose embedder is not the model the
+// default relevance calibration was fitted on, under that calibration,
+// says so in its log; the model itself, or a calibration of its own, does
+// not.
+func TestWarnUncalibrated(t *testing.T) {
+	for _, tt := range []struct {
+		name  string
+		model string
+		mid   float64 // 0: the default
+		warn  bool
+	}{
+		{"another model, the default calibration", "intfloat/e5-small-v2", 0, true},
+		{"the calibrated model", "BAAI/bge-small-en-v1.5@onnx-int8-dynamic-fused", 0, false},
+		{"another model, its own calibration", "intfloat/e5-small-v2", 0.8, false},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			pol, err := policy.Parse("default_policy.yaml", config.DefaultPolicy())
+			require.NoError(t, err)
+			if tt.mid != 0 {
+				pol.Retrieval.Relevance.CosineMid = tt.mid
+			}
+			holder, err := policy.NewHolder(pol)
+			require.NoError(t, err)
+			idx, err := local.Open(t.TempDir(), local.Options{Dimensions: vecDim})
+			require.NoError(t, err)
+			t.Cleanup(func() { _ = idx.Close() })
+			var log strings.Builder
+			_, err = New(Options{Store: graphtest.Open(t), Index: idx, Embedder: namedEmbedder{id: tt.model}, Policy: holder,
+				Logger: slog.New(slog.NewTextHandler(&log, nil))})
+			require.NoError(t, err)
+			assert.Equal(t, tt.warn, strings.Contains(log.String(), "relevance calibration is the default"), log.String())
+			if tt.warn {
+				assert.Contains(t, log.String(), "model=intfloat/e5-small-v2")
+			}
+		})
+	}
 }
