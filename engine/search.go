@@ -98,29 +98,6 @@ type SearchResponse struct {
 	Dates []DateRange `json:"dates,omitempty"`
 }
 
-// DateRange is a span of calendar time a query names, in UTC: From
-// inclusive, To exclusive; an open end ("since March 2024") is absent.
-type DateRange struct {
-	From time.Time `json:"from,omitzero"`
-	To   time.Time `json:"to,omitzero"`
-}
-
-// dateRanges is spans as a response reports them.
-func dateRanges(spans []dateSpan) []DateRange {
-	var out []DateRange
-	for _, s := range spans {
-		r := DateRange{From: s.from, To: s.to}
-		if !s.from.After(farPast) {
-			r.From = time.Time{}
-		}
-		if !s.to.Before(farFuture) {
-			r.To = time.Time{}
-		}
-		out = append(out, r)
-	}
-	return out
-}
-
 // SignalRank is what one retrieval signal said of a result: its 1-based
 // rank within that signal and the signal's own score (the square root of
 // the walk score for graph, cosine similarity for vector, BM25 for
@@ -272,8 +249,7 @@ func (e *Engine) planSearch(pol *policy.Policy, p graph.Principal, r SearchReque
 		return q, &graph.FieldError{Field: "as_of", Message: "cannot be combined with include_expired"}
 	}
 	q.validAt = r.validAt(q.now)
-	q.content, _ = contentQuery(q.text)
-	q.dates = queryDatesAt(q.text, q.validAt)
+	q.content, q.dates = readDates(q.text, q.validAt)
 	if !r.KnownAt.IsZero() && q.withVectors {
 		// The vector index holds current versions only (docs/time.md).
 		if q.mode == policy.ModeVector {

@@ -42,16 +42,26 @@ var (
 	spaces         = regexp.MustCompile(`\s+`)
 )
 
+// readDates is what a search reads of its query's dates, at ref: the
+// query without them, for relevance (contentQuery), and the spans they
+// name, for the time signal (queryDatesAt). The cues are looked for once.
+func readDates(query string, ref time.Time) (content string, spans []dateSpan) {
+	c := dateCues(query)
+	content, _ = contentQueryCued(query, c)
+	return content, queryDatesCued(query, ref, c)
+}
+
 // contentQuery returns query without its calendar dates, absolute or
 // relative ("last week"), and whether it had any and enough is left to
 // embed on its own (two words that are not stop words).
-func contentQuery(query string) (string, bool) {
-	absolute, relative := dateCues(query)
-	if !absolute && !relative {
+func contentQuery(query string) (string, bool) { return contentQueryCued(query, dateCues(query)) }
+
+func contentQueryCued(query string, c cues) (string, bool) {
+	if !c.absolute && !c.relative {
 		return "", false
 	}
 	out := query
-	if relative {
+	if c.relative {
 		out = relativeDateCI.ReplaceAllString(out, " ")
 	}
 	out = dateExpr.ReplaceAllString(out, " ")
@@ -151,35 +161,55 @@ func QueryPeriod(query string, ref time.Time) (after, before time.Time, ok bool)
 	if len(spans) == 0 {
 		return time.Time{}, time.Time{}, false
 	}
-	from, to := spans[0].from, spans[0].to
+	hull := spans[0]
 	for _, s := range spans[1:] {
-		from, to = minTime(from, s.from), maxTime(to, s.to)
+		if s.from.Before(hull.from) {
+			hull.from = s.from
+		}
+		if s.to.After(hull.to) {
+			hull.to = s.to
+		}
 	}
-	if from.After(farPast) {
-		after = from.Add(-earliestZone)
+	r := hull.dateRange()
+	if !r.From.IsZero() {
+		after = r.From.Add(-earliestZone)
 	}
-	if to.Before(farFuture) {
-		before = to.Add(latestZone)
+	if !r.To.IsZero() {
+		before = r.To.Add(latestZone)
 	}
 	return after, before, true
 }
 
-func minTime(a, b time.Time) time.Time {
-	if b.Before(a) {
-		return b
-	}
-	return a
-}
-
-func maxTime(a, b time.Time) time.Time {
-	if b.After(a) {
-		return b
-	}
-	return a
-}
-
 // dateSpan is a stretch of calendar time a query names: [from, to).
 type dateSpan struct{ from, to time.Time }
+
+// DateRange is a span of calendar time a query names, in UTC: From
+// inclusive, To exclusive; an open end ("since March 2024") is absent.
+type DateRange struct {
+	From time.Time `json:"from,omitzero"`
+	To   time.Time `json:"to,omitzero"`
+}
+
+// dateRange is s with its open ends (farPast, farFuture) zero.
+func (s dateSpan) dateRange() DateRange {
+	var r DateRange
+	if s.from.After(farPast) {
+		r.From = s.from
+	}
+	if s.to.Before(farFuture) {
+		r.To = s.to
+	}
+	return r
+}
+
+// dateRanges is spans as a search response reports them.
+func dateRanges(spans []dateSpan) []DateRange {
+	var out []DateRange
+	for _, s := range spans {
+		out = append(out, s.dateRange())
+	}
+	return out
+}
 
 var (
 	dayMonthYear  = regexp.MustCompile(`(?i)\b(?:the\s+)?(` + dayNum + `)\s+(?:of\s+)?(` + monthName + `)\s*,?\s*(` + yearNum + `)\b`)
@@ -201,8 +231,10 @@ var (
 // between them, each as the span it covers, in UTC, open-ended after
 // "since", "after", "before" and the like. A day or month without a year
 // names no span: which year is meant is a guess.
-func queryDates(query string) []dateSpan {
-	if absolute, _ := dateCues(query); !absolute {
+func queryDates(query string) []dateSpan { return absoluteDates(query, dateCues(query)) }
+
+func absoluteDates(query string, c cues) []dateSpan {
+	if !c.absolute {
 		return nil
 	}
 	type found struct {
@@ -298,8 +330,12 @@ func queryDates(query string) []dateSpan {
 // before this one, "the past week" the last 7 days). "Recently" names no
 // span.
 func queryDatesAt(query string, ref time.Time) []dateSpan {
-	out := queryDates(query)
-	if _, relative := dateCues(query); !relative {
+	return queryDatesCued(query, ref, dateCues(query))
+}
+
+func queryDatesCued(query string, ref time.Time, c cues) []dateSpan {
+	out := absoluteDates(query, c)
+	if !c.relative {
 		return out
 	}
 	ref = ref.UTC()
@@ -405,17 +441,19 @@ func lastWord(s string) string {
 	return ws[len(ws)-1]
 }
 
-// dateCues reports whether query may name an absolute date (a digit or a
+// cues says whether a query may name an absolute date (a digit or a
 // month's name) and a relative one (today, yesterday, this, last, past,
-// ago), in one pass over its words. Most queries have neither, and skip
-// the expressions above.
-func dateCues(query string) (absolute, relative bool) {
-	absolute = strings.ContainsAny(query, "0123456789")
+// ago). Most queries have neither, and skip the expressions above.
+type cues struct{ absolute, relative bool }
+
+// dateCues finds query's cues in one pass over its words.
+func dateCues(query string) cues {
+	c := cues{absolute: strings.ContainsAny(query, "0123456789")}
 	for _, w := range words(query) {
-		absolute = absolute || monthOf[w] != 0
-		relative = relative || relativeWords[w]
+		c.absolute = c.absolute || monthOf[w] != 0
+		c.relative = c.relative || relativeWords[w]
 	}
-	return absolute, relative
+	return c
 }
 
 var relativeWords = map[string]bool{"today": true, "yesterday": true, "this": true, "last": true, "past": true, "ago": true}
