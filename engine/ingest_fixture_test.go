@@ -56,12 +56,9 @@ func newIngFixture(t testing.TB, o ingOpts) *ingFixture {
 	pol, err := policy.Parse("default_policy.yaml", config.DefaultPolicy())
 	require.NoError(t, err)
 	// The default relevance is calibrated on bge-small's cosines, not on
-	// the bag-of-words test embedder's: these tests search without
-	// abstention, and with the vector floor (engine.vectorFloor) below
-	// every cosine, so that each vector hit is a candidate, as before the
-	// floor: the access tests check the vector branch on all of them.
-	pol.Retrieval.AbstentionThreshold = 0
-	pol.Retrieval.Relevance.CosineMid = -0.5
+	// the bag-of-words test embedder's: every vector hit is a candidate,
+	// and the access tests check the vector branch on all of them.
+	embedtest.Uncalibrated(&pol.Retrieval)
 	if o.policy != nil {
 		o.policy(pol)
 	}

@@ -76,11 +76,7 @@ func BenchmarkScale(b *testing.B) {
 
 	pol, err := policy.Parse("default_policy.yaml", config.DefaultPolicy())
 	require.NoError(b, err)
-	// Random vectors match no query: abstention off, and the calibration
-	// below their cosines, or the vector floor would cut every hit
-	// (BenchmarkSearch says more).
-	pol.Retrieval.AbstentionThreshold = 0
-	pol.Retrieval.Relevance.CosineMid = -0.5
+	embedtest.Uncalibrated(&pol.Retrieval) // random vectors match no query
 	holder, err := policy.NewHolder(pol)
 	require.NoError(b, err)
 	// Queries depend on the seed only, not on n (Corpus(…, 0) is cheap).

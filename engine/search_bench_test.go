@@ -125,12 +125,10 @@ func loadBenchCorpus(b *testing.B, n int) *benchCorpus {
 	// that the two variants run the same steps.
 	pol.Retrieval.AbstentionThreshold = 0
 	if !benchModelVectors(b) {
-		// Random vectors are near no query (cosines within about ±0.25
-		// at 384 dimensions): under the default calibration the vector
-		// floor would cut every hit, and hybrid would run without its
-		// vector signal. The calibration moves below them, so the vector
-		// hits load, fuse and seed the walk as on real data.
-		pol.Retrieval.Relevance.CosineMid = -0.5
+		// Random vectors are near no query: under the default calibration
+		// the vector floor would cut every hit, and hybrid would run
+		// without its vector signal.
+		embedtest.Uncalibrated(&pol.Retrieval)
 	}
 	holder, err := policy.NewHolder(pol)
 	require.NoError(b, err)

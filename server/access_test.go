@@ -44,12 +44,9 @@ func newAccessAPI(t *testing.T, keys string) *accessAPI {
 	require.NoError(t, err)
 	accesstest.Roles(pol)
 	// The default relevance is calibrated on bge-small's cosines, not on
-	// the bag-of-words test embedder's: these tests search without
-	// abstention, and with the vector floor (engine.vectorFloor) below
-	// every cosine, so that each vector hit is a candidate, as before the
-	// floor: the access tests check the vector branch on all of them.
-	pol.Retrieval.AbstentionThreshold = 0
-	pol.Retrieval.Relevance.CosineMid = -0.5
+	// the bag-of-words test embedder's: every vector hit is a candidate,
+	// and the access tests check the vector branch on all of them.
+	embedtest.Uncalibrated(&pol.Retrieval)
 	holder, err := policy.NewHolder(pol)
 	require.NoError(t, err)
 	idx, err := local.Open(t.TempDir(), local.Options{Dimensions: 16})
@@ -68,8 +65,7 @@ func newAccessAPI(t *testing.T, keys string) *accessAPI {
 		p, err := policy.Parse("default_policy.yaml", config.DefaultPolicy())
 		if err == nil {
 			accesstest.Roles(p)
-			p.Retrieval.AbstentionThreshold = 0
-			p.Retrieval.Relevance.CosineMid = -0.5
+			embedtest.Uncalibrated(&p.Retrieval)
 		}
 		return p, err
 	}})

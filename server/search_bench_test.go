@@ -74,10 +74,8 @@ func benchSearchHTTP(b *testing.B, n int, emb *embed.ONNX) {
 	if emb != nil {
 		// Random vectors match no query: the default policy would abstain
 		// on every search (after all the work measured here), and its
-		// vector floor would cut every hit (engine BenchmarkSearch says
-		// more): abstention off, the calibration below their cosines.
-		pol.Retrieval.AbstentionThreshold = 0
-		pol.Retrieval.Relevance.CosineMid = -0.5
+		// vector floor would cut every hit.
+		embedtest.Uncalibrated(&pol.Retrieval)
 		idx, err := local.Open(b.TempDir(), local.Options{Dimensions: emb.Dimensions()})
 		require.NoError(b, err)
 		defer idx.Close()

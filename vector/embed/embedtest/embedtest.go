@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/mnemo-dev/mnemo/policy"
 	"github.com/mnemo-dev/mnemo/vector/embed"
 )
 
@@ -88,4 +89,15 @@ func Config(cacheDir string) embed.Config {
 		cfg.ModelDir = v
 	}
 	return cfg
+}
+
+// Uncalibrated sets r for vectors the default relevance calibration
+// (policy.DefaultCosineMid, fitted on bge-small-en-v1.5) was not fitted
+// on: Bag's, or seeded random corpus vectors, which sit within about ±0.25
+// of any query. Abstention is off, and the calibration moves below every
+// such cosine, so that the vector floor (engine.vectorFloor) cuts no hit
+// and the vector signal runs on each, as on real data.
+func Uncalibrated(r *policy.Retrieval) {
+	r.AbstentionThreshold = 0
+	r.Relevance.CosineMid = -0.5
 }
