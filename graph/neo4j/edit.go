@@ -111,11 +111,22 @@ SET m.status = CASE WHEN e.kind = 'retract' THEN 'retracted' ELSE m.status END,
       WHEN e.kind = 'block' AND NOT e.channel IN coalesce(m.blocked_channels, [])
       THEN coalesce(m.blocked_channels, []) + e.channel
       ELSE m.blocked_channels END
-FOREACH (x IN CASE WHEN e.kind = 'retract' THEN [m] ELSE [] END | REMOVE x.active_key)`
+FOREACH (x IN CASE WHEN e.kind = 'retract' THEN [m] ELSE [] END | REMOVE x.active_key)
+RETURN m.tenant_id AS tenant, m.id AS id`
 
+// applyEdit applies an approved edit and stamps its memory: the walk's
+// admission in the process reads it again (memAttrs).
 func applyEdit(ctx context.Context, tx neo4jdrv.ManagedTransaction, id string) error {
-	_, err := collect(ctx, tx, applyEditCypher, map[string]any{"id": id})
-	return err
+	recs, err := collect(ctx, tx, applyEditCypher, map[string]any{"id": id})
+	if err != nil {
+		return err
+	}
+	var st kwStamps
+	for _, r := range recs {
+		p := r.AsMap()
+		st.add(str(p, "tenant"), str(p, "id"))
+	}
+	return stampKeywords(ctx, tx, st)
 }
 
 // DecideEdit approves or rejects a pending edit.

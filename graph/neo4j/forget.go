@@ -56,6 +56,9 @@ func (s *Store) Restore(ctx context.Context, sc graph.Scope, id string, audit ..
 		if _, err = collect(ctx, tx, restoreCypher, map[string]any{"id": id, "at": now}); err != nil {
 			return struct{}{}, err
 		}
+		if err := stampKeywords(ctx, tx, kwStamps{sc.TenantID: {id}}); err != nil {
+			return struct{}{}, err
+		}
 		return struct{}{}, appendAudit(ctx, tx, now, audit)
 	})
 	if err != nil {
@@ -209,7 +212,7 @@ func (s *Store) Erase(ctx context.Context, sc graph.Scope, in graph.EraseInput) 
 			out.Memories++
 		}
 		for tenant, ids := range tenants {
-			if err := eraseTenant(ctx, tx, tenant, ids, &out); err != nil {
+			if err := eraseTenant(ctx, tx, tenant, ids, &out, &stamps); err != nil {
 				return out, err
 			}
 		}
@@ -259,14 +262,14 @@ func appendEraseAudit(ctx context.Context, tx neo4jdrv.ManagedTransaction, now t
 }
 
 // eraseTenant erases memories ids of one tenant inside tx.
-func eraseTenant(ctx context.Context, tx neo4jdrv.ManagedTransaction, tenant string, ids []string, out *graph.Erasure) error {
+func eraseTenant(ctx context.Context, tx neo4jdrv.ManagedTransaction, tenant string, ids []string, out *graph.Erasure, stamps *kwStamps) error {
 	params := map[string]any{"ids": ids, "tenant": tenant}
 	recs, err := collect(ctx, tx, eraseEntitiesCypher, params)
 	if err != nil {
 		return err
 	}
 	entities, _ := recs[0].Get("entities")
-	if err := eraseEdges(ctx, tx, tenant, ids); err != nil {
+	if err := eraseEdges(ctx, tx, tenant, ids, stamps); err != nil {
 		return err
 	}
 	if _, err := collect(ctx, tx, eraseRelationsCypher, params); err != nil {
@@ -329,8 +332,10 @@ func eraseTenant(ctx context.Context, tx neo4jdrv.ManagedTransaction, tenant str
 // eraseEdges takes the memories ids out of the write-time edges: their
 // CO_OCCURS counts go down (an edge at 0 goes), and their session's NEXT
 // chain is re-linked around them, each predecessor that stays leading to
-// each successor that stays, as if they had never been written.
-func eraseEdges(ctx context.Context, tx neo4jdrv.ManagedTransaction, tenant string, ids []string) error {
+// each successor that stays, as if they had never been written. The
+// predecessors given a new NEXT are added to stamps: the walk holds each
+// memory's links in the process (memLink), read from a stamped end.
+func eraseEdges(ctx context.Context, tx neo4jdrv.ManagedTransaction, tenant string, ids []string, stamps *kwStamps) error {
 	recs, err := collect(ctx, tx, eraseEdgesCypher, map[string]any{"ids": ids})
 	if err != nil {
 		return err
@@ -370,6 +375,7 @@ func eraseEdges(ctx context.Context, tx neo4jdrv.ManagedTransaction, tenant stri
 	next := make([]map[string]any, len(links))
 	for i, l := range links {
 		next[i] = map[string]any{"prev": l[0], "next": l[1]}
+		stamps.add(tenant, l[0])
 	}
 	_, err = collect(ctx, tx, nextCypher, map[string]any{"next": next})
 	return err

@@ -128,9 +128,16 @@ const kwAllCypher = `
 MATCH (m:Memory) WHERE m.tenant_id = $tenant AND m.created_at IS NOT NULL AND m.kw_len IS NOT NULL
 RETURN ` + kwRowProjection
 
+// kwRowProjection is a memory as the catch-up reads it: its keyword
+// properties, its entities, and what the walk admits it by and follows
+// from it in the process (memAttrs, memLink).
 const kwRowProjection = `m.id AS id, m.created_at AS created_at, m.org_id AS org_id, m.repo_id AS repo_id,
        m.user_id AS user_id, m.scope AS visibility, m.kw_tf AS kw_tf, m.kw_len AS kw_len,
-       [(m)-[:MENTIONS]->(x:Entity) | x.norm_name] AS entities`
+       [(m)-[:MENTIONS]->(x:Entity) | x.norm_name] AS entities,
+       m.status AS status, m.type AS type, m.tags AS tags, m.subject_type AS subject_type,
+       m.subject_id AS subject_id, m.project_id AS project_id, m.session_id AS session_id,
+       m.valid_from AS valid_from, m.valid_to AS valid_to, m.blocked_channels AS blocked_channels,
+       m.quarantined AS quarantined, [(m)-[l:NEXT|SUPERSEDES]-(o:Memory) WHERE o.kw_len IS NOT NULL | [o.id, type(l)]] AS links`
 
 // kwTenantsCypher lists the tenants whose keyword sequence has moved, most
 // keyword writes first (WarmKeywordIndex, in the background at a server's
@@ -256,6 +263,11 @@ func (k *keywords) catchUp(ctx context.Context, tx neo4jdrv.ManagedTransaction, 
 				if ok {
 					for _, e := range p["entities"].([]any) {
 						row.entities = append(row.entities, e.(string))
+					}
+					row.attrs = attrsOf(p)
+					for _, l := range p["links"].([]any) {
+						l := l.([]any)
+						row.links = append(row.links, memLink{id: l[0].(string), typ: intern(l[1].(string))})
 					}
 					sc := scopeOf(p)
 					sc.TenantID = tenant

@@ -60,8 +60,12 @@ func supersede(ctx context.Context, tx neo4jdrv.ManagedTransaction, s graph.Scop
 	if st := str(old, "status"); st != string(graph.StatusActive) {
 		return fmt.Errorf("memory %q is %s, not active: %w", oldID, st, graph.ErrConflict)
 	}
-	_, err = collect(ctx, tx, supersedeCypher, map[string]any{"old": oldID, "new": newID, "at": at.UTC()})
-	return err
+	if _, err = collect(ctx, tx, supersedeCypher, map[string]any{"old": oldID, "new": newID, "at": at.UTC()}); err != nil {
+		return err
+	}
+	// The old memory's status and links changed: the walk's admission in
+	// the process reads it again (memAttrs).
+	return stampKeywords(ctx, tx, kwStamps{str(old, "tenant_id"): {oldID}})
 }
 
 // findActiveByKeyCypher finds the active memory with a canonical key in one
@@ -174,6 +178,9 @@ func (s *Store) Archive(ctx context.Context, sc graph.Scope, id string, audit ..
 		}
 		if was, _ := recs[0].Get("was"); was != string(graph.StatusActive) {
 			return struct{}{}, fmt.Errorf("memory %q is %v, not active: %w", id, was, graph.ErrConflict)
+		}
+		if err := stampKeywords(ctx, tx, kwStamps{sc.TenantID: {id}}); err != nil {
+			return struct{}{}, err
 		}
 		return struct{}{}, appendAudit(ctx, tx, now, audit)
 	})

@@ -33,7 +33,13 @@ type tenantMentions struct {
 type memMention struct {
 	key      kwKey
 	entities []string
+	attrs    *memAttrs // what memoryVisible reads (admit.go)
+	links    []memLink // its NEXT and SUPERSEDES edges, either direction
 }
+
+// memLink is an edge between two memories the walk follows: the memory at
+// the other end and the edge's type.
+type memLink struct{ id, typ string }
 
 func newMentionIndex() *mentionIndex { return &mentionIndex{tenants: map[string]*tenantMentions{}} }
 
@@ -49,6 +55,8 @@ func (x *mentionIndex) drop(tenant string) {
 type mentionRow struct {
 	key      kwKey
 	entities []string
+	attrs    memAttrs
+	links    []memLink
 	gone     bool
 }
 
@@ -69,7 +77,8 @@ func (x *mentionIndex) apply(tenant string, rows []mentionRow) {
 	drop := map[string]map[string]bool{} // entity -> ids leaving its list
 	add := map[string][]kwKey{}          // entity -> keys joining it
 	for _, r := range rows {
-		if old, ok := t.byMemory[r.key.id]; ok {
+		old, had := t.byMemory[r.key.id]
+		if had {
 			for _, e := range old.entities {
 				if drop[e] == nil {
 					drop[e] = map[string]bool{}
@@ -78,11 +87,17 @@ func (x *mentionIndex) apply(tenant string, rows []mentionRow) {
 			}
 			delete(t.byMemory, r.key.id)
 		}
+		var links []memLink
+		if !r.gone {
+			links = r.links
+		}
+		t.relink(r.key.id, old.links, links)
 		if r.gone {
 			continue
 		}
 		ents := slices.Compact(slices.Sorted(slices.Values(r.entities)))
-		t.byMemory[r.key.id] = memMention{key: r.key, entities: ents}
+		attrs := r.attrs
+		t.byMemory[r.key.id] = memMention{key: r.key, entities: ents, attrs: &attrs, links: links}
 		for _, e := range ents {
 			add[e] = append(add[e], r.key)
 		}
@@ -117,6 +132,29 @@ func (x *mentionIndex) apply(tenant string, rows []mentionRow) {
 			delete(t.byEntity, e)
 		} else {
 			t.byEntity[e] = list
+		}
+	}
+}
+
+// relink makes the edges held at the other ends of id's links agree with
+// its row: a row is the truth about the edges it touches when it was read
+// (a write that adds or removes an edge stamps an end of it, and the
+// catch-up reads that end's row; the other end may not be stamped). The
+// other ends' lists are replaced, never changed in place.
+func (t *tenantMentions) relink(id string, was, now []memLink) {
+	for _, l := range was {
+		if slices.Contains(now, l) {
+			continue
+		}
+		if o, ok := t.byMemory[l.id]; ok {
+			o.links = slices.DeleteFunc(slices.Clone(o.links), func(x memLink) bool { return x == memLink{id, l.typ} })
+			t.byMemory[l.id] = o
+		}
+	}
+	for _, l := range now {
+		if o, ok := t.byMemory[l.id]; ok && !slices.Contains(o.links, memLink{id, l.typ}) {
+			o.links = append(slices.Clip(o.links), memLink{id, l.typ})
+			t.byMemory[l.id] = o
 		}
 	}
 }

@@ -17,7 +17,8 @@ import (
 
 // BenchmarkMentionIndex measures the mention index of one tenant holding
 // storetest's synthetic corpus (MNEMO_BENCH_MEMORIES memories, default
-// 100,000; 3-5 entities each, seed 42), no Neo4j needed: the heap it holds
+// 100,000; 3-5 entities each, seed 42; with each memory's filter
+// attributes, memAttrs, as the catch-up reads them), no Neo4j needed: the heap it holds
 // (heap_mib, and bytes per MENTIONS edge, the ids' and names' bytes
 // included, though the keyword index shares the ids), the first catch-up
 // that builds it (build_ms), and a catch-up of one new memory mentioning
@@ -33,7 +34,14 @@ func BenchmarkMentionIndex(b *testing.B) {
 	rows := make([]mentionRow, n)
 	edges := 0
 	for i, in := range c.Inputs {
-		rows[i] = mentionRow{key: kwKey{at: in.Memory.CreatedAt.UnixNano(), id: fmt.Sprintf("%08d-0000-7000-8000-000000000000", i)}}
+		m := in.Memory
+		rows[i] = mentionRow{key: kwKey{at: m.CreatedAt.UnixNano(), id: fmt.Sprintf("%08d-0000-7000-8000-000000000000", i)},
+			attrs: attrsOf(map[string]any{ // as the catch-up reads them: fresh strings, interned
+				"org_id": strings.Clone(m.Scope.OrgID), "repo_id": strings.Clone(m.Scope.RepoID),
+				"user_id": strings.Clone(m.UserID), "visibility": "global", "status": strings.Clone("active"),
+				"type": strings.Clone(m.Type), "subject_type": "", "subject_id": "", "project_id": "", "session_id": "",
+				"tags": []any{strings.Clone(m.Tags[0])},
+			})}
 		for _, e := range in.Version.Entities {
 			rows[i].entities = append(rows[i].entities, graph.NormName(e.Name))
 		}
