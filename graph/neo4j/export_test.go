@@ -2,6 +2,7 @@ package neo4j
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"time"
 
@@ -100,4 +101,79 @@ func (s *Store) StreamBatches(ctx context.Context, query string, n int) ([][]any
 		})
 		return out, err
 	})
+}
+
+// SetCypherFilter makes Walk run its two hops in Neo4j (walkHop1Cypher,
+// walkHop2Cypher) and Neighbours filter its candidates there
+// (neighbourFilterCypher) even for a filter the process can decide, or
+// both use the process's copy again.
+func (s *Store) SetCypherFilter(on bool) { s.cypherFilter.Store(on) }
+
+// visibleIDsCypher lists the memories memoryVisible admits.
+const visibleIDsCypher = `MATCH (m:Memory) WHERE ` + memoryVisible + ` RETURN m.id AS id`
+
+// Admitted returns, sorted, the ids of the memories of f's tenant that the
+// process's copy admits under f once caught up to the tenant's keyword
+// sequence (inProcess, memAttrs), and those memoryVisible admits in Neo4j;
+// ok is false when f is one the walk leaves to Neo4j.
+func (s *Store) Admitted(ctx context.Context, f graph.Filter) (local, cypher []string, ok bool, err error) {
+	adm, ok := inProcess(f)
+	_, err = read(ctx, s, func(tx neo4jdrv.ManagedTransaction) (struct{}, error) {
+		release, err := s.kw.sync(ctx, tx, f.Scope.TenantID)
+		defer release()
+		if err != nil {
+			return struct{}{}, err
+		}
+		s.kw.mentions.view(f.Scope.TenantID, func(t *tenantMentions) {
+			for id := range t.byMemory {
+				if _, in := t.admitted(&adm, id); in {
+					local = append(local, id)
+				}
+			}
+		})
+		recs, err := collect(ctx, tx, visibleIDsCypher, filterParams(f, nil))
+		for _, r := range recs {
+			id, _ := r.Get("id")
+			cypher = append(cypher, id.(string))
+		}
+		return struct{}{}, err
+	})
+	slices.Sort(local)
+	slices.Sort(cypher)
+	return local, cypher, ok, err
+}
+
+// linksCypher lists a tenant's NEXT and SUPERSEDES edges between memories
+// that are not erased, as the walk reads them.
+const linksCypher = `
+MATCH (a:Memory {tenant_id: $tenant})-[l:NEXT|SUPERSEDES]-(b:Memory)
+WHERE a.kw_len IS NOT NULL AND b.kw_len IS NOT NULL
+RETURN DISTINCT a.id + ' ' + b.id + ' ' + type(l) AS link`
+
+// Links returns, sorted, the NEXT and SUPERSEDES edges the process holds
+// for tenant once caught up (memLink, each direction), and Neo4j's.
+func (s *Store) Links(ctx context.Context, tenant string) (local, cypher []string, err error) {
+	_, err = read(ctx, s, func(tx neo4jdrv.ManagedTransaction) (struct{}, error) {
+		release, err := s.kw.sync(ctx, tx, tenant)
+		defer release()
+		if err != nil {
+			return struct{}{}, err
+		}
+		s.kw.mentions.view(tenant, func(t *tenantMentions) {
+			for id, m := range t.byMemory {
+				for _, l := range m.links {
+					local = append(local, id+" "+l.id+" "+l.typ)
+				}
+			}
+		})
+		recs, err := collect(ctx, tx, linksCypher, map[string]any{"tenant": tenant})
+		for _, r := range recs {
+			l, _ := r.Get("link")
+			cypher = append(cypher, l.(string))
+		}
+		return struct{}{}, err
+	})
+	slices.Sort(local)
+	slices.Sort(cypher)
+	return local, cypher, err
 }

@@ -200,6 +200,8 @@ func (s *Store) Neighbours(ctx context.Context, f graph.Filter, seedIDs []string
 		return nil, nil
 	}
 	tenant := f.Scope.TenantID
+	adm, local := inProcess(f)
+	local = local && !s.cypherFilter.Load()
 	out, err := read(ctx, s, func(tx neo4jdrv.ManagedTransaction) ([]graph.Neighbour, error) {
 		release, err := s.kw.sync(ctx, tx, tenant)
 		defer release()
@@ -210,8 +212,15 @@ func (s *Store) Neighbours(ctx context.Context, f graph.Filter, seedIDs []string
 		if len(lists) == 0 { // no seed mentions anything: no neighbours, whoever reads
 			return nil, nil
 		}
-		readable, walks, err := neighbourWalks(ctx, tx, f, seeds, entities, lists)
-		if err != nil {
+		var (
+			readable map[string]bool
+			walks    map[string][]kwKey
+		)
+		if local { // the filter over the process's copy, as the walk's (walk_local.go)
+			s.kw.mentions.view(tenant, func(t *tenantMentions) {
+				readable, walks = t.neighbourWalks(&adm, seeds, entities, lists)
+			})
+		} else if readable, walks, err = neighbourWalks(ctx, tx, f, seeds, entities, lists); err != nil {
 			return nil, err
 		}
 		var out []graph.Neighbour
@@ -245,7 +254,13 @@ func (s *Store) Neighbours(ctx context.Context, f graph.Filter, seedIDs []string
 		for i, n := range out {
 			ids[i] = n.Memory.ID
 		}
-		recs, err := collect(ctx, tx, memoriesByIDCypher, memoriesByIDParams(f, dedupe(ids)))
+		// Filtered in the process: read with the whole filter in Neo4j,
+		// so that Neo4j admits what is returned (as Walk does).
+		q, params := memoriesByIDCypher, memoriesByIDParams(f, dedupe(ids))
+		if local {
+			q, params = getMemoriesCypher, filterParams(f, map[string]any{"ids": dedupe(ids)})
+		}
+		recs, err := collect(ctx, tx, q, params)
 		if err != nil {
 			return nil, err
 		}
@@ -254,10 +269,17 @@ func (s *Store) Neighbours(ctx context.Context, f graph.Filter, seedIDs []string
 			m := memoryOf(r, "m")
 			byID[m.ID] = m
 		}
-		for i := range out {
-			out[i].Memory = byID[out[i].Memory.ID]
+		kept := out[:0]
+		for _, n := range out {
+			if m, ok := byID[n.Memory.ID]; ok {
+				n.Memory = m
+				kept = append(kept, n)
+			}
 		}
-		return out, nil
+		if len(kept) == 0 {
+			return nil, nil
+		}
+		return kept, nil
 	})
 	if err != nil {
 		return nil, fmt.Errorf("neo4j: neighbours: %w", err)

@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	neo4jdrv "github.com/neo4j/neo4j-go-driver/v5/neo4j"
@@ -57,16 +58,19 @@ const DefaultIndexMemories = 1_000_000
 
 // Store is a graph.Store on Neo4j. It is safe for concurrent use.
 type Store struct {
-	driver    neo4jdrv.DriverWithContext
-	database  string
-	now       func() time.Time
-	stems     bm25.Stems // the keyword terms' stems, for every write
-	kw        *keywords  // the keyword index (keyword.go)
-	log       *slog.Logger
-	warmStop  context.CancelFunc // cancels the background warm-up, if any
-	warmDone  chan struct{}      // closed when it has returned
-	closeOnce sync.Once
-	closeErr  error
+	driver   neo4jdrv.DriverWithContext
+	database string
+	now      func() time.Time
+	stems    bm25.Stems // the keyword terms' stems, for every write
+	kw       *keywords  // the keyword index (keyword.go)
+	log      *slog.Logger
+	// cypherFilter makes Walk and Neighbours filter in Neo4j even when the
+	// process could (tests compare the two paths: export_test.go).
+	cypherFilter atomic.Bool
+	warmStop   context.CancelFunc // cancels the background warm-up, if any
+	warmDone   chan struct{}      // closed when it has returned
+	closeOnce  sync.Once
+	closeErr   error
 }
 
 // Open connects to Neo4j, checks connectivity, creates the schema

@@ -144,13 +144,42 @@ func (s *Store) Walk(ctx context.Context, f graph.Filter, r graph.WalkRequest) (
 		return nil, nil
 	}
 	slices.Sort(ids)
+	list := slices.Sorted(maps.Keys(names))
+	adm, local := inProcess(f)
+	local = local && !s.cypherFilter.Load()
 	out, err := read(ctx, s, func(tx neo4jdrv.ManagedTransaction) ([]graph.Walked, error) {
 		l := newHood(r)
-		if err := l.hop1(ctx, tx, f, r, names, ids); err != nil {
-			return nil, err
-		}
-		if err := l.hop2(ctx, tx, f); err != nil {
-			return nil, err
+		if local {
+			// The two hops in the process: the mention index's lists and
+			// links, admitted by memAttrs (admit.go), as of the keyword
+			// sequence this transaction reads; Neo4j resolves the names.
+			release, err := s.kw.sync(ctx, tx, f.Scope.TenantID)
+			defer release()
+			if err != nil {
+				return nil, err
+			}
+			resolved, err := resolveNames(ctx, tx, f, list)
+			if err != nil {
+				return nil, err
+			}
+			s.kw.mentions.view(f.Scope.TenantID, func(t *tenantMentions) {
+				l.takeHop1(r, names, t.hop1(&adm, ids, resolved))
+				names, linked := l.hop2Wants()
+				l.takeHop2(t.hop2(&adm, names, linked))
+			})
+		} else {
+			d, err := cypherHop1(ctx, tx, f, ids, list)
+			if err != nil {
+				return nil, err
+			}
+			l.takeHop1(r, names, d)
+			if names, linked := l.hop2Wants(); len(names) > 0 || len(linked) > 0 {
+				d, err := cypherHop2(ctx, tx, f, names, linked)
+				if err != nil {
+					return nil, err
+				}
+				l.takeHop2(d)
+			}
 		}
 		if err := l.related(ctx, tx, f); err != nil {
 			return nil, err
@@ -163,7 +192,15 @@ func (s *Store) Walk(ctx context.Context, f graph.Filter, r graph.WalkRequest) (
 		for i, x := range res {
 			keep[i] = x.ID
 		}
-		recs, err := collect(ctx, tx, memoriesByIDCypher, memoriesByIDParams(f, keep))
+		// The memories kept: in the process's walk read with the whole
+		// filter, so that Neo4j, not only the process's copy of it,
+		// admits what is returned (a memory changed by a write the copy
+		// has not seen is left out, never shown).
+		q, params := memoriesByIDCypher, memoriesByIDParams(f, keep)
+		if local {
+			q, params = getMemoriesCypher, filterParams(f, map[string]any{"ids": keep})
+		}
+		recs, err := collect(ctx, tx, q, params)
 		if err != nil {
 			return nil, err
 		}
@@ -218,27 +255,55 @@ func (h *hood) add(id string) bool {
 	return true
 }
 
-// detail records the edges of one memoryDetail row; entities are kept
-// later only when the neighbourhood holds them.
-func (h *hood) detail(d any) {
+// detailRow is a memory of the neighbourhood with the norm names of the
+// entities it mentions and its links to other memories (memoryDetail).
+type detailRow struct {
+	id       string
+	entities []string
+	links    []memLink
+}
+
+// detailOf reads a memoryDetail row.
+func detailOf(d any) detailRow {
 	row := d.([]any)
-	id := row[0].(string)
+	out := detailRow{id: row[0].(string)}
+	for _, e := range row[1].([]any) {
+		out.entities = append(out.entities, e.(string))
+	}
+	for _, l := range row[2].([]any) {
+		ln := l.([]any)
+		out.links = append(out.links, memLink{id: ln[0].(string), typ: ln[1].(string)})
+	}
+	return out
+}
+
+func detailsOf(ds []any) []detailRow {
+	out := make([]detailRow, len(ds))
+	for i, d := range ds {
+		out[i] = detailOf(d)
+	}
+	return out
+}
+
+// detail records the edges of one memory; entities are kept later only
+// when the neighbourhood holds them.
+func (h *hood) detail(d detailRow) {
+	id := d.id
 	if h.seen[id] {
 		return
 	}
 	h.seen[id] = true
-	for _, e := range row[1].([]any) {
-		h.pairs[[2]string{id, e.(string)}] = true
+	for _, e := range d.entities {
+		h.pairs[[2]string{id, e}] = true
 	}
-	for _, l := range row[2].([]any) {
-		ln := l.([]any)
-		a, b := id, ln[0].(string)
+	for _, l := range d.links {
+		a, b := id, l.id
 		if b < a {
 			a, b = b, a
 		}
 		// One link per pair, NEXT before SUPERSEDES (as on every store).
-		if typ, ok := h.links[[2]string{a, b}]; !ok || ln[1].(string) < typ {
-			h.links[[2]string{a, b}] = ln[1].(string)
+		if typ, ok := h.links[[2]string{a, b}]; !ok || l.typ < typ {
+			h.links[[2]string{a, b}] = l.typ
 		}
 	}
 }
@@ -249,36 +314,59 @@ type hop1Entity struct {
 	ids  []string
 }
 
-func (h *hood) hop1(ctx context.Context, tx neo4jdrv.ManagedTransaction, f graph.Filter, r graph.WalkRequest,
-	names map[string]float64, ids []string) error {
-	list := make([]string, 0, len(names))
-	for n := range names {
-		list = append(list, n)
-	}
-	slices.Sort(list)
-	recs, err := collect(ctx, tx, walkHop1Cypher, walkHop1Params(f, ids, list))
+// hop1Data is what the first hop loads (walkHop1Cypher, or
+// tenantMentions.hop1 in the process): the admitted seeds in $seed_ids'
+// order, the names resolved as [name, norm name], each seed entity's df
+// and newest memories, the admitted memories linked to those, and the
+// detail of them all.
+type hop1Data struct {
+	seeds    []string
+	resolved [][2]string
+	entities []hop1Entity
+	linked   []string
+	details  []detailRow
+}
+
+func cypherHop1(ctx context.Context, tx neo4jdrv.ManagedTransaction, f graph.Filter, ids, names []string) (hop1Data, error) {
+	recs, err := collect(ctx, tx, walkHop1Cypher, walkHop1Params(f, ids, names))
 	if err != nil {
-		return err
+		return hop1Data{}, err
 	}
 	p := recs[0].AsMap()
+	var d hop1Data
 	for _, id := range p["seeds"].([]any) {
-		h.add(id.(string))
-		h.req.Memories[id.(string)] = r.Memories[id.(string)]
+		d.seeds = append(d.seeds, id.(string))
 	}
 	for _, x := range p["resolved"].([]any) {
 		pair := x.([]any)
-		norm := pair[1].(string)
-		h.req.Entities[norm] = max(h.req.Entities[norm], names[pair[0].(string)])
+		d.resolved = append(d.resolved, [2]string{pair[0].(string), pair[1].(string)})
 	}
-	var es []hop1Entity
 	for _, x := range p["hop1"].([]any) {
 		row := x.([]any)
 		e := hop1Entity{name: row[0].(string), df: row[1].(int64)}
 		for _, id := range row[2].([]any) {
 			e.ids = append(e.ids, id.(string))
 		}
-		es = append(es, e)
+		d.entities = append(d.entities, e)
 	}
+	for _, id := range p["linked"].([]any) {
+		d.linked = append(d.linked, id.(string))
+	}
+	d.details = detailsOf(p["details"].([]any))
+	return d, nil
+}
+
+// takeHop1 loads the first hop (names are the request's seed names by norm
+// name, with their weights).
+func (h *hood) takeHop1(r graph.WalkRequest, names map[string]float64, d hop1Data) {
+	for _, id := range d.seeds {
+		h.add(id)
+		h.req.Memories[id] = r.Memories[id]
+	}
+	for _, pair := range d.resolved {
+		h.req.Entities[pair[1]] = max(h.req.Entities[pair[1]], names[pair[0]])
+	}
+	es := d.entities
 	slices.SortFunc(es, func(a, b hop1Entity) int { return cmp.Or(cmp.Compare(a.df, b.df), cmp.Compare(a.name, b.name)) })
 	for _, e := range es {
 		h.df[e.name] = e.df
@@ -288,15 +376,13 @@ func (h *hood) hop1(ctx context.Context, tx neo4jdrv.ManagedTransaction, f graph
 			}
 		}
 	}
-	linked := p["linked"].([]any)
-	slices.SortFunc(linked, func(a, b any) int { return cmp.Compare(a.(string), b.(string)) })
+	linked := slices.Sorted(slices.Values(d.linked))
 	for _, id := range linked {
-		h.add(id.(string))
+		h.add(id)
 	}
-	for _, d := range p["details"].([]any) {
-		h.detail(d)
+	for _, x := range d.details {
+		h.detail(x)
 	}
-	return nil
 }
 
 // walkHop1Params binds walkHop1Cypher's parameters: the seed memories' ids
@@ -317,12 +403,13 @@ func walkHop2Params(f graph.Filter, names, linked []string) map[string]any {
 type hop2Entity struct {
 	name    string
 	n       int64
-	details []any
+	details []detailRow
 }
 
-// hop2 expands the entities the first hop's memories mention.
-func (h *hood) hop2(ctx context.Context, tx neo4jdrv.ManagedTransaction, f graph.Filter) error {
-	var names []string
+// hop2Wants lists what the second hop expands: the entities the first
+// hop's memories mention that it did not, and the memories linked to the
+// first hop that it did not load, each sorted.
+func (h *hood) hop2Wants() (names, linked []string) {
 	seen := map[string]bool{}
 	for p := range h.pairs {
 		if _, ok := h.df[p[1]]; !ok && h.mems[p[0]] && !seen[p[1]] {
@@ -330,7 +417,6 @@ func (h *hood) hop2(ctx context.Context, tx neo4jdrv.ManagedTransaction, f graph
 			names = append(names, p[1])
 		}
 	}
-	var linked []string
 	for l := range h.links {
 		if h.mems[l[0]] != h.mems[l[1]] {
 			linked = append(linked, l[0])
@@ -339,25 +425,40 @@ func (h *hood) hop2(ctx context.Context, tx neo4jdrv.ManagedTransaction, f graph
 			}
 		}
 	}
-	if len(names) == 0 && len(linked) == 0 {
-		return nil
-	}
 	slices.Sort(names)
 	slices.Sort(linked)
-	recs, err := collect(ctx, tx, walkHop2Cypher, walkHop2Params(f, names, slices.Compact(linked)))
+	return names, slices.Compact(linked)
+}
+
+// hop2Data is what the second hop loads (walkHop2Cypher, or
+// tenantMentions.hop2): per entity its count of admitted memories up to
+// WalkFanout + 1 and, when no more, their detail; and the detail of the
+// admitted memories of the linked ones.
+type hop2Data struct {
+	entities []hop2Entity
+	linked   []detailRow
+}
+
+func cypherHop2(ctx context.Context, tx neo4jdrv.ManagedTransaction, f graph.Filter, names, linked []string) (hop2Data, error) {
+	recs, err := collect(ctx, tx, walkHop2Cypher, walkHop2Params(f, names, linked))
 	if err != nil {
-		return err
+		return hop2Data{}, err
 	}
-	es := make([]hop2Entity, 0, len(recs))
-	var links []any
+	var d hop2Data
 	for _, rec := range recs {
 		p := rec.AsMap()
 		if p["name"] == nil {
-			links = append(links, p["details"].([]any)...)
+			d.linked = append(d.linked, detailsOf(p["details"].([]any))...)
 			continue
 		}
-		es = append(es, hop2Entity{name: p["name"].(string), n: p["n"].(int64), details: p["details"].([]any)})
+		d.entities = append(d.entities, hop2Entity{name: p["name"].(string), n: p["n"].(int64), details: detailsOf(p["details"].([]any))})
 	}
+	return d, nil
+}
+
+// takeHop2 loads the second hop.
+func (h *hood) takeHop2(d hop2Data) {
+	es := d.entities
 	slices.SortFunc(es, func(a, b hop2Entity) int { return cmp.Or(cmp.Compare(a.n, b.n), cmp.Compare(a.name, b.name)) })
 	for _, e := range es {
 		if e.n > graph.WalkFanout {
@@ -365,20 +466,18 @@ func (h *hood) hop2(ctx context.Context, tx neo4jdrv.ManagedTransaction, f graph
 			continue
 		}
 		h.df[e.name] = e.n
-		for _, d := range e.details {
-			id := d.([]any)[0].(string)
-			if h.add(id) {
-				h.pairs[[2]string{id, e.name}] = true
-				h.detail(d)
+		for _, x := range e.details {
+			if h.add(x.id) {
+				h.pairs[[2]string{x.id, e.name}] = true
+				h.detail(x)
 			}
 		}
 	}
-	for _, d := range links {
-		if h.add(d.([]any)[0].(string)) {
-			h.detail(d)
+	for _, x := range d.linked {
+		if h.add(x.id) {
+			h.detail(x)
 		}
 	}
-	return nil
 }
 
 // rank builds the walk's graph from what was loaded and runs it.

@@ -51,11 +51,6 @@ func TestWarmCoversReads(t *testing.T) {
 		Type: graph.RelationTypes[0], CreatedBy: "u1", CreatedAt: time.Now().UTC()})
 	tr.NoError(t, err)
 
-	neo4jtest.PlanCache(t, cfg)
-	planned, err := s.Warm(ctx)
-	tr.NoError(t, err)
-	tr.Len(t, planned, neo4j.ReadStatements())
-
 	filters := []graph.Filter{
 		{Scope: scope, Reader: graph.System},
 		{Scope: scope, Reader: graph.Reader{UserID: "u1"}},
@@ -63,8 +58,17 @@ func TestWarmCoversReads(t *testing.T) {
 			Tags: []string{"tag1"}, CreatedAfter: time.Now().Add(-24 * time.Hour), EntityTypes: []string{"person"}},
 	}
 	names := c.EntityQueries(3)
+	// Each filter's reads start from a cache Warm alone filled: a
+	// statement run more than ~10 times is compiled again when hot, which
+	// adds an entry that is no missing plan. (After the first round Warm's
+	// count can come out one lower, a plan it reuses from elsewhere: the
+	// reads must add none to it.)
 	for _, f := range filters {
-		_, err := s.KeywordSearch(ctx, f, c.KeywordQueries(1)[0], 50)
+		neo4jtest.PlanCache(t, cfg)
+		planned, err := s.Warm(ctx)
+		tr.NoError(t, err)
+		tr.Len(t, planned, neo4j.ReadStatements())
+		_, err = s.KeywordSearch(ctx, f, c.KeywordQueries(1)[0], 50)
 		tr.NoError(t, err)
 		for _, r := range []graph.WalkRequest{
 			{Entities: map[string]float64{names[0][0]: 1, names[1][0]: 1}, Memories: map[string]float64{ids[0]: 1, ids[5]: 1}},
@@ -97,9 +101,9 @@ func TestWarmCoversReads(t *testing.T) {
 		}
 		_, _ = s.ListVersions(ctx, f, ids[0]) // not found for some readers: the statement ran
 		_, _ = s.GetChunks(ctx, f, out[0].Version.ID)
+		assert.LessOrEqual(t, neo4jtest.PlanCache(t, cfg), len(planned),
+			"the reads added plans to Neo4j's cache that Warm did not make (a statement or parameter type missing from readStatements)")
 	}
-	assert.Equal(t, len(planned), neo4jtest.PlanCache(t, cfg),
-		"the reads added plans to Neo4j's cache that Warm did not make (a statement or parameter type missing from readStatements)")
 }
 
 // TestWarmFails: a statement that does not plan stops the warm-up with an

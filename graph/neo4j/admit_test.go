@@ -1,0 +1,234 @@
+package neo4j_test
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+	"time"
+
+	"github.com/stretchr/testify/assert"
+	tr "github.com/stretchr/testify/require"
+
+	"github.com/mnemo-dev/mnemo/graph"
+	"github.com/mnemo-dev/mnemo/graph/neo4j"
+	"github.com/mnemo-dev/mnemo/graph/neo4j/neo4jtest"
+	"github.com/mnemo-dev/mnemo/graph/storetest"
+)
+
+// TestAdmissionMatchesCypher holds the walk's admission in the process
+// (memAttrs, kept current by the keyword catch-up) to memoryVisible in
+// Neo4j, after every kind of write that changes what the filter admits or
+// what the walk follows: creates in sessions (NEXT), supersessions,
+// archive, restore, approved retract / quarantine / block edits, a new
+// version, an erasure that relinks a session. Each stage checks, on the
+// writing process and on a second one that only reads (its copy comes from
+// the stamps alone):
+//   - for 60 random filters, the memories the copy admits are those Neo4j
+//     admits;
+//   - the NEXT and SUPERSEDES links the copy holds are Neo4j's;
+//   - for random walks under those filters, the walk over the copy returns
+//     what the walk in Neo4j (walkHop1Cypher, walkHop2Cypher) returns, to
+//     the last bit of each score, and Neighbours of random seeds what
+//     Neighbours filtered in Neo4j (neighbourFilterCypher) returns.
+//
+// It fails when a write above does not stamp its memory (checked by hand
+// for archive, restore, supersede, the edits and the erasure's relink) or
+// when a clause of the admission differs.
+func TestAdmissionMatchesCypher(t *testing.T) {
+	cfg := neo4jtest.Config(t)
+	a := neo4jtest.Open(t, cfg)
+	b, err := neo4j.Open(t.Context(), cfg) // a second process: reads only
+	tr.NoError(t, err)
+	defer b.Close()
+	ctx := t.Context()
+
+	tenant := "adm"
+	scopes := []graph.Scope{
+		{TenantID: tenant}, {TenantID: tenant, OrgID: "o1"}, {TenantID: tenant, OrgID: "o1", RepoID: "r1"},
+		{TenantID: tenant, OrgID: "o2"}, {TenantID: tenant, OrgID: "o2", RepoID: "r2"},
+	}
+	users := []string{"", "u1", "u2"}
+	vis := []graph.Visibility{graph.VisibilityUser, graph.VisibilitySession, graph.VisibilityProject, graph.VisibilityGlobal}
+	types := []string{"note", "doc", "task"}
+	subjects := []string{"", "alice", "bob"}
+	projects := []string{"", "p1", "p2"}
+	r := rand.New(rand.NewPCG(5, 6))
+	pick := func(n int) int { return r.IntN(n) }
+	now := time.Now().UTC().Truncate(time.Second)
+
+	c := storetest.Corpus(graph.Scope{}, 11, 160)
+	ins := c.Inputs
+	for i := range ins {
+		m := &ins[i].Memory
+		sc := scopes[pick(len(scopes))]
+		user := users[pick(len(users))]
+		m.Scope, m.UserID, m.Visibility, m.Type = sc, user, vis[pick(len(vis))], types[pick(len(types))]
+		m.Tags = []string{fmt.Sprintf("t%d", pick(3)), fmt.Sprintf("t%d", 3+pick(2))}
+		if s := subjects[pick(len(subjects))]; s != "" {
+			m.SubjectType, m.SubjectID = "person", s
+		}
+		m.ProjectID = projects[pick(len(projects))]
+		m.CreatedAt = now.Add(-time.Duration(len(ins)-i) * time.Minute)
+		if i%4 == 0 { // sessions of one scope and owner, so that NEXT chains form
+			m.Scope, m.UserID, m.SessionID = scopes[1], "u1", fmt.Sprintf("s%d", i%3)
+		}
+		switch pick(4) {
+		case 0:
+			m.ValidFrom = now.Add(-time.Duration(pick(200)) * time.Minute)
+		case 1:
+			m.ValidTo = now.Add(time.Duration(pick(200)-100) * time.Minute)
+		case 2:
+			m.ValidFrom = now.Add(-3 * time.Hour)
+			m.ValidTo = now.Add(time.Duration(pick(200)-100) * time.Minute)
+		}
+	}
+	var created []graph.Created
+	for lo := 0; lo < len(ins); lo += 40 {
+		out, err := a.CreateMemories(ctx, ins[lo:min(lo+40, len(ins))])
+		tr.NoError(t, err)
+		created = append(created, out...)
+	}
+	id := func(i int) string { return created[i].Memory.ID }
+	scopeOf := func(i int) graph.Scope { return created[i].Memory.Scope }
+
+	readers := []graph.Reader{graph.System, {UserID: "u1"}, {UserID: "u2", Subscopes: true}, {UserID: "u3"}}
+	statuses := [][]graph.Status{nil, {graph.StatusActive, graph.StatusSuperseded}, {graph.StatusArchived},
+		{graph.StatusRetracted, graph.StatusActive}}
+	filter := func() graph.Filter {
+		f := graph.Filter{Scope: scopes[pick(len(scopes))], Reader: readers[pick(len(readers))], Statuses: statuses[pick(len(statuses))]}
+		if pick(2) == 0 {
+			f.ValidAt = now.Add(time.Duration(pick(200)-100) * time.Minute)
+		}
+		if pick(4) == 0 {
+			f.UserID = users[1+pick(2)]
+		}
+		if pick(4) == 0 {
+			f.Types = []string{types[pick(len(types))]}
+		}
+		if pick(4) == 0 {
+			f.Tags = []string{fmt.Sprintf("t%d", pick(3))}
+		}
+		if pick(4) == 0 {
+			f.Visibility = []graph.Visibility{vis[pick(len(vis))], vis[pick(len(vis))]}
+		}
+		if pick(5) == 0 {
+			f.SubjectType, f.SubjectID = "person", subjects[1+pick(2)]
+		}
+		if pick(5) == 0 {
+			f.ProjectID = projects[1+pick(2)]
+		}
+		if pick(6) == 0 {
+			f.SessionID = "s1"
+		}
+		if pick(4) == 0 {
+			f.CreatedAfter = now.Add(-time.Duration(pick(160)) * time.Minute)
+		}
+		if pick(4) == 0 {
+			f.CreatedBefore = now.Add(-time.Duration(pick(160)) * time.Minute)
+			if !f.CreatedAfter.IsZero() && !f.CreatedBefore.After(f.CreatedAfter) {
+				f.CreatedAfter, f.CreatedBefore = f.CreatedBefore, f.CreatedAfter.Add(time.Minute)
+			}
+		}
+		if pick(3) == 0 {
+			f.Channel = "email"
+		}
+		f.IncludeQuarantined = pick(3) == 0
+		return f
+	}
+
+	walked, neighboured, admitted := 0, 0, 0 // walks and neighbours that returned something, filters that admitted something
+	check := func(stage string) {
+		t.Helper()
+		for _, s := range []*neo4j.Store{a, b} {
+			local, cypher, err := s.Links(ctx, tenant)
+			tr.NoError(t, err)
+			assert.Equal(t, cypher, local, "%s: links", stage)
+		}
+		for range 60 {
+			f := filter()
+			tr.NoError(t, f.Validate())
+			for _, s := range []*neo4j.Store{a, b} {
+				local, cypher, ok, err := s.Admitted(ctx, f)
+				tr.NoError(t, err)
+				tr.True(t, ok)
+				assert.Equal(t, cypher, local, "%s: admitted under %+v", stage, f)
+				if len(cypher) > 0 {
+					admitted++
+				}
+			}
+			req := graph.WalkRequest{Limit: 30, Damping: 0.5, Entities: map[string]float64{}, Memories: map[string]float64{}}
+			for range 1 + pick(3) {
+				req.Entities[c.Entities[pick(40)]] = 1
+			}
+			for range pick(3) {
+				req.Memories[id(pick(len(created)))] = 1
+			}
+			var seeds []string
+			for range 1 + pick(6) {
+				seeds = append(seeds, id(pick(len(created))))
+			}
+			b.SetCypherFilter(true)
+			want, err := b.Walk(ctx, f, req)
+			tr.NoError(t, err)
+			wantN, err := b.Neighbours(ctx, f, seeds, 4)
+			tr.NoError(t, err)
+			b.SetCypherFilter(false)
+			got, err := b.Walk(ctx, f, req)
+			tr.NoError(t, err)
+			gotN, err := b.Neighbours(ctx, f, seeds, 4)
+			tr.NoError(t, err)
+			assert.Equal(t, want, got, "%s: walk %v under %+v", stage, req, f)
+			assert.Equal(t, wantN, gotN, "%s: neighbours of %v under %+v", stage, seeds, f)
+			if len(want) > 0 {
+				walked++
+			}
+			if len(wantN) > 0 {
+				neighboured++
+			}
+		}
+	}
+	check("created")
+
+	// A supersession: a new memory in the old one's scope.
+	in := storetest.Corpus(graph.Scope{}, 12, 1).Inputs[0]
+	in.Memory.Scope, in.Memory.UserID, in.Memory.Type = scopeOf(1), created[1].Memory.UserID, created[1].Memory.Type
+	in.Supersedes = id(1)
+	_, err = a.CreateMemories(ctx, []graph.MemoryInput{in})
+	tr.NoError(t, err)
+	check("superseded")
+
+	tr.NoError(t, a.Archive(ctx, scopeOf(2), id(2)))
+	tr.NoError(t, a.Archive(ctx, scopeOf(3), id(3)))
+	check("archived")
+	tr.NoError(t, a.Restore(ctx, scopeOf(3), id(3)))
+	check("restored")
+
+	for i, e := range []graph.Edit{
+		{Kind: graph.EditRetract, TargetMemoryID: id(5)},
+		{Kind: graph.EditQuarantine, TargetMemoryID: id(6)},
+		{Kind: graph.EditBlock, TargetMemoryID: id(7), Channel: "email"},
+	} {
+		e.Scope, e.CreatedBy, e.CreatedAt = scopeOf(5+i), "curator", now
+		ed, err := a.CreateEdit(ctx, e)
+		tr.NoError(t, err)
+		_, err = a.DecideEdit(ctx, e.Scope, ed.ID, graph.EditApproved, "lead", now)
+		tr.NoError(t, err)
+	}
+	check("edited")
+
+	_, err = a.AddVersion(ctx, scopeOf(9), id(9), storetest.Corpus(graph.Scope{}, 13, 1).Inputs[0].Version)
+	tr.NoError(t, err)
+	check("versioned")
+
+	// Erase the middle of a session (created 4, 16, 28, ... share s1 and
+	// s2 ... by i%3): its neighbours are linked around it.
+	_, err = a.Erase(ctx, scopeOf(16), graph.EraseInput{IDs: []string{id(16), id(40)}})
+	tr.NoError(t, err)
+	check("erased")
+	// The comparisons had something to compare (8 stages of 60 filters).
+	t.Logf("filters that admitted a memory: %d of 960; walks with results: %d of 480; neighbours: %d of 480",
+		admitted, walked, neighboured)
+	assert.Greater(t, admitted, 400)
+	assert.Greater(t, walked, 60)
+	assert.Greater(t, neighboured, 60)
+}

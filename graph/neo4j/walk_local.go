@@ -1,0 +1,204 @@
+package neo4j
+
+import (
+	"context"
+
+	neo4jdrv "github.com/neo4j/neo4j-go-driver/v5/neo4j"
+
+	"github.com/mnemo-dev/mnemo/graph"
+)
+
+// The walk's two hops in the process. At 100k memories walkHop1Cypher and
+// walkHop2Cypher took ~20 ms of a graph-mode search's ~55 ms of statements,
+// nearly all of it reading records (~5 µs a memory reached by traversal,
+// whatever the plan: docs/benchmarks.md, "Neo4j read path: what did not
+// help"). The process already holds each memory's entities and each
+// entity's memories (mentionIndex); with what memoryVisible reads
+// (memAttrs) and each memory's NEXT and SUPERSEDES links beside them, the
+// hops are the same rules over maps. Neo4j still resolves the seed names
+// (aliases live on the Entity nodes), runs the relation step, and reads
+// the memories kept with the whole filter (getMemoriesCypher), so what the
+// walk returns is admitted by Neo4j whatever the process holds: a copy
+// behind the store can change scores, never what a reader sees.
+
+// resolveNamesCypher resolves the seed names to the tenant's entities by
+// norm name or alias, as [name, norm name] rows (walkHop1Cypher's
+// resolution alone). Uses entity_norm, and entity_tenant for aliases.
+const resolveNamesCypher = `
+CALL {
+  UNWIND $names AS name
+  MATCH (e:Entity {tenant_id: $f_tenant, norm_name: name}) RETURN name, e
+  UNION
+  MATCH (e:Entity) WHERE e.tenant_id = $f_tenant AND any(a IN e.alias_norms WHERE a IN $names)
+  UNWIND [a IN e.alias_norms WHERE a IN $names] AS name
+  RETURN name, e
+}
+RETURN name, e.norm_name AS norm`
+
+func resolveNames(ctx context.Context, tx neo4jdrv.ManagedTransaction, f graph.Filter, names []string) ([][2]string, error) {
+	if len(names) == 0 {
+		return nil, nil
+	}
+	recs, err := collect(ctx, tx, resolveNamesCypher, map[string]any{"f_tenant": f.Scope.TenantID, "names": idList(names)})
+	if err != nil {
+		return nil, err
+	}
+	out := make([][2]string, 0, len(recs))
+	for _, r := range recs {
+		p := r.AsMap()
+		out = append(out, [2]string{str(p, "name"), str(p, "norm")})
+	}
+	return out, nil
+}
+
+// view runs fn over tenant's part of the index, under its read lock (a
+// tenant not held reads as empty).
+func (x *mentionIndex) view(tenant string, fn func(t *tenantMentions)) {
+	x.mu.RLock()
+	defer x.mu.RUnlock()
+	t := x.tenants[tenant]
+	if t == nil {
+		t = &tenantMentions{}
+	}
+	fn(t)
+}
+
+// admitted reports whether the index holds memory id and a admits it.
+func (t *tenantMentions) admitted(a *admission, id string) (memMention, bool) {
+	m, ok := t.byMemory[id]
+	return m, ok && a.admits(m.key.at, m.attrs)
+}
+
+func (t *tenantMentions) detailOf(id string) detailRow {
+	m := t.byMemory[id]
+	return detailRow{id: id, entities: m.entities, links: m.links}
+}
+
+// hop1 is walkHop1Cypher over the index: the admitted seeds (seedIDs in
+// order), for each resolved entity its df (admitted memories, counted up to
+// WalkMaxDF + 1) and, when no more, its WalkFanout newest admitted
+// memories; the admitted memories linked to those and to the seeds; the
+// detail of them all.
+func (t *tenantMentions) hop1(a *admission, seedIDs []string, resolved [][2]string) hop1Data {
+	d := hop1Data{resolved: resolved}
+	var m0 []string
+	in := map[string]bool{}
+	keep := func(id string) {
+		if !in[id] {
+			in[id] = true
+			m0 = append(m0, id)
+		}
+	}
+	for _, id := range seedIDs {
+		if _, ok := t.admitted(a, id); ok {
+			d.seeds = append(d.seeds, id)
+			keep(id)
+		}
+	}
+	done := map[string]bool{}
+	for _, pair := range resolved {
+		name := pair[1]
+		if done[name] {
+			continue
+		}
+		done[name] = true
+		e := hop1Entity{name: name}
+		list := t.byEntity[name]
+		for i := len(list) - 1; i >= 0 && e.df <= graph.WalkMaxDF; i-- {
+			if _, ok := t.admitted(a, list[i].id); ok {
+				e.df++
+				if len(e.ids) < graph.WalkFanout {
+					e.ids = append(e.ids, list[i].id)
+				}
+			}
+		}
+		if e.df > graph.WalkMaxDF {
+			e.ids = nil
+		}
+		for _, id := range e.ids {
+			keep(id)
+		}
+		d.entities = append(d.entities, e)
+	}
+	linked := map[string]bool{}
+	for _, id := range m0 {
+		for _, l := range t.byMemory[id].links {
+			if _, ok := t.admitted(a, l.id); ok && !linked[l.id] {
+				linked[l.id] = true
+				d.linked = append(d.linked, l.id)
+			}
+		}
+	}
+	for _, id := range d.linked {
+		keep(id)
+	}
+	for _, id := range m0 {
+		d.details = append(d.details, t.detailOf(id))
+	}
+	return d
+}
+
+// hop2 is walkHop2Cypher over the index: for each entity of names its
+// admitted memories counted up to WalkFanout + 1, with their detail when
+// there are no more; and the detail of each admitted memory of linked.
+func (t *tenantMentions) hop2(a *admission, names, linked []string) hop2Data {
+	var d hop2Data
+	for _, name := range names {
+		e := hop2Entity{name: name}
+		list := t.byEntity[name]
+		for i := len(list) - 1; i >= 0 && e.n <= graph.WalkFanout; i-- {
+			if _, ok := t.admitted(a, list[i].id); ok {
+				e.n++
+				e.details = append(e.details, t.detailOf(list[i].id))
+			}
+		}
+		if e.n > graph.WalkFanout {
+			e.details = nil
+		}
+		d.entities = append(d.entities, e)
+	}
+	for _, id := range linked {
+		if _, ok := t.admitted(a, id); ok {
+			d.linked = append(d.linked, t.detailOf(id))
+		}
+	}
+	return d
+}
+
+// neighbourWalks is neighbourWalks (retrieve.go) over the index: the
+// seeds the reader may read (memoryAccess: the narrowing applies to the
+// neighbours, not the seeds; a seed the index does not hold has no
+// entities to walk), and for each entity of a readable seed its
+// NeighbourFanout newest admitted memories, seeds left out.
+func (t *tenantMentions) neighbourWalks(a *admission, seeds []string, entities map[string][]string,
+	lists map[string][]kwKey) (readable map[string]bool, walks map[string][]kwKey) {
+	readable, walks = map[string]bool{}, map[string][]kwKey{}
+	skip := make(map[string]bool, len(seeds))
+	for _, id := range seeds {
+		skip[id] = true
+		if m, ok := t.byMemory[id]; ok && a.reads(m.attrs) {
+			readable[id] = true
+		}
+	}
+	for id, es := range entities {
+		if !readable[id] {
+			continue
+		}
+		for _, e := range es {
+			if _, done := walks[e]; done {
+				continue
+			}
+			list := lists[e]
+			chosen := []kwKey{}
+			for i := len(list) - 1; i >= 0 && len(chosen) < graph.NeighbourFanout; i-- {
+				if k := list[i]; !skip[k.id] {
+					if _, ok := t.admitted(a, k.id); ok {
+						chosen = append(chosen, k)
+					}
+				}
+			}
+			walks[e] = chosen
+		}
+	}
+	return readable, walks
+}
