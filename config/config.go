@@ -81,7 +81,7 @@ type Neo4j struct {
 	Password string `yaml:"password"`
 	Database string `yaml:"database"` // default: the server's default database
 	// IndexMemories bounds the memories each process's keyword and mention
-	// indexes hold across tenants (about 1 KiB each; a tenant whose
+	// indexes hold across tenants (about 1.3 KiB each; a tenant whose
 	// memories hold more than 64 distinct terms each on average counts as
 	// its terms over 64); the least recently searched tenants are dropped
 	// past it. 0: 1,000,000; -1: no bound.

@@ -43,7 +43,7 @@ type Config struct {
 	// Logger receives the warm-up's log line; nil means slog.Default().
 	Logger *slog.Logger
 	// IndexMemories bounds the memories the process's keyword and mention
-	// indexes hold across tenants (about 1 KiB each; a tenant counts as its
+	// indexes hold across tenants (about 1.3 KiB each; a tenant counts as its
 	// postings over termsPerMemory when that is more than its memories, as
 	// a tenant of long documents holds more a memory): past it, the least
 	// recently searched tenants are dropped whole, to be read again on
@@ -52,7 +52,7 @@ type Config struct {
 	IndexMemories int
 }
 
-// DefaultIndexMemories is Config.IndexMemories' default: about 1 GiB of
+// DefaultIndexMemories is Config.IndexMemories' default: about 1.3 GiB of
 // the process's memory (docs/scale.md).
 const DefaultIndexMemories = 1_000_000
 
