@@ -67,10 +67,10 @@ type Store struct {
 	// cypherFilter makes Walk and Neighbours filter in Neo4j even when the
 	// process could (tests compare the two paths: export_test.go).
 	cypherFilter atomic.Bool
-	warmStop   context.CancelFunc // cancels the background warm-up, if any
-	warmDone   chan struct{}      // closed when it has returned
-	closeOnce  sync.Once
-	closeErr   error
+	warmStop     context.CancelFunc // cancels the background warm-up, if any
+	warmDone     chan struct{}      // closed when it has returned
+	closeOnce    sync.Once
+	closeErr     error
 }
 
 // Open connects to Neo4j, checks connectivity, creates the schema
