@@ -106,7 +106,7 @@ func New(o Options) (*Engine, error) {
 		store: o.Store, caps: capabilitiesOf(o.Store), index: o.Index, embedder: o.Embedder, policy: o.Policy,
 		log: o.Logger, now: o.Now, enqueue: !o.VectorsOff, outbox: o.Outbox.withDefaults(), obs: o.Observer,
 	}
-	e.warnUncalibrated()
+	e.CheckCalibration()
 	return e, nil
 }
 
@@ -114,11 +114,13 @@ func New(o Options) (*Engine, error) {
 // calibration was fitted on (policy.DefaultCosineMid, DefaultCosineWidth).
 const calibratedModel = "BAAI/bge-small-en-v1.5"
 
-// warnUncalibrated logs a warning when the embedder is not the model the
-// default relevance calibration was fitted on and the policy keeps that
-// calibration: abstention and the vector floor judge cosines on its scale,
-// and another model's run higher or lower (docs/policy.md).
-func (e *Engine) warnUncalibrated() {
+// CheckCalibration logs a warning when the embedder is not the model the
+// default relevance calibration was fitted on and the running policy keeps
+// that calibration: abstention and the vector floor judge cosines on its
+// scale, and another model's run higher or lower (docs/policy.md). New runs
+// it, and so does every reload through the engine; a caller that reloads
+// the policy holder itself (mnemo serve on SIGHUP) calls it after.
+func (e *Engine) CheckCalibration() {
 	if e.embedder == nil || e.policy == nil {
 		return
 	}

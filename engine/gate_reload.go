@@ -26,6 +26,7 @@ func (e *Engine) ReloadPolicy(ctx context.Context, p graph.Principal, load func(
 	cur := e.policy.Current()
 	name := cur.Name()
 	e.log.Info("policy reloaded", "by", p.ID, "policy", name, "digest", cur.Digest())
+	e.CheckCalibration()
 	// The mark tells the other processes serving this store to reload too
 	// (FollowPolicy).
 	if _, err := e.store.MarkPolicy(ctx, cur.Digest(), name, p.ID, e.now().UTC()); err != nil {
@@ -90,6 +91,7 @@ func (e *Engine) followPolicy(ctx context.Context, seen int64, load func() (*pol
 	}
 	now := e.policy.Current()
 	e.log.Info("policy reloaded, following another replica", "by", m.MarkedBy, "policy", now.Name(), "digest", now.Digest())
+	e.CheckCalibration()
 	if now.Digest() != m.Digest {
 		e.log.Error("policy reloaded but differs from the replica's: their policy files differ",
 			"running_digest", now.Digest(), "reloaded_digest", m.Digest, "by", m.MarkedBy)

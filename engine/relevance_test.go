@@ -393,4 +393,25 @@ func TestWarnUncalibrated(t *testing.T) {
 			}
 		})
 	}
+	// A reload that brings the default calibration back says so too.
+	t.Run("reloaded to the default calibration", func(t *testing.T) {
+		own, err := policy.Parse("default_policy.yaml", config.DefaultPolicy())
+		require.NoError(t, err)
+		own.Retrieval.Relevance.CosineMid = 0.8
+		holder, err := policy.NewHolder(own)
+		require.NoError(t, err)
+		idx, err := local.Open(t.TempDir(), local.Options{Dimensions: vecDim})
+		require.NoError(t, err)
+		t.Cleanup(func() { _ = idx.Close() })
+		var log strings.Builder
+		e, err := New(Options{Store: graphtest.Open(t), Index: idx, Embedder: namedEmbedder{id: "intfloat/e5-small-v2"}, Policy: holder,
+			Logger: slog.New(slog.NewTextHandler(&log, nil))})
+		require.NoError(t, err)
+		require.NotContains(t, log.String(), "relevance calibration is the default")
+		_, err = e.ReloadPolicy(t.Context(), graph.Principal{ID: "op", Roles: []string{"operator"}, Scope: graph.Scope{TenantID: "t1"}}, func() (*policy.Policy, error) {
+			return policy.Parse("default_policy.yaml", config.DefaultPolicy())
+		})
+		require.NoError(t, err)
+		assert.Contains(t, log.String(), "relevance calibration is the default")
+	})
 }

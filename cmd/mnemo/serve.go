@@ -194,6 +194,7 @@ func reloadOnHangup(ctx context.Context, a *app) {
 				continue
 			}
 			a.log.Info("policy reloaded", "policy", a.policy.Current().Name())
+			a.engine.CheckCalibration()
 		}
 	}
 }
