@@ -3,6 +3,7 @@ package neo4j_test
 import (
 	"fmt"
 	"math/rand/v2"
+	"strings"
 	"testing"
 	"time"
 
@@ -159,6 +160,9 @@ func TestAdmissionMatchesCypher(t *testing.T) {
 			req := graph.WalkRequest{Limit: 30, Damping: 0.5, Entities: map[string]float64{}, Memories: map[string]float64{}}
 			for range 1 + pick(3) {
 				req.Entities[c.Entities[pick(40)]] = 1
+			}
+			if pick(3) == 0 { // an alias (storetest.Corpus gives every tenth entity one)
+				req.Entities[strings.ToLower(c.Entities[10*pick(4)])+"-alias"] = 1
 			}
 			for range pick(3) {
 				req.Memories[id(pick(len(created)))] = 1

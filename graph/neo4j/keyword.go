@@ -137,7 +137,8 @@ const kwRowProjection = `m.id AS id, m.created_at AS created_at, m.org_id AS org
        m.status AS status, m.type AS type, m.tags AS tags, m.subject_type AS subject_type,
        m.subject_id AS subject_id, m.project_id AS project_id, m.session_id AS session_id,
        m.valid_from AS valid_from, m.valid_to AS valid_to, m.blocked_channels AS blocked_channels,
-       m.quarantined AS quarantined, [(m)-[l:NEXT|SUPERSEDES]-(o:Memory) WHERE o.kw_len IS NOT NULL | [o.id, type(l)]] AS links`
+       m.quarantined AS quarantined, [(m)-[l:NEXT|SUPERSEDES]-(o:Memory) WHERE o.kw_len IS NOT NULL | [o.id, type(l)]] AS links,
+       [(m)-[:MENTIONS]->(x:Entity) WHERE size(coalesce(x.alias_norms, [])) > 0 | [x.norm_name, x.alias_norms]] AS aliases`
 
 // kwTenantsCypher lists the tenants whose keyword sequence has moved, most
 // keyword writes first (WarmKeywordIndex, in the background at a server's
@@ -268,6 +269,12 @@ func (k *keywords) catchUp(ctx context.Context, tx neo4jdrv.ManagedTransaction, 
 					for _, l := range p["links"].([]any) {
 						l := l.([]any)
 						row.links = append(row.links, memLink{id: l[0].(string), typ: intern(l[1].(string))})
+					}
+					for _, a := range p["aliases"].([]any) {
+						a := a.([]any)
+						for _, al := range a[1].([]any) {
+							row.aliases = append(row.aliases, [2]string{al.(string), a[0].(string)})
+						}
 					}
 					sc := scopeOf(p)
 					sc.TenantID = tenant

@@ -28,6 +28,13 @@ type mentionIndex struct {
 type tenantMentions struct {
 	byEntity map[string][]kwKey    // norm name -> memories, oldest first
 	byMemory map[string]memMention // memory id -> its key and entities
+	// aliases maps an alias (in norm form) to the norm names of the
+	// entities that carry it, from the rows of the memories that mention
+	// them. Entities only gain aliases (mergeEntitiesCypher, in the write
+	// that mentions them), so entries are only added; one left by an
+	// entity an erasure deleted resolves to an entity without memories,
+	// which the walk ignores as Neo4j's resolution would.
+	aliases map[string][]string
 }
 
 type memMention struct {
@@ -57,6 +64,7 @@ type mentionRow struct {
 	entities []string
 	attrs    memAttrs
 	links    []memLink
+	aliases  [][2]string // (alias norm, entity norm) of the entities it mentions
 	gone     bool
 }
 
@@ -71,7 +79,7 @@ func (x *mentionIndex) apply(tenant string, rows []mentionRow) {
 	defer x.mu.Unlock()
 	t := x.tenants[tenant]
 	if t == nil {
-		t = &tenantMentions{byEntity: map[string][]kwKey{}, byMemory: map[string]memMention{}}
+		t = &tenantMentions{byEntity: map[string][]kwKey{}, byMemory: map[string]memMention{}, aliases: map[string][]string{}}
 		x.tenants[tenant] = t
 	}
 	drop := map[string]map[string]bool{} // entity -> ids leaving its list
@@ -94,6 +102,11 @@ func (x *mentionIndex) apply(tenant string, rows []mentionRow) {
 		t.relink(r.key.id, old.links, links)
 		if r.gone {
 			continue
+		}
+		for _, a := range r.aliases {
+			if !slices.Contains(t.aliases[a[0]], a[1]) {
+				t.aliases[a[0]] = append(t.aliases[a[0]], a[1])
+			}
 		}
 		ents := slices.Compact(slices.Sorted(slices.Values(r.entities)))
 		attrs := r.attrs

@@ -150,20 +150,16 @@ func (s *Store) Walk(ctx context.Context, f graph.Filter, r graph.WalkRequest) (
 	out, err := read(ctx, s, func(tx neo4jdrv.ManagedTransaction) ([]graph.Walked, error) {
 		l := newHood(r)
 		if local {
-			// The two hops in the process: the mention index's lists and
-			// links, admitted by memAttrs (admit.go), as of the keyword
-			// sequence this transaction reads; Neo4j resolves the names.
+			// The two hops in the process: the mention index's names,
+			// lists and links, admitted by memAttrs (admit.go), as of the
+			// keyword sequence this transaction reads.
 			release, err := s.kw.sync(ctx, tx, f.Scope.TenantID)
 			defer release()
 			if err != nil {
 				return nil, err
 			}
-			resolved, err := resolveNames(ctx, tx, f, list)
-			if err != nil {
-				return nil, err
-			}
 			s.kw.mentions.view(f.Scope.TenantID, func(t *tenantMentions) {
-				l.takeHop1(r, names, t.hop1(&adm, ids, resolved))
+				l.takeHop1(r, names, t.hop1(&adm, ids, t.resolve(list)))
 				names, linked := l.hop2Wants()
 				l.takeHop2(t.hop2(&adm, names, linked))
 			})

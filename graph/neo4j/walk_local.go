@@ -1,12 +1,6 @@
 package neo4j
 
-import (
-	"context"
-
-	neo4jdrv "github.com/neo4j/neo4j-go-driver/v5/neo4j"
-
-	"github.com/mnemo-dev/mnemo/graph"
-)
+import "github.com/mnemo-dev/mnemo/graph"
 
 // The walk's two hops in the process. At 100k memories walkHop1Cypher and
 // walkHop2Cypher took ~20 ms of a graph-mode search's ~55 ms of statements,
@@ -15,40 +9,28 @@ import (
 // help"). The process already holds each memory's entities and each
 // entity's memories (mentionIndex); with what memoryVisible reads
 // (memAttrs) and each memory's NEXT and SUPERSEDES links beside them, the
-// hops are the same rules over maps. Neo4j still resolves the seed names
-// (aliases live on the Entity nodes), runs the relation step, and reads
-// the memories kept with the whole filter (getMemoriesCypher), so what the
+// hops are the same rules over maps (the seed names resolved by the
+// aliases the index holds too). Neo4j still runs the relation step and
+// reads the memories kept with the whole filter (getMemoriesCypher), so what the
 // walk returns is admitted by Neo4j whatever the process holds: a copy
 // behind the store can change scores, never what a reader sees.
 
-// resolveNamesCypher resolves the seed names to the tenant's entities by
-// norm name or alias, as [name, norm name] rows (walkHop1Cypher's
-// resolution alone). Uses entity_norm, and entity_tenant for aliases.
-const resolveNamesCypher = `
-CALL {
-  UNWIND $names AS name
-  MATCH (e:Entity {tenant_id: $f_tenant, norm_name: name}) RETURN name, e
-  UNION
-  MATCH (e:Entity) WHERE e.tenant_id = $f_tenant AND any(a IN e.alias_norms WHERE a IN $names)
-  UNWIND [a IN e.alias_norms WHERE a IN $names] AS name
-  RETURN name, e
-}
-RETURN name, e.norm_name AS norm`
-
-func resolveNames(ctx context.Context, tx neo4jdrv.ManagedTransaction, f graph.Filter, names []string) ([][2]string, error) {
-	if len(names) == 0 {
-		return nil, nil
+// resolve is walkHop1Cypher's resolution over the index: each name that
+// is an entity's norm name, and each entity that carries it as an alias,
+// as [name, norm name]. An entity is known to the index by the memories that
+// mention it; one without any resolves in Neo4j and not here, which
+// changes nothing (the walk seeds only entities its neighbourhood holds).
+func (t *tenantMentions) resolve(names []string) [][2]string {
+	var out [][2]string
+	for _, n := range names {
+		if len(t.byEntity[n]) > 0 {
+			out = append(out, [2]string{n, n})
+		}
+		for _, e := range t.aliases[n] {
+			out = append(out, [2]string{n, e})
+		}
 	}
-	recs, err := collect(ctx, tx, resolveNamesCypher, map[string]any{"f_tenant": f.Scope.TenantID, "names": idList(names)})
-	if err != nil {
-		return nil, err
-	}
-	out := make([][2]string, 0, len(recs))
-	for _, r := range recs {
-		p := r.AsMap()
-		out = append(out, [2]string{str(p, "name"), str(p, "norm")})
-	}
-	return out, nil
+	return out
 }
 
 // view runs fn over tenant's part of the index, under its read lock (a
