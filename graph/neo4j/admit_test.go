@@ -29,8 +29,9 @@ import (
 //   - the NEXT and SUPERSEDES links the copy holds are Neo4j's;
 //   - for random walks under those filters, the walk over the copy returns
 //     what the walk in Neo4j (walkHop1Cypher, walkHop2Cypher) returns, to
-//     the last bit of each score, and Neighbours of random seeds what
-//     Neighbours filtered in Neo4j (neighbourFilterCypher) returns.
+//     the last bit of each score; Neighbours of random seeds and keyword
+//     searches what they return filtering in Neo4j; the first of these
+//     calls after a write finds b's copy behind (overCopy's retry).
 //
 // It fails when a write above does not stamp its memory (checked by hand
 // for archive, restore, supersede, the edits and the erasure's relink) or
@@ -137,26 +138,36 @@ func TestAdmissionMatchesCypher(t *testing.T) {
 		return f
 	}
 
-	walked, neighboured, admitted := 0, 0, 0 // walks and neighbours that returned something, filters that admitted something
-	check := func(stage string) {
+	// Walks, neighbours and keyword searches that returned something,
+	// filters that admitted something.
+	walked, neighboured, searched, admitted := 0, 0, 0, 0
+	queries := c.KeywordQueries(20)
+	check := func(stage string, changed ...string) {
 		t.Helper()
-		for _, s := range []*neo4j.Store{a, b} {
-			local, cypher, err := s.Links(ctx, tenant)
+		// First, on b, calls that reach the memories the write changed,
+		// over b's copy while it is behind, then in Neo4j.
+		if len(changed) > 0 {
+			f := graph.Filter{Scope: graph.Scope{TenantID: tenant}, Reader: graph.System}
+			req := graph.WalkRequest{Limit: 30, Damping: 0.5, Memories: map[string]float64{}}
+			for _, id := range changed {
+				req.Memories[id] = 1
+			}
+			got, err := b.Walk(ctx, f, req)
 			tr.NoError(t, err)
-			assert.Equal(t, cypher, local, "%s: links", stage)
+			gotN, err := b.Neighbours(ctx, f, changed, 4)
+			tr.NoError(t, err)
+			b.SetCypherFilter(true)
+			want, err := b.Walk(ctx, f, req)
+			tr.NoError(t, err)
+			wantN, err := b.Neighbours(ctx, f, changed, 4)
+			tr.NoError(t, err)
+			b.SetCypherFilter(false)
+			assert.Equal(t, want, got, "%s: walk from the changed memories", stage)
+			assert.Equal(t, wantN, gotN, "%s: neighbours of the changed memories", stage)
 		}
 		for range 60 {
 			f := filter()
 			tr.NoError(t, f.Validate())
-			for _, s := range []*neo4j.Store{a, b} {
-				local, cypher, ok, err := s.Admitted(ctx, f)
-				tr.NoError(t, err)
-				tr.True(t, ok)
-				assert.Equal(t, cypher, local, "%s: admitted under %+v", stage, f)
-				if len(cypher) > 0 {
-					admitted++
-				}
-			}
 			req := graph.WalkRequest{Limit: 30, Damping: 0.5, Entities: map[string]float64{}, Memories: map[string]float64{}}
 			for range 1 + pick(3) {
 				req.Entities[c.Entities[pick(40)]] = 1
@@ -171,24 +182,50 @@ func TestAdmissionMatchesCypher(t *testing.T) {
 			for range 1 + pick(6) {
 				seeds = append(seeds, id(pick(len(created))))
 			}
-			b.SetCypherFilter(true)
-			want, err := b.Walk(ctx, f, req)
-			tr.NoError(t, err)
-			wantN, err := b.Neighbours(ctx, f, seeds, 4)
-			tr.NoError(t, err)
+			q := queries[pick(len(queries))]
+			// The copy first: after a write, b's first call finds it
+			// behind by the sequence its read returns, and catches up.
 			b.SetCypherFilter(false)
 			got, err := b.Walk(ctx, f, req)
 			tr.NoError(t, err)
 			gotN, err := b.Neighbours(ctx, f, seeds, 4)
 			tr.NoError(t, err)
+			gotK, err := b.KeywordSearch(ctx, f, q, 20)
+			tr.NoError(t, err)
+			b.SetCypherFilter(true)
+			want, err := b.Walk(ctx, f, req)
+			tr.NoError(t, err)
+			wantN, err := b.Neighbours(ctx, f, seeds, 4)
+			tr.NoError(t, err)
+			wantK, err := b.KeywordSearch(ctx, f, q, 20)
+			tr.NoError(t, err)
+			b.SetCypherFilter(false)
 			assert.Equal(t, want, got, "%s: walk %v under %+v", stage, req, f)
 			assert.Equal(t, wantN, gotN, "%s: neighbours of %v under %+v", stage, seeds, f)
+			assert.Equal(t, wantK, gotK, "%s: keyword search %q under %+v", stage, q, f)
 			if len(want) > 0 {
 				walked++
 			}
 			if len(wantN) > 0 {
 				neighboured++
 			}
+			if len(wantK) > 0 {
+				searched++
+			}
+			for _, s := range []*neo4j.Store{a, b} {
+				local, cypher, ok, err := s.Admitted(ctx, f)
+				tr.NoError(t, err)
+				tr.True(t, ok)
+				assert.Equal(t, cypher, local, "%s: admitted under %+v", stage, f)
+				if len(cypher) > 0 {
+					admitted++
+				}
+			}
+		}
+		for _, s := range []*neo4j.Store{a, b} {
+			local, cypher, err := s.Links(ctx, tenant)
+			tr.NoError(t, err)
+			assert.Equal(t, cypher, local, "%s: links", stage)
 		}
 	}
 	check("created")
@@ -199,13 +236,13 @@ func TestAdmissionMatchesCypher(t *testing.T) {
 	in.Supersedes = id(1)
 	_, err = a.CreateMemories(ctx, []graph.MemoryInput{in})
 	tr.NoError(t, err)
-	check("superseded")
+	check("superseded", id(1))
 
 	tr.NoError(t, a.Archive(ctx, scopeOf(2), id(2)))
 	tr.NoError(t, a.Archive(ctx, scopeOf(3), id(3)))
-	check("archived")
+	check("archived", id(2), id(3))
 	tr.NoError(t, a.Restore(ctx, scopeOf(3), id(3)))
-	check("restored")
+	check("restored", id(3))
 
 	for i, e := range []graph.Edit{
 		{Kind: graph.EditRetract, TargetMemoryID: id(5)},
@@ -218,21 +255,22 @@ func TestAdmissionMatchesCypher(t *testing.T) {
 		_, err = a.DecideEdit(ctx, e.Scope, ed.ID, graph.EditApproved, "lead", now)
 		tr.NoError(t, err)
 	}
-	check("edited")
+	check("edited", id(5), id(6), id(7))
 
 	_, err = a.AddVersion(ctx, scopeOf(9), id(9), storetest.Corpus(graph.Scope{}, 13, 1).Inputs[0].Version)
 	tr.NoError(t, err)
-	check("versioned")
+	check("versioned", id(9))
 
 	// Erase the middle of a session (created 4, 16, 28, ... share s1 and
 	// s2 ... by i%3): its neighbours are linked around it.
 	_, err = a.Erase(ctx, scopeOf(16), graph.EraseInput{IDs: []string{id(16), id(40)}})
 	tr.NoError(t, err)
-	check("erased")
+	check("erased", id(4), id(28), id(52)) // relinked around 16 and 40 (session s1: 4, 16, 28, 40, 52, ...)
 	// The comparisons had something to compare (8 stages of 60 filters).
-	t.Logf("filters that admitted a memory: %d of 960; walks with results: %d of 480; neighbours: %d of 480",
-		admitted, walked, neighboured)
+	t.Logf("filters that admitted a memory: %d of 960; walks with results: %d of 480; neighbours: %d of 480; keyword searches: %d of 480",
+		admitted, walked, neighboured, searched)
 	assert.Greater(t, admitted, 400)
 	assert.Greater(t, walked, 60)
 	assert.Greater(t, neighboured, 60)
+	assert.Greater(t, searched, 60)
 }

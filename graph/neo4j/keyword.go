@@ -436,6 +436,15 @@ func (s *Store) KeywordSearch(ctx context.Context, f graph.Filter, query string,
 		}
 		return out, nil
 	}
+	if adm, ok := inProcess(f); ok && !s.cypherFilter.Load() {
+		out, err := read(ctx, s, func(tx neo4jdrv.ManagedTransaction) ([]graph.Scored, error) {
+			return s.keywordOverCopy(ctx, tx, f, &adm, terms, limit)
+		})
+		if err != nil {
+			return nil, fmt.Errorf("neo4j: keyword search: %w", err)
+		}
+		return out, nil
+	}
 	out, err := read(ctx, s, func(tx neo4jdrv.ManagedTransaction) ([]graph.Scored, error) {
 		release, err := s.kw.sync(ctx, tx, f.Scope.TenantID)
 		defer release()
@@ -474,6 +483,44 @@ func (s *Store) KeywordSearch(ctx context.Context, f graph.Filter, query string,
 		return nil, fmt.Errorf("neo4j: keyword search: %w", err)
 	}
 	return out, nil
+}
+
+// keywordOverCopy is KeywordSearch with the filter over the process's copy
+// (walk_local.go): the best matches it admits, limit of them, read with
+// the whole filter in Neo4j in one statement that also reads the keyword
+// sequence (overCopy), instead of filtering in Neo4j a batch at a time.
+func (s *Store) keywordOverCopy(ctx context.Context, tx neo4jdrv.ManagedTransaction, f graph.Filter, adm *admission,
+	terms []string, limit int) ([]graph.Scored, error) {
+	tenant := f.Scope.TenantID
+	var out []graph.Scored
+	err := s.kw.overCopy(ctx, tx, tenant, func() (int64, error) {
+		out = nil
+		ranking := s.kw.Rank(f, terms)
+		scores := map[kwKey]float64{}
+		var keys []kwKey
+		var ids []string
+		score := map[string]float64{}
+		s.kw.mentions.view(tenant, func(t *tenantMentions) {
+			for batch := limit; len(ids) < limit && ranking.Len() > 0; batch = min(2*batch, 4096) {
+				keys = ranking.Next(keys[:0], scores, batch)
+				for _, k := range keys {
+					if _, ok := t.admitted(adm, k.id); ok && len(ids) < limit {
+						ids = append(ids, k.id)
+						score[k.id] = scores[k]
+					}
+				}
+			}
+		})
+		if len(ids) == 0 {
+			return -1, nil
+		}
+		ms, seq, err := readKept(ctx, tx, f, ids)
+		for _, m := range ms {
+			out = append(out, graph.Scored{Memory: m, Score: score[m.ID]})
+		}
+		return seq, err
+	})
+	return out, err
 }
 
 // WarmKeywordIndex reads every tenant's keywords into the process's index

@@ -203,88 +203,125 @@ func (s *Store) Neighbours(ctx context.Context, f graph.Filter, seedIDs []string
 	adm, local := inProcess(f)
 	local = local && !s.cypherFilter.Load()
 	out, err := read(ctx, s, func(tx neo4jdrv.ManagedTransaction) ([]graph.Neighbour, error) {
-		release, err := s.kw.sync(ctx, tx, tenant)
-		defer release()
-		if err != nil {
-			return nil, err
+		if !local {
+			release, err := s.kw.sync(ctx, tx, tenant)
+			defer release()
+			if err != nil {
+				return nil, err
+			}
+			entities, lists := s.kw.mentions.seedLists(tenant, seeds)
+			if len(lists) == 0 { // no seed mentions anything: no neighbours, whoever reads
+				return nil, nil
+			}
+			readable, walks, err := neighbourWalks(ctx, tx, f, seeds, entities, lists)
+			if err != nil {
+				return nil, err
+			}
+			out := rankNeighbours(seeds, perSeed, readable, entities, lists, walks)
+			if len(out) == 0 {
+				return nil, nil
+			}
+			recs, err := collect(ctx, tx, memoriesByIDCypher, memoriesByIDParams(f, neighbourIDs(out)))
+			if err != nil {
+				return nil, err
+			}
+			ms := make([]graph.Memory, len(recs))
+			for i, r := range recs {
+				ms[i] = memoryOf(r, "m")
+			}
+			return neighboursRead(out, ms), nil
 		}
-		entities, lists := s.kw.mentions.seedLists(tenant, seeds)
-		if len(lists) == 0 { // no seed mentions anything: no neighbours, whoever reads
-			return nil, nil
-		}
-		var (
-			readable map[string]bool
-			walks    map[string][]kwKey
-		)
-		if local { // the filter over the process's copy, as the walk's (walk_local.go)
+		// The filter over the process's copy, as the walk's
+		// (walk_local.go): the neighbours kept are read with the whole
+		// filter in Neo4j and the keyword sequence (overCopy).
+		var out []graph.Neighbour
+		err := s.kw.overCopy(ctx, tx, tenant, func() (int64, error) {
+			out = nil
+			entities, lists := s.kw.mentions.seedLists(tenant, seeds)
+			if len(lists) == 0 { // no seed mentions anything: no neighbours, whoever reads
+				return -1, nil
+			}
+			var (
+				readable map[string]bool
+				walks    map[string][]kwKey
+			)
 			s.kw.mentions.view(tenant, func(t *tenantMentions) {
 				readable, walks = t.neighbourWalks(&adm, seeds, entities, lists)
 			})
-		} else if readable, walks, err = neighbourWalks(ctx, tx, f, seeds, entities, lists); err != nil {
-			return nil, err
-		}
-		var out []graph.Neighbour
-		for _, seed := range seeds {
-			if !readable[seed] {
-				continue
+			ns := rankNeighbours(seeds, perSeed, readable, entities, lists, walks)
+			if len(ns) == 0 {
+				return -1, nil
 			}
-			var (
-				ns     []graph.Neighbour
-				shared [][]graph.SharedEntity
-				at     = map[string]int{}
-			)
-			for _, e := range entities[seed] {
-				for _, k := range walks[e] {
-					i, ok := at[k.id]
-					if !ok {
-						i = len(ns)
-						at[k.id] = i
-						ns = append(ns, graph.Neighbour{SeedID: seed, Memory: graph.Memory{ID: k.id, CreatedAt: time.Unix(0, k.at).UTC()}})
-						shared = append(shared, nil)
-					}
-					shared[i] = append(shared[i], graph.SharedEntity{Name: e, Mentions: int64(len(lists[e]))})
-				}
-			}
-			out = append(out, graph.RankNeighbours(ns, shared, perSeed)...)
-		}
-		if len(out) == 0 {
-			return nil, nil
-		}
-		ids := make([]string, len(out))
-		for i, n := range out {
-			ids[i] = n.Memory.ID
-		}
-		// Filtered in the process: read with the whole filter in Neo4j,
-		// so that Neo4j admits what is returned (as Walk does).
-		q, params := memoriesByIDCypher, memoriesByIDParams(f, dedupe(ids))
-		if local {
-			q, params = getMemoriesCypher, filterParams(f, map[string]any{"ids": dedupe(ids)})
-		}
-		recs, err := collect(ctx, tx, q, params)
-		if err != nil {
-			return nil, err
-		}
-		byID := make(map[string]graph.Memory, len(recs))
-		for _, r := range recs {
-			m := memoryOf(r, "m")
-			byID[m.ID] = m
-		}
-		kept := out[:0]
-		for _, n := range out {
-			if m, ok := byID[n.Memory.ID]; ok {
-				n.Memory = m
-				kept = append(kept, n)
-			}
-		}
-		if len(kept) == 0 {
-			return nil, nil
-		}
-		return kept, nil
+			ms, seq, err := readKept(ctx, tx, f, neighbourIDs(ns))
+			out = neighboursRead(ns, ms)
+			return seq, err
+		})
+		return out, err
 	})
 	if err != nil {
 		return nil, fmt.Errorf("neo4j: neighbours: %w", err)
 	}
 	return out, nil
+}
+
+// rankNeighbours ranks, for each readable seed, the memories its
+// entities' walks reached (graph.RankNeighbours), perSeed each.
+func rankNeighbours(seeds []string, perSeed int, readable map[string]bool, entities map[string][]string,
+	lists, walks map[string][]kwKey) []graph.Neighbour {
+	var out []graph.Neighbour
+	for _, seed := range seeds {
+		if !readable[seed] {
+			continue
+		}
+		var (
+			ns     []graph.Neighbour
+			shared [][]graph.SharedEntity
+			at     = map[string]int{}
+		)
+		for _, e := range entities[seed] {
+			for _, k := range walks[e] {
+				i, ok := at[k.id]
+				if !ok {
+					i = len(ns)
+					at[k.id] = i
+					ns = append(ns, graph.Neighbour{SeedID: seed, Memory: graph.Memory{ID: k.id, CreatedAt: time.Unix(0, k.at).UTC()}})
+					shared = append(shared, nil)
+				}
+				shared[i] = append(shared[i], graph.SharedEntity{Name: e, Mentions: int64(len(lists[e]))})
+			}
+		}
+		out = append(out, graph.RankNeighbours(ns, shared, perSeed)...)
+	}
+	return out
+}
+
+func neighbourIDs(ns []graph.Neighbour) []string {
+	ids := make([]string, len(ns))
+	for i, n := range ns {
+		ids[i] = n.Memory.ID
+	}
+	return dedupe(ids)
+}
+
+// neighboursRead fills the neighbours with the memories read for them,
+// leaving out one the read did not return (one the filter in Neo4j does
+// not admit: the process's copy was behind).
+func neighboursRead(ns []graph.Neighbour, ms []graph.Memory) []graph.Neighbour {
+	byID := make(map[string]graph.Memory, len(ms))
+	for _, m := range ms {
+		byID[m.ID] = m
+	}
+	kept := ns[:0]
+	for _, n := range ns {
+		if m, ok := byID[n.Memory.ID]; ok {
+			n.Memory = m
+			kept = append(kept, n)
+		}
+	}
+	if len(kept) == 0 {
+		return nil
+	}
+	return kept
 }
 
 // neighbourWalks filters each entity's memories (lists, read newest first;

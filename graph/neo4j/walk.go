@@ -148,22 +148,8 @@ func (s *Store) Walk(ctx context.Context, f graph.Filter, r graph.WalkRequest) (
 	adm, local := inProcess(f)
 	local = local && !s.cypherFilter.Load()
 	out, err := read(ctx, s, func(tx neo4jdrv.ManagedTransaction) ([]graph.Walked, error) {
-		l := newHood(r)
-		if local {
-			// The two hops in the process: the mention index's names,
-			// lists and links, admitted by memAttrs (admit.go), as of the
-			// keyword sequence this transaction reads.
-			release, err := s.kw.sync(ctx, tx, f.Scope.TenantID)
-			defer release()
-			if err != nil {
-				return nil, err
-			}
-			s.kw.mentions.view(f.Scope.TenantID, func(t *tenantMentions) {
-				l.takeHop1(r, names, t.hop1(&adm, ids, t.resolve(list)))
-				names, linked := l.hop2Wants()
-				l.takeHop2(t.hop2(&adm, names, linked))
-			})
-		} else {
+		if !local {
+			l := newHood(r)
 			d, err := cypherHop1(ctx, tx, f, ids, list)
 			if err != nil {
 				return nil, err
@@ -176,47 +162,84 @@ func (s *Store) Walk(ctx context.Context, f graph.Filter, r graph.WalkRequest) (
 				}
 				l.takeHop2(d)
 			}
-		}
-		if err := l.related(ctx, tx, f); err != nil {
-			return nil, err
-		}
-		res := l.rank()
-		if len(res) == 0 {
-			return nil, nil
-		}
-		keep := make([]string, len(res))
-		for i, x := range res {
-			keep[i] = x.ID
-		}
-		// The memories kept: in the process's walk read with the whole
-		// filter, so that Neo4j, not only the process's copy of it,
-		// admits what is returned (a memory changed by a write the copy
-		// has not seen is left out, never shown).
-		q, params := memoriesByIDCypher, memoriesByIDParams(f, keep)
-		if local {
-			q, params = getMemoriesCypher, filterParams(f, map[string]any{"ids": keep})
-		}
-		recs, err := collect(ctx, tx, q, params)
-		if err != nil {
-			return nil, err
-		}
-		byID := make(map[string]graph.Memory, len(recs))
-		for _, rec := range recs {
-			m := memoryOf(rec, "m")
-			byID[m.ID] = m
-		}
-		out := make([]graph.Walked, 0, len(res))
-		for _, x := range res {
-			if m, ok := byID[x.ID]; ok { // every one, read in this transaction
-				out = append(out, graph.Walked{Memory: m, Score: x.Score, Via: x.Via})
+			res, err := l.finish(ctx, tx, f)
+			if err != nil || len(res) == 0 {
+				return nil, err
 			}
+			recs, err := collect(ctx, tx, memoriesByIDCypher, memoriesByIDParams(f, walkedIDs(res)))
+			if err != nil {
+				return nil, err
+			}
+			ms := make([]graph.Memory, len(recs))
+			for i, rec := range recs {
+				ms[i] = memoryOf(rec, "m")
+			}
+			return walked(res, ms), nil
 		}
-		return out, nil
+		// The two hops in the process: the mention index's names, lists
+		// and links, admitted by memAttrs (admit.go); the memories kept
+		// read with the whole filter, so that Neo4j, not only the
+		// process's copy, admits what is returned, and with the keyword
+		// sequence, which says whether the copy was current (overCopy).
+		var out []graph.Walked
+		err := s.kw.overCopy(ctx, tx, f.Scope.TenantID, func() (int64, error) {
+			l := newHood(r)
+			s.kw.mentions.view(f.Scope.TenantID, func(t *tenantMentions) {
+				l.takeHop1(r, names, t.hop1(&adm, ids, t.resolve(list)))
+				names, linked := l.hop2Wants()
+				l.takeHop2(t.hop2(&adm, names, linked))
+			})
+			res, err := l.finish(ctx, tx, f)
+			if err != nil || len(res) == 0 {
+				out = nil
+				return -1, err
+			}
+			ms, seq, err := readKept(ctx, tx, f, walkedIDs(res))
+			out = walked(res, ms)
+			return seq, err
+		})
+		return out, err
 	})
 	if err != nil {
 		return nil, fmt.Errorf("neo4j: walk: %w", err)
 	}
 	return out, nil
+}
+
+// finish runs the relation step and the walk over what was loaded.
+func (h *hood) finish(ctx context.Context, tx neo4jdrv.ManagedTransaction, f graph.Filter) ([]walk.Result, error) {
+	if err := h.related(ctx, tx, f); err != nil {
+		return nil, err
+	}
+	return h.rank(), nil
+}
+
+func walkedIDs(res []walk.Result) []string {
+	ids := make([]string, len(res))
+	for i, x := range res {
+		ids[i] = x.ID
+	}
+	return ids
+}
+
+// walked pairs the walk's results with the memories read for them, in the
+// results' order, leaving out a result the read did not return (one the
+// filter in Neo4j does not admit: the process's copy was behind).
+func walked(res []walk.Result, ms []graph.Memory) []graph.Walked {
+	byID := make(map[string]graph.Memory, len(ms))
+	for _, m := range ms {
+		byID[m.ID] = m
+	}
+	out := make([]graph.Walked, 0, len(res))
+	for _, x := range res {
+		if m, ok := byID[x.ID]; ok {
+			out = append(out, graph.Walked{Memory: m, Score: x.Score, Via: x.Via})
+		}
+	}
+	if len(out) == 0 {
+		return nil
+	}
+	return out
 }
 
 // hood is a neighbourhood being loaded, under the bounds graph.WalkRequest

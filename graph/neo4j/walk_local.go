@@ -1,6 +1,12 @@
 package neo4j
 
-import "github.com/mnemo-dev/mnemo/graph"
+import (
+	"context"
+
+	neo4jdrv "github.com/neo4j/neo4j-go-driver/v5/neo4j"
+
+	"github.com/mnemo-dev/mnemo/graph"
+)
 
 // The walk's two hops in the process. At 100k memories walkHop1Cypher and
 // walkHop2Cypher took ~20 ms of a graph-mode search's ~55 ms of statements,
@@ -183,4 +189,75 @@ func (t *tenantMentions) neighbourWalks(a *admission, seeds []string, entities m
 		}
 	}
 	return readable, walks
+}
+
+// keptCypher reads the memories of $ids the filter admits, in $ids' order
+// (getMemoriesCypher), and in the same statement the tenant's keyword
+// sequence: a call that worked over the process's copy learns from its one
+// read whether the copy was current (overCopy). Uses keyword_log and
+// memory_id.
+var keptCypher = `
+CALL {
+  OPTIONAL MATCH (k:KeywordLog {tenant_id: $f_tenant})
+  RETURN coalesce(k.seq, 0) AS seq
+}
+CALL {
+  UNWIND range(0, size($ids) - 1) AS i
+  MATCH (m:Memory {id: $ids[i]})
+  WHERE ` + memoryVisible + `
+  WITH i, m ORDER BY i
+  RETURN collect(` + memoryProjection + `) AS ms
+}
+RETURN seq, ms`
+
+// readKept runs keptCypher: the memories of ids f admits, in ids' order,
+// and the tenant's keyword sequence.
+func readKept(ctx context.Context, tx neo4jdrv.ManagedTransaction, f graph.Filter, ids []string) ([]graph.Memory, int64, error) {
+	recs, err := collect(ctx, tx, keptCypher, filterParams(f, map[string]any{"ids": idList(ids)}))
+	if err != nil {
+		return nil, 0, err
+	}
+	p := recs[0].AsMap()
+	ms := p["ms"].([]any)
+	out := make([]graph.Memory, len(ms))
+	for i, m := range ms {
+		out[i] = toMemory(m.(map[string]any))
+	}
+	return out, p["seq"].(int64), nil
+}
+
+// overCopy runs fn over tenant's part of the process's copy (the keyword
+// and mention indexes) in as few statements as it can. When the tenant is
+// held, fn runs on what was applied and returns the keyword sequence its
+// last statement read (readKept), or -1 when it read none; if that has
+// moved past what fn ran on, the copy catches up in tx and fn runs again,
+// as it does at once for a tenant not held. So a call over a current copy
+// pays no statement of its own for the sequence, and what it returns
+// reflects every write its last statement could see. The tenant stays
+// pinned (keywords.pin) until overCopy returns.
+func (k *keywords) overCopy(ctx context.Context, tx neo4jdrv.ManagedTransaction, tenant string, fn func() (int64, error)) error {
+	release := k.pin(tenant)
+	defer release()
+	k.mu.RLock()
+	applied, held := k.applied[tenant]
+	k.mu.RUnlock()
+	if held {
+		seq, err := fn()
+		if err != nil {
+			return err
+		}
+		if seq < 0 {
+			if seq, err = keywordSeq(ctx, tx, tenant); err != nil {
+				return err
+			}
+		}
+		if seq <= applied {
+			return nil
+		}
+	}
+	if err := k.catchUp(ctx, tx, tenant); err != nil {
+		return err
+	}
+	_, err := fn()
+	return err
 }

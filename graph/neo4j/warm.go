@@ -56,6 +56,7 @@ func readStatements() []readStatement {
 			return map[string]any{"tenant": f.Scope.TenantID, "after": int64(0)}
 		}},
 		{"keyword filter", getMemoriesCypher, func(f graph.Filter) map[string]any { return filterParams(f, map[string]any{"ids": ids}) }},
+		{"kept memories", keptCypher, func(f graph.Filter) map[string]any { return filterParams(f, map[string]any{"ids": ids}) }},
 		{"walk hop 1", walkHop1Cypher, func(f graph.Filter) map[string]any { return walkHop1Params(f, ids, ids) }},
 		{"walk hop 2", walkHop2Cypher, func(f graph.Filter) map[string]any { return walkHop2Params(f, ids, ids) }},
 		{"walk relations", walkRelatedCypher, func(f graph.Filter) map[string]any { return walkRelatedParams(f, ids) }},
