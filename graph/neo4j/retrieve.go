@@ -178,6 +178,20 @@ func neighbourFilterParams(f graph.Filter, seeds, ids []string) map[string]any {
 	return filterParams(f, map[string]any{"seeds": seeds, "ids": idList(ids)})
 }
 
+// memoriesByID runs memoriesByIDCypher: the memories of ids, already
+// filtered, in no order.
+func memoriesByID(ctx context.Context, tx neo4jdrv.ManagedTransaction, f graph.Filter, ids []string) ([]graph.Memory, error) {
+	recs, err := collect(ctx, tx, memoriesByIDCypher, memoriesByIDParams(f, ids))
+	if err != nil {
+		return nil, err
+	}
+	ms := make([]graph.Memory, len(recs))
+	for i, r := range recs {
+		ms[i] = memoryOf(r, "m")
+	}
+	return ms, nil
+}
+
 // memoriesByIDParams binds memoriesByIDCypher's parameters.
 func memoriesByIDParams(f graph.Filter, ids []string) map[string]any {
 	return map[string]any{"ids": ids, "tenant": f.Scope.TenantID, "f_known_at": timeParam(f.KnownAt)}
@@ -221,15 +235,8 @@ func (s *Store) Neighbours(ctx context.Context, f graph.Filter, seedIDs []string
 			if len(out) == 0 {
 				return nil, nil
 			}
-			recs, err := collect(ctx, tx, memoriesByIDCypher, memoriesByIDParams(f, neighbourIDs(out)))
-			if err != nil {
-				return nil, err
-			}
-			ms := make([]graph.Memory, len(recs))
-			for i, r := range recs {
-				ms[i] = memoryOf(r, "m")
-			}
-			return neighboursRead(out, ms), nil
+			ms, err := memoriesByID(ctx, tx, f, neighbourIDs(out))
+			return neighboursRead(out, ms), err
 		}
 		// The filter over the process's copy, as the walk's
 		// (walk_local.go): the neighbours kept are read with the whole

@@ -166,15 +166,8 @@ func (s *Store) Walk(ctx context.Context, f graph.Filter, r graph.WalkRequest) (
 			if err != nil || len(res) == 0 {
 				return nil, err
 			}
-			recs, err := collect(ctx, tx, memoriesByIDCypher, memoriesByIDParams(f, walkedIDs(res)))
-			if err != nil {
-				return nil, err
-			}
-			ms := make([]graph.Memory, len(recs))
-			for i, rec := range recs {
-				ms[i] = memoryOf(rec, "m")
-			}
-			return walked(res, ms), nil
+			ms, err := memoriesByID(ctx, tx, f, walkedIDs(res))
+			return walked(res, ms), err
 		}
 		// The two hops in the process: the mention index's names, lists
 		// and links, admitted by memAttrs (admit.go); the memories kept
