@@ -142,6 +142,32 @@ func TestAdmissionMatchesCypher(t *testing.T) {
 	// filters that admitted something.
 	walked, neighboured, searched, admitted := 0, 0, 0, 0
 	queries := c.KeywordQueries(20)
+	// bothPaths runs the reads on b over its copy first (after a write,
+	// b's first call finds the copy behind by the sequence its read
+	// returns, and catches up), then filtering in Neo4j.
+	type reads struct {
+		walk       []graph.Walked
+		neighbours []graph.Neighbour
+		keyword    []graph.Scored
+	}
+	bothPaths := func(f graph.Filter, req graph.WalkRequest, seeds []string, q string) (overCopy, inNeo4j reads) {
+		t.Helper()
+		defer b.SetCypherFilter(false)
+		for _, x := range []struct {
+			cypher bool
+			out    *reads
+		}{{false, &overCopy}, {true, &inNeo4j}} {
+			b.SetCypherFilter(x.cypher)
+			var err error
+			x.out.walk, err = b.Walk(ctx, f, req)
+			tr.NoError(t, err)
+			x.out.neighbours, err = b.Neighbours(ctx, f, seeds, 4)
+			tr.NoError(t, err)
+			x.out.keyword, err = b.KeywordSearch(ctx, f, q, 20)
+			tr.NoError(t, err)
+		}
+		return overCopy, inNeo4j
+	}
 	check := func(stage string, changed ...string) {
 		t.Helper()
 		// First, on b, calls that reach the memories the write changed,
@@ -152,18 +178,9 @@ func TestAdmissionMatchesCypher(t *testing.T) {
 			for _, id := range changed {
 				req.Memories[id] = 1
 			}
-			got, err := b.Walk(ctx, f, req)
-			tr.NoError(t, err)
-			gotN, err := b.Neighbours(ctx, f, changed, 4)
-			tr.NoError(t, err)
-			b.SetCypherFilter(true)
-			want, err := b.Walk(ctx, f, req)
-			tr.NoError(t, err)
-			wantN, err := b.Neighbours(ctx, f, changed, 4)
-			tr.NoError(t, err)
-			b.SetCypherFilter(false)
-			assert.Equal(t, want, got, "%s: walk from the changed memories", stage)
-			assert.Equal(t, wantN, gotN, "%s: neighbours of the changed memories", stage)
+			got, want := bothPaths(f, req, changed, "")
+			assert.Equal(t, want.walk, got.walk, "%s: walk from the changed memories", stage)
+			assert.Equal(t, want.neighbours, got.neighbours, "%s: neighbours of the changed memories", stage)
 		}
 		for range 60 {
 			f := filter()
@@ -183,33 +200,17 @@ func TestAdmissionMatchesCypher(t *testing.T) {
 				seeds = append(seeds, id(pick(len(created))))
 			}
 			q := queries[pick(len(queries))]
-			// The copy first: after a write, b's first call finds it
-			// behind by the sequence its read returns, and catches up.
-			b.SetCypherFilter(false)
-			got, err := b.Walk(ctx, f, req)
-			tr.NoError(t, err)
-			gotN, err := b.Neighbours(ctx, f, seeds, 4)
-			tr.NoError(t, err)
-			gotK, err := b.KeywordSearch(ctx, f, q, 20)
-			tr.NoError(t, err)
-			b.SetCypherFilter(true)
-			want, err := b.Walk(ctx, f, req)
-			tr.NoError(t, err)
-			wantN, err := b.Neighbours(ctx, f, seeds, 4)
-			tr.NoError(t, err)
-			wantK, err := b.KeywordSearch(ctx, f, q, 20)
-			tr.NoError(t, err)
-			b.SetCypherFilter(false)
-			assert.Equal(t, want, got, "%s: walk %v under %+v", stage, req, f)
-			assert.Equal(t, wantN, gotN, "%s: neighbours of %v under %+v", stage, seeds, f)
-			assert.Equal(t, wantK, gotK, "%s: keyword search %q under %+v", stage, q, f)
-			if len(want) > 0 {
+			got, want := bothPaths(f, req, seeds, q)
+			assert.Equal(t, want.walk, got.walk, "%s: walk %v under %+v", stage, req, f)
+			assert.Equal(t, want.neighbours, got.neighbours, "%s: neighbours of %v under %+v", stage, seeds, f)
+			assert.Equal(t, want.keyword, got.keyword, "%s: keyword search %q under %+v", stage, q, f)
+			if len(want.walk) > 0 {
 				walked++
 			}
-			if len(wantN) > 0 {
+			if len(want.neighbours) > 0 {
 				neighboured++
 			}
-			if len(wantK) > 0 {
+			if len(want.keyword) > 0 {
 				searched++
 			}
 			for _, s := range []*neo4j.Store{a, b} {

@@ -112,34 +112,45 @@ func (s *Store) SetCypherFilter(on bool) { s.cypherFilter.Store(on) }
 // visibleIDsCypher lists the memories memoryVisible admits.
 const visibleIDsCypher = `MATCH (m:Memory) WHERE ` + memoryVisible + ` RETURN m.id AS id`
 
+// copyAndCypher catches the process's copy of tenant up in one read
+// transaction, lists with fromCopy what it holds, and runs query with
+// params, whose rows' column col is a string; both lists come back
+// sorted.
+func (s *Store) copyAndCypher(ctx context.Context, tenant string, fromCopy func(t *tenantMentions) []string,
+	query string, params map[string]any, col string) (local, cypher []string, err error) {
+	_, err = read(ctx, s, func(tx neo4jdrv.ManagedTransaction) (struct{}, error) {
+		release, err := s.kw.sync(ctx, tx, tenant)
+		defer release()
+		if err != nil {
+			return struct{}{}, err
+		}
+		s.kw.mentions.view(tenant, func(t *tenantMentions) { local = fromCopy(t) })
+		recs, err := collect(ctx, tx, query, params)
+		for _, r := range recs {
+			v, _ := r.Get(col)
+			cypher = append(cypher, v.(string))
+		}
+		return struct{}{}, err
+	})
+	slices.Sort(local)
+	slices.Sort(cypher)
+	return local, cypher, err
+}
+
 // Admitted returns, sorted, the ids of the memories of f's tenant that the
 // process's copy admits under f once caught up to the tenant's keyword
 // sequence (inProcess, memAttrs), and those memoryVisible admits in Neo4j;
 // ok is false when f is one the walk leaves to Neo4j.
 func (s *Store) Admitted(ctx context.Context, f graph.Filter) (local, cypher []string, ok bool, err error) {
 	adm, ok := inProcess(f)
-	_, err = read(ctx, s, func(tx neo4jdrv.ManagedTransaction) (struct{}, error) {
-		release, err := s.kw.sync(ctx, tx, f.Scope.TenantID)
-		defer release()
-		if err != nil {
-			return struct{}{}, err
-		}
-		s.kw.mentions.view(f.Scope.TenantID, func(t *tenantMentions) {
-			for id := range t.byMemory {
-				if _, in := t.admitted(&adm, id); in {
-					local = append(local, id)
-				}
+	local, cypher, err = s.copyAndCypher(ctx, f.Scope.TenantID, func(t *tenantMentions) (ids []string) {
+		for id := range t.byMemory {
+			if t.admitted(&adm, id) {
+				ids = append(ids, id)
 			}
-		})
-		recs, err := collect(ctx, tx, visibleIDsCypher, filterParams(f, nil))
-		for _, r := range recs {
-			id, _ := r.Get("id")
-			cypher = append(cypher, id.(string))
 		}
-		return struct{}{}, err
-	})
-	slices.Sort(local)
-	slices.Sort(cypher)
+		return ids
+	}, visibleIDsCypher, filterParams(f, nil), "id")
 	return local, cypher, ok, err
 }
 
@@ -153,27 +164,12 @@ RETURN DISTINCT a.id + ' ' + b.id + ' ' + type(l) AS link`
 // Links returns, sorted, the NEXT and SUPERSEDES edges the process holds
 // for tenant once caught up (memLink, each direction), and Neo4j's.
 func (s *Store) Links(ctx context.Context, tenant string) (local, cypher []string, err error) {
-	_, err = read(ctx, s, func(tx neo4jdrv.ManagedTransaction) (struct{}, error) {
-		release, err := s.kw.sync(ctx, tx, tenant)
-		defer release()
-		if err != nil {
-			return struct{}{}, err
-		}
-		s.kw.mentions.view(tenant, func(t *tenantMentions) {
-			for id, m := range t.byMemory {
-				for _, l := range m.links {
-					local = append(local, id+" "+l.id+" "+l.typ)
-				}
+	return s.copyAndCypher(ctx, tenant, func(t *tenantMentions) (links []string) {
+		for id, m := range t.byMemory {
+			for _, l := range m.links {
+				links = append(links, id+" "+l.id+" "+l.typ)
 			}
-		})
-		recs, err := collect(ctx, tx, linksCypher, map[string]any{"tenant": tenant})
-		for _, r := range recs {
-			l, _ := r.Get("link")
-			cypher = append(cypher, l.(string))
 		}
-		return struct{}{}, err
-	})
-	slices.Sort(local)
-	slices.Sort(cypher)
-	return local, cypher, err
+		return links
+	}, linksCypher, map[string]any{"tenant": tenant}, "link")
 }

@@ -129,16 +129,16 @@ MATCH (m:Memory) WHERE m.tenant_id = $tenant AND m.created_at IS NOT NULL AND m.
 RETURN ` + kwRowProjection
 
 // kwRowProjection is a memory as the catch-up reads it: its keyword
-// properties, its entities, and what the walk admits it by and follows
-// from it in the process (memAttrs, memLink).
+// properties, its entities as [norm name, aliases] (one expansion of its
+// MENTIONS for both), and what the walk admits it by and follows from it
+// in the process (memAttrs, memLink).
 const kwRowProjection = `m.id AS id, m.created_at AS created_at, m.org_id AS org_id, m.repo_id AS repo_id,
        m.user_id AS user_id, m.scope AS visibility, m.kw_tf AS kw_tf, m.kw_len AS kw_len,
-       [(m)-[:MENTIONS]->(x:Entity) | x.norm_name] AS entities,
+       [(m)-[:MENTIONS]->(x:Entity) | [x.norm_name, x.alias_norms]] AS entities,
        m.status AS status, m.type AS type, m.tags AS tags, m.subject_type AS subject_type,
        m.subject_id AS subject_id, m.project_id AS project_id, m.session_id AS session_id,
        m.valid_from AS valid_from, m.valid_to AS valid_to, m.blocked_channels AS blocked_channels,
-       m.quarantined AS quarantined, [(m)-[l:NEXT|SUPERSEDES]-(o:Memory) WHERE o.kw_len IS NOT NULL | [o.id, type(l)]] AS links,
-       [(m)-[:MENTIONS]->(x:Entity) WHERE size(coalesce(x.alias_norms, [])) > 0 | [x.norm_name, x.alias_norms]] AS aliases`
+       m.quarantined AS quarantined, [(m)-[l:NEXT|SUPERSEDES]-(o:Memory) WHERE o.kw_len IS NOT NULL | [o.id, type(l)]] AS links`
 
 // kwTenantsCypher lists the tenants whose keyword sequence has moved, most
 // keyword writes first (WarmKeywordIndex, in the background at a server's
@@ -263,18 +263,18 @@ func (k *keywords) catchUp(ctx context.Context, tx neo4jdrv.ManagedTransaction, 
 				row := mentionRow{key: key, gone: !ok}
 				if ok {
 					for _, e := range p["entities"].([]any) {
-						row.entities = append(row.entities, e.(string))
+						e := e.([]any)
+						norm := e[0].(string)
+						row.entities = append(row.entities, norm)
+						aliases, _ := e[1].([]any)
+						for _, a := range aliases {
+							row.aliases = append(row.aliases, [2]string{a.(string), norm})
+						}
 					}
 					row.attrs = attrsOf(p)
 					for _, l := range p["links"].([]any) {
 						l := l.([]any)
 						row.links = append(row.links, memLink{id: l[0].(string), typ: intern(l[1].(string))})
-					}
-					for _, a := range p["aliases"].([]any) {
-						a := a.([]any)
-						for _, al := range a[1].([]any) {
-							row.aliases = append(row.aliases, [2]string{al.(string), a[0].(string)})
-						}
 					}
 					sc := scopeOf(p)
 					sc.TenantID = tenant
@@ -501,10 +501,12 @@ func (s *Store) keywordOverCopy(ctx context.Context, tx neo4jdrv.ManagedTransact
 		var ids []string
 		score := map[string]float64{}
 		s.kw.mentions.view(tenant, func(t *tenantMentions) {
-			for batch := limit; len(ids) < limit && ranking.Len() > 0; batch = min(2*batch, 4096) {
-				keys = ranking.Next(keys[:0], scores, batch)
+			// Each round pops the shortfall: the ranking is a heap in
+			// the process, so no more is ranked than is needed.
+			for len(ids) < limit && ranking.Len() > 0 {
+				keys = ranking.Next(keys[:0], scores, limit-len(ids))
 				for _, k := range keys {
-					if _, ok := t.admitted(adm, k.id); ok && len(ids) < limit {
+					if t.admitted(adm, k.id) {
 						ids = append(ids, k.id)
 						score[k.id] = scores[k]
 					}

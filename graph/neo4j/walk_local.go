@@ -52,9 +52,9 @@ func (x *mentionIndex) view(tenant string, fn func(t *tenantMentions)) {
 }
 
 // admitted reports whether the index holds memory id and a admits it.
-func (t *tenantMentions) admitted(a *admission, id string) (memMention, bool) {
+func (t *tenantMentions) admitted(a *admission, id string) bool {
 	m, ok := t.byMemory[id]
-	return m, ok && a.admits(m.key.at, m.attrs)
+	return ok && a.admits(m.key.at, m.attrs)
 }
 
 func (t *tenantMentions) detailOf(id string) detailRow {
@@ -78,7 +78,7 @@ func (t *tenantMentions) hop1(a *admission, seedIDs []string, resolved [][2]stri
 		}
 	}
 	for _, id := range seedIDs {
-		if _, ok := t.admitted(a, id); ok {
+		if t.admitted(a, id) {
 			d.seeds = append(d.seeds, id)
 			keep(id)
 		}
@@ -93,7 +93,7 @@ func (t *tenantMentions) hop1(a *admission, seedIDs []string, resolved [][2]stri
 		e := hop1Entity{name: name}
 		list := t.byEntity[name]
 		for i := len(list) - 1; i >= 0 && e.df <= graph.WalkMaxDF; i-- {
-			if _, ok := t.admitted(a, list[i].id); ok {
+			if t.admitted(a, list[i].id) {
 				e.df++
 				if len(e.ids) < graph.WalkFanout {
 					e.ids = append(e.ids, list[i].id)
@@ -111,7 +111,7 @@ func (t *tenantMentions) hop1(a *admission, seedIDs []string, resolved [][2]stri
 	linked := map[string]bool{}
 	for _, id := range m0 {
 		for _, l := range t.byMemory[id].links {
-			if _, ok := t.admitted(a, l.id); ok && !linked[l.id] {
+			if t.admitted(a, l.id) && !linked[l.id] {
 				linked[l.id] = true
 				d.linked = append(d.linked, l.id)
 			}
@@ -135,7 +135,7 @@ func (t *tenantMentions) hop2(a *admission, names, linked []string) hop2Data {
 		e := hop2Entity{name: name}
 		list := t.byEntity[name]
 		for i := len(list) - 1; i >= 0 && e.n <= graph.WalkFanout; i-- {
-			if _, ok := t.admitted(a, list[i].id); ok {
+			if t.admitted(a, list[i].id) {
 				e.n++
 				e.details = append(e.details, t.detailOf(list[i].id))
 			}
@@ -146,7 +146,7 @@ func (t *tenantMentions) hop2(a *admission, names, linked []string) hop2Data {
 		d.entities = append(d.entities, e)
 	}
 	for _, id := range linked {
-		if _, ok := t.admitted(a, id); ok {
+		if t.admitted(a, id) {
 			d.linked = append(d.linked, t.detailOf(id))
 		}
 	}
@@ -180,7 +180,7 @@ func (t *tenantMentions) neighbourWalks(a *admission, seeds []string, entities m
 			chosen := []kwKey{}
 			for i := len(list) - 1; i >= 0 && len(chosen) < graph.NeighbourFanout; i-- {
 				if k := list[i]; !skip[k.id] {
-					if _, ok := t.admitted(a, k.id); ok {
+					if t.admitted(a, k.id) {
 						chosen = append(chosen, k)
 					}
 				}
