@@ -357,6 +357,28 @@ type namedEmbedder struct {
 
 func (e namedEmbedder) ModelID() string { return e.id }
 
+// calibrationEngine is an engine on embedder model under the default
+// policy, its cosine_mid moved to mid unless mid is 0, and the log it
+// writes.
+func calibrationEngine(t *testing.T, model string, mid float64) (*Engine, *strings.Builder) {
+	t.Helper()
+	pol, err := policy.Parse("default_policy.yaml", config.DefaultPolicy())
+	require.NoError(t, err)
+	if mid != 0 {
+		pol.Retrieval.Relevance.CosineMid = mid
+	}
+	holder, err := policy.NewHolder(pol)
+	require.NoError(t, err)
+	idx, err := local.Open(t.TempDir(), local.Options{Dimensions: vecDim})
+	require.NoError(t, err)
+	t.Cleanup(func() { _ = idx.Close() })
+	log := &strings.Builder{}
+	e, err := New(Options{Store: graphtest.Open(t), Index: idx, Embedder: namedEmbedder{id: model}, Policy: holder,
+		Logger: slog.New(slog.NewTextHandler(log, nil))})
+	require.NoError(t, err)
+	return e, log
+}
+
 // TestWarnUncalibrated: an engine whose embedder is not the model the
 // default relevance calibration was fitted on, under that calibration,
 // says so in its log; the model itself, or a calibration of its own, does
@@ -373,20 +395,7 @@ func TestWarnUncalibrated(t *testing.T) {
 		{"another model, its own calibration", "intfloat/e5-small-v2", 0.8, false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			pol, err := policy.Parse("default_policy.yaml", config.DefaultPolicy())
-			require.NoError(t, err)
-			if tt.mid != 0 {
-				pol.Retrieval.Relevance.CosineMid = tt.mid
-			}
-			holder, err := policy.NewHolder(pol)
-			require.NoError(t, err)
-			idx, err := local.Open(t.TempDir(), local.Options{Dimensions: vecDim})
-			require.NoError(t, err)
-			t.Cleanup(func() { _ = idx.Close() })
-			var log strings.Builder
-			_, err = New(Options{Store: graphtest.Open(t), Index: idx, Embedder: namedEmbedder{id: tt.model}, Policy: holder,
-				Logger: slog.New(slog.NewTextHandler(&log, nil))})
-			require.NoError(t, err)
+			_, log := calibrationEngine(t, tt.model, tt.mid)
 			assert.Equal(t, tt.warn, strings.Contains(log.String(), "relevance calibration is the default"), log.String())
 			if tt.warn {
 				assert.Contains(t, log.String(), "model=intfloat/e5-small-v2")
@@ -395,20 +404,9 @@ func TestWarnUncalibrated(t *testing.T) {
 	}
 	// A reload that brings the default calibration back says so too.
 	t.Run("reloaded to the default calibration", func(t *testing.T) {
-		own, err := policy.Parse("default_policy.yaml", config.DefaultPolicy())
-		require.NoError(t, err)
-		own.Retrieval.Relevance.CosineMid = 0.8
-		holder, err := policy.NewHolder(own)
-		require.NoError(t, err)
-		idx, err := local.Open(t.TempDir(), local.Options{Dimensions: vecDim})
-		require.NoError(t, err)
-		t.Cleanup(func() { _ = idx.Close() })
-		var log strings.Builder
-		e, err := New(Options{Store: graphtest.Open(t), Index: idx, Embedder: namedEmbedder{id: "intfloat/e5-small-v2"}, Policy: holder,
-			Logger: slog.New(slog.NewTextHandler(&log, nil))})
-		require.NoError(t, err)
+		e, log := calibrationEngine(t, "intfloat/e5-small-v2", 0.8)
 		require.NotContains(t, log.String(), "relevance calibration is the default")
-		_, err = e.ReloadPolicy(t.Context(), graph.Principal{ID: "op", Roles: []string{"operator"}, Scope: graph.Scope{TenantID: "t1"}}, func() (*policy.Policy, error) {
+		_, err := e.ReloadPolicy(t.Context(), graph.Principal{ID: "op", Roles: []string{"operator"}, Scope: graph.Scope{TenantID: "t1"}}, func() (*policy.Policy, error) {
 			return policy.Parse("default_policy.yaml", config.DefaultPolicy())
 		})
 		require.NoError(t, err)
