@@ -36,7 +36,7 @@ CALL {
 CREATE (a)-[:DECIDED]->(s)`
 
 // appendAudit writes events inside tx, filling ids and times.
-func appendAudit(ctx context.Context, tx neo4jdrv.ManagedTransaction, now time.Time, events []graph.AuditEvent) error {
+func appendAudit(ctx context.Context, tx txn, now time.Time, events []graph.AuditEvent) error {
 	if len(events) == 0 {
 		return nil
 	}
@@ -71,7 +71,7 @@ func (s *Store) AppendAudit(ctx context.Context, events ...graph.AuditEvent) err
 		}
 	}
 	now := s.now().UTC()
-	_, err := write(ctx, s, func(tx neo4jdrv.ManagedTransaction) (struct{}, error) {
+	_, err := write(ctx, s, func(tx txn) (struct{}, error) {
 		return struct{}{}, appendAudit(ctx, tx, now, events)
 	})
 	if err != nil {
@@ -110,7 +110,7 @@ func (s *Store) ListAudit(ctx context.Context, f graph.Filter, q graph.AuditQuer
 	if err != nil {
 		return nil, "", fmt.Errorf("neo4j: list audit: %w", err)
 	}
-	evs, err := read(ctx, s, func(tx neo4jdrv.ManagedTransaction) ([]graph.AuditEvent, error) {
+	evs, err := read(ctx, s, func(tx txn) ([]graph.AuditEvent, error) {
 		recs, err := collect(ctx, tx, listAuditCypher, readScopeParams(f, map[string]any{
 			"subject_id": q.SubjectID, "action": q.Action, "actor_id": q.ActorID,
 			"from": timeParam(q.From), "to": timeParam(q.To),

@@ -7,8 +7,6 @@ import (
 	"slices"
 	"time"
 
-	neo4jdrv "github.com/neo4j/neo4j-go-driver/v5/neo4j"
-
 	"github.com/mnemo-dev/mnemo/graph"
 )
 
@@ -54,7 +52,7 @@ func (s *Store) CreateCapsule(ctx context.Context, c graph.Capsule, audit ...gra
 			items = append(items, map[string]any{"kind": l.kind, "id": id, "pos": int64(len(items))})
 		}
 	}
-	_, err := write(ctx, s, func(tx neo4jdrv.ManagedTransaction) (struct{}, error) {
+	_, err := write(ctx, s, func(tx txn) (struct{}, error) {
 		for _, chk := range []struct {
 			query, kind string
 			ids         []string
@@ -108,7 +106,7 @@ func (s *Store) GetCapsule(ctx context.Context, f graph.Filter, q graph.CapsuleQ
 	if err := requireIDs("id", id); err != nil {
 		return graph.Capsule{}, fmt.Errorf("neo4j: get capsule: %w", err)
 	}
-	c, err := read(ctx, s, func(tx neo4jdrv.ManagedTransaction) (graph.Capsule, error) {
+	c, err := read(ctx, s, func(tx txn) (graph.Capsule, error) {
 		recs, err := collect(ctx, tx, getCapsuleCypher, readScopeParams(f, map[string]any{
 			"id": id, "agent": q.Agent, "at": q.At.UTC(),
 		}))
@@ -151,7 +149,7 @@ func (s *Store) ListCapsules(ctx context.Context, f graph.Filter, q graph.Capsul
 	if err != nil {
 		return nil, "", fmt.Errorf("neo4j: list capsules: %w", err)
 	}
-	cs, err := read(ctx, s, func(tx neo4jdrv.ManagedTransaction) ([]graph.Capsule, error) {
+	cs, err := read(ctx, s, func(tx txn) ([]graph.Capsule, error) {
 		recs, err := collect(ctx, tx, listCapsulesCypher, readScopeParams(f, map[string]any{
 			"agent": q.Agent, "at": q.At.UTC(), "sent": q.Sent,
 			"c_at": timeParam(at), "c_id": cid, "limit": int64(limit + 1),
@@ -204,7 +202,7 @@ func (s *Store) RevokeCapsule(ctx context.Context, sc graph.Scope, id, by string
 	if at.IsZero() {
 		at = now
 	}
-	c, err := write(ctx, s, func(tx neo4jdrv.ManagedTransaction) (graph.Capsule, error) {
+	c, err := write(ctx, s, func(tx txn) (graph.Capsule, error) {
 		recs, err := collect(ctx, tx, revokeCapsuleCypher, writeScopeParams(sc, map[string]any{
 			"id": id, "by": by, "at": at.UTC(),
 		}))

@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	neo4jdrv "github.com/neo4j/neo4j-go-driver/v5/neo4j"
-
 	"github.com/mnemo-dev/mnemo/graph"
 )
 
@@ -19,7 +17,7 @@ const (
 
 // Counts implements graph.Counter.
 func (s *Store) Counts(ctx context.Context) (graph.Counts, error) {
-	c, err := read(ctx, s, func(tx neo4jdrv.ManagedTransaction) (graph.Counts, error) {
+	c, err := read(ctx, s, func(tx txn) (graph.Counts, error) {
 		c := graph.Counts{Memories: map[graph.Status]int{}}
 		recs, err := collect(ctx, tx, countMemoriesCypher, nil)
 		if err != nil {

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"time"
 
-	neo4jdrv "github.com/neo4j/neo4j-go-driver/v5/neo4j"
-
 	"github.com/mnemo-dev/mnemo/graph"
 )
 
@@ -37,7 +35,7 @@ RETURN collect(DISTINCT n.id) AS found`
 // requireInScope fails with ErrNotFound unless every id in ids is found by
 // query (one of the *InScopeCypher constants) under scope s. A curation
 // record never links to another tenant's records.
-func requireInScope(ctx context.Context, tx neo4jdrv.ManagedTransaction, query, kind string, s graph.Scope, ids ...string) error {
+func requireInScope(ctx context.Context, tx txn, query, kind string, s graph.Scope, ids ...string) error {
 	var want []string
 	for _, id := range ids {
 		if id != "" {
@@ -82,7 +80,7 @@ func (s *Store) getNode(ctx context.Context, label string, f graph.Filter, id st
 	if err := requireIDs("id", id); err != nil {
 		return nil, err
 	}
-	return read(ctx, s, func(tx neo4jdrv.ManagedTransaction) (map[string]any, error) {
+	return read(ctx, s, func(tx txn) (map[string]any, error) {
 		recs, err := collect(ctx, tx, getInScopeCypher(label), readScopeParams(f, map[string]any{"id": id}))
 		if err != nil {
 			return nil, err
@@ -159,7 +157,7 @@ func (s *Store) readBaseline(ctx context.Context, f graph.Filter, query, id stri
 	if err := f.Validate(); err != nil {
 		return graph.Baseline{}, err
 	}
-	return read(ctx, s, func(tx neo4jdrv.ManagedTransaction) (graph.Baseline, error) {
+	return read(ctx, s, func(tx txn) (graph.Baseline, error) {
 		recs, err := collect(ctx, tx, query, readScopeParams(f, map[string]any{"id": id, "known_at": timeParam(f.KnownAt)}))
 		if err != nil {
 			return graph.Baseline{}, err

@@ -21,8 +21,11 @@
 // read filter is a property check; Entity.alias_norms (the aliases in norm
 // form) is what Candidates matches aliases against.
 //
-// Every method runs in one managed transaction (ExecuteRead/ExecuteWrite,
-// which retry transient failures). The caller's Filter is part of every
+// Every write runs in one managed transaction (ExecuteWrite, which retries
+// transient failures). A read runs its statements in one read session, each
+// its own auto-commit transaction (one round trip where a managed one takes
+// three; Neo4j reads at read committed either way), and runs again on a
+// transient failure (read, store.go). The caller's Filter is part of every
 // query's WHERE clause, so tenant isolation never depends on post-filtering.
 // Open creates the constraints and indexes the queries rely on; each query
 // names the ones it uses in a comment.

@@ -6,8 +6,6 @@ import (
 	"slices"
 	"time"
 
-	neo4jdrv "github.com/neo4j/neo4j-go-driver/v5/neo4j"
-
 	"github.com/mnemo-dev/mnemo/graph"
 )
 
@@ -76,7 +74,7 @@ type sessionHead struct {
 // from the database or written earlier in the batch. A memory becomes the
 // newest unless its (event time, created_at) is older: ties go to the one
 // written last.
-func linkSessions(ctx context.Context, tx neo4jdrv.ManagedTransaction, ins []graph.MemoryInput) ([]map[string]any, error) {
+func linkSessions(ctx context.Context, tx txn, ins []graph.MemoryInput) ([]map[string]any, error) {
 	keys := map[sessionKey]int{}
 	var params []map[string]any
 	for _, in := range ins {
@@ -184,7 +182,7 @@ func (s *Store) MentionCounts(ctx context.Context, tenant, memoryID string) (map
 }
 
 func (s *Store) counts(ctx context.Context, q string, params map[string]any) (map[string]int64, error) {
-	return read(ctx, s, func(tx neo4jdrv.ManagedTransaction) (map[string]int64, error) {
+	return read(ctx, s, func(tx txn) (map[string]int64, error) {
 		recs, err := collect(ctx, tx, q, params)
 		if err != nil {
 			return nil, err

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"time"
 
-	neo4jdrv "github.com/neo4j/neo4j-go-driver/v5/neo4j"
-
 	"github.com/mnemo-dev/mnemo/graph"
 )
 
@@ -42,7 +40,7 @@ func (s *Store) CreateEdit(ctx context.Context, e graph.Edit, audit ...graph.Aud
 	if e.Delta != nil {
 		delta = *e.Delta
 	}
-	_, err := write(ctx, s, func(tx neo4jdrv.ManagedTransaction) (struct{}, error) {
+	_, err := write(ctx, s, func(tx txn) (struct{}, error) {
 		recs, err := collect(ctx, tx, createEditCypher, writeScopeParams(e.Scope, map[string]any{
 			"target": e.TargetMemoryID,
 			"props": scopeProps(e.Scope, map[string]any{
@@ -116,7 +114,7 @@ RETURN m.tenant_id AS tenant, m.id AS id`
 
 // applyEdit applies an approved edit and stamps its memory: the walk's
 // admission in the process reads it again (memAttrs).
-func applyEdit(ctx context.Context, tx neo4jdrv.ManagedTransaction, id string) error {
+func applyEdit(ctx context.Context, tx txn, id string) error {
 	recs, err := collect(ctx, tx, applyEditCypher, map[string]any{"id": id})
 	if err != nil {
 		return err
@@ -148,7 +146,7 @@ func (s *Store) DecideEdit(ctx context.Context, sc graph.Scope, id string, statu
 	if at.IsZero() {
 		at = s.now()
 	}
-	e, err := write(ctx, s, func(tx neo4jdrv.ManagedTransaction) (graph.Edit, error) {
+	e, err := write(ctx, s, func(tx txn) (graph.Edit, error) {
 		recs, err := collect(ctx, tx, decideEditCypher, writeScopeParams(sc, map[string]any{
 			"id": id, "status": string(status), "by": by, "at": at.UTC(),
 		}))
@@ -213,7 +211,7 @@ func (s *Store) ListEdits(ctx context.Context, f graph.Filter, q graph.EditQuery
 	for _, st := range q.Statuses {
 		statuses = append(statuses, string(st))
 	}
-	out, err := read(ctx, s, func(tx neo4jdrv.ManagedTransaction) ([]graph.Edit, error) {
+	out, err := read(ctx, s, func(tx txn) ([]graph.Edit, error) {
 		query := listEditsCypher
 		if len(q.MemoryIDs) > 0 {
 			query = listEditsOfCypher

@@ -28,7 +28,7 @@ func (s *Store) ListPlan(ctx context.Context, f graph.Filter, after bool) ([]str
 	if after {
 		cy, at = listAfterCypher, time.Now().UTC()
 	}
-	return read(ctx, s, func(tx neo4jdrv.ManagedTransaction) ([]string, error) {
+	return read(ctx, s, func(tx txn) ([]string, error) {
 		res, err := tx.Run(ctx, "PROFILE "+cy, listMemoriesParams(f, at, "x", 2))
 		if err != nil {
 			return nil, err
@@ -78,7 +78,7 @@ func (s *Store) IndexHolds() map[string][2]int {
 // until release is called.
 func (s *Store) HoldTenant(ctx context.Context, tenant string) (release func(), err error) {
 	release = func() {}
-	_, err = read(ctx, s, func(tx neo4jdrv.ManagedTransaction) (struct{}, error) {
+	_, err = read(ctx, s, func(tx txn) (struct{}, error) {
 		release()
 		var err error
 		release, err = s.kw.sync(ctx, tx, tenant)
@@ -90,7 +90,7 @@ func (s *Store) HoldTenant(ctx context.Context, tenant string) (release func(), 
 // StreamBatches runs query through stream, n records at a time, and
 // returns each batch's values of its first column.
 func (s *Store) StreamBatches(ctx context.Context, query string, n int) ([][]any, error) {
-	return read(ctx, s, func(tx neo4jdrv.ManagedTransaction) ([][]any, error) {
+	return read(ctx, s, func(tx txn) ([][]any, error) {
 		var out [][]any
 		err := stream(ctx, tx, query, nil, n, func(recs []*neo4jdrv.Record) {
 			var vals []any
@@ -118,7 +118,7 @@ const visibleIDsCypher = `MATCH (m:Memory) WHERE ` + memoryVisible + ` RETURN m.
 // sorted.
 func (s *Store) copyAndCypher(ctx context.Context, tenant string, fromCopy func(t *tenantMentions) []string,
 	query string, params map[string]any, col string) (local, cypher []string, err error) {
-	_, err = read(ctx, s, func(tx neo4jdrv.ManagedTransaction) (struct{}, error) {
+	_, err = read(ctx, s, func(tx txn) (struct{}, error) {
 		release, err := s.kw.sync(ctx, tx, tenant)
 		defer release()
 		if err != nil {

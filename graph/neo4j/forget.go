@@ -8,8 +8,6 @@ import (
 	"slices"
 	"time"
 
-	neo4jdrv "github.com/neo4j/neo4j-go-driver/v5/neo4j"
-
 	"github.com/mnemo-dev/mnemo/graph"
 )
 
@@ -37,7 +35,7 @@ func (s *Store) Restore(ctx context.Context, sc graph.Scope, id string, audit ..
 	if err := errors.Join(requireIDs("id", id), validAudit(audit)); err != nil {
 		return fmt.Errorf("neo4j: restore: %w", err)
 	}
-	_, err := write(ctx, s, func(tx neo4jdrv.ManagedTransaction) (struct{}, error) {
+	_, err := write(ctx, s, func(tx txn) (struct{}, error) {
 		recs, err := collect(ctx, tx, restoreCheckCypher, writeScopeParams(sc, map[string]any{"id": id}))
 		if err != nil {
 			return struct{}{}, err
@@ -175,7 +173,7 @@ func (s *Store) Erase(ctx context.Context, sc graph.Scope, in graph.EraseInput) 
 		return graph.Erasure{}, fmt.Errorf("neo4j: erase: %w", err)
 	}
 	now := s.now().UTC()
-	out, err := write(ctx, s, func(tx neo4jdrv.ManagedTransaction) (graph.Erasure, error) {
+	out, err := write(ctx, s, func(tx txn) (graph.Erasure, error) {
 		var out graph.Erasure
 		recs, err := collect(ctx, tx, eraseCheckCypher, map[string]any{"ids": dedupe(in.IDs)})
 		if err != nil {
@@ -243,7 +241,7 @@ CREATE (a)-[:DECIDED]->(m)`
 
 // appendEraseAudit writes an erase's audit events: those about a memory it
 // erased through eraseAuditAppendCypher, the others as AppendAudit does.
-func appendEraseAudit(ctx context.Context, tx neo4jdrv.ManagedTransaction, now time.Time, events []graph.AuditEvent,
+func appendEraseAudit(ctx context.Context, tx txn, now time.Time, events []graph.AuditEvent,
 	erased map[string]bool) error {
 	var mine, others []graph.AuditEvent
 	for _, ev := range events {
@@ -262,7 +260,7 @@ func appendEraseAudit(ctx context.Context, tx neo4jdrv.ManagedTransaction, now t
 }
 
 // eraseTenant erases memories ids of one tenant inside tx.
-func eraseTenant(ctx context.Context, tx neo4jdrv.ManagedTransaction, tenant string, ids []string, out *graph.Erasure, stamps *kwStamps) error {
+func eraseTenant(ctx context.Context, tx txn, tenant string, ids []string, out *graph.Erasure, stamps *kwStamps) error {
 	params := map[string]any{"ids": ids, "tenant": tenant}
 	recs, err := collect(ctx, tx, eraseEntitiesCypher, params)
 	if err != nil {
@@ -335,7 +333,7 @@ func eraseTenant(ctx context.Context, tx neo4jdrv.ManagedTransaction, tenant str
 // each successor that stays, as if they had never been written. The
 // predecessors given a new NEXT are added to stamps: the walk holds each
 // memory's links in the process (memLink), read from a stamped end.
-func eraseEdges(ctx context.Context, tx neo4jdrv.ManagedTransaction, tenant string, ids []string, stamps *kwStamps) error {
+func eraseEdges(ctx context.Context, tx txn, tenant string, ids []string, stamps *kwStamps) error {
 	recs, err := collect(ctx, tx, eraseEdgesCypher, map[string]any{"ids": ids})
 	if err != nil {
 		return err

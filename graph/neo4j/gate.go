@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"time"
 
-	neo4jdrv "github.com/neo4j/neo4j-go-driver/v5/neo4j"
-
 	"github.com/mnemo-dev/mnemo/graph"
 )
 
@@ -29,7 +27,7 @@ func (s *Store) CreateGateRequest(ctx context.Context, g graph.GateRequest, audi
 	if err := audit.Validate(); err != nil {
 		return graph.GateRequest{}, fmt.Errorf("neo4j: create gate request: %w", err)
 	}
-	_, err := write(ctx, s, func(tx neo4jdrv.ManagedTransaction) (struct{}, error) {
+	_, err := write(ctx, s, func(tx txn) (struct{}, error) {
 		_, err := collect(ctx, tx, createGateRequestCypher, map[string]any{"props": scopeProps(g.Scope, map[string]any{
 			"id": g.ID, "title": g.Title, "status": string(g.Status), "rule": g.Rule, "reason": g.Reason,
 			"payload": string(g.Payload), "requested_by": g.RequestedBy, "decided_by": "", "memory_id": "",
@@ -77,7 +75,7 @@ func (s *Store) ListGateRequests(ctx context.Context, f graph.Filter, status gra
 	if err != nil {
 		return nil, "", fmt.Errorf("neo4j: list gate requests: %w", err)
 	}
-	gs, err := read(ctx, s, func(tx neo4jdrv.ManagedTransaction) ([]graph.GateRequest, error) {
+	gs, err := read(ctx, s, func(tx txn) ([]graph.GateRequest, error) {
 		recs, err := collect(ctx, tx, listGateRequestsCypher, readScopeParams(f, map[string]any{
 			"status": string(status), "c_at": timeParam(at), "c_id": id, "limit": int64(limit + 1),
 		}))
@@ -133,7 +131,7 @@ func (s *Store) DecideGateRequest(ctx context.Context, sc graph.Scope, id string
 		return graph.GateRequest{}, fmt.Errorf("neo4j: decide gate request: %w", err)
 	}
 	now := s.now().UTC()
-	g, err := write(ctx, s, func(tx neo4jdrv.ManagedTransaction) (graph.GateRequest, error) {
+	g, err := write(ctx, s, func(tx txn) (graph.GateRequest, error) {
 		return decideGate(ctx, tx, now, sc, id, d, audit)
 	})
 	if err != nil {
@@ -144,7 +142,7 @@ func (s *Store) DecideGateRequest(ctx context.Context, sc graph.Scope, id string
 
 // decideGate settles a pending gate request in sc and writes its audit
 // event (subject defaulting to the request), in tx.
-func decideGate(ctx context.Context, tx neo4jdrv.ManagedTransaction, now time.Time, sc graph.Scope, id string, d graph.GateDecision, audit graph.AuditEvent) (graph.GateRequest, error) {
+func decideGate(ctx context.Context, tx txn, now time.Time, sc graph.Scope, id string, d graph.GateDecision, audit graph.AuditEvent) (graph.GateRequest, error) {
 	at := d.At
 	if at.IsZero() {
 		at = now
@@ -174,7 +172,7 @@ func decideGate(ctx context.Context, tx neo4jdrv.ManagedTransaction, now time.Ti
 // settle approves the request a write carries out, first in the write's
 // transaction (so a conflict stops it before anything is written), with
 // memoryID as the memory written unless the decision names one.
-func settle(ctx context.Context, tx neo4jdrv.ManagedTransaction, now time.Time, g *graph.GateSettlement, memoryID string) error {
+func settle(ctx context.Context, tx txn, now time.Time, g *graph.GateSettlement, memoryID string) error {
 	if g == nil {
 		return nil
 	}

@@ -101,7 +101,7 @@ func (st kwStamps) rows() []map[string]any {
 }
 
 // stampKeywords runs keywordLogCypher for st in tx.
-func stampKeywords(ctx context.Context, tx neo4jdrv.ManagedTransaction, st kwStamps) error {
+func stampKeywords(ctx context.Context, tx txn, st kwStamps) error {
 	if len(st) == 0 {
 		return nil
 	}
@@ -197,7 +197,7 @@ func newKeywords(limit int) *keywords {
 // the sequence tx reads, and keeps it until release is called: the caller
 // reads the indexes in between, and calls release (once) when done, also
 // when sync fails.
-func (k *keywords) sync(ctx context.Context, tx neo4jdrv.ManagedTransaction, tenant string) (release func(), err error) {
+func (k *keywords) sync(ctx context.Context, tx txn, tenant string) (release func(), err error) {
 	release = k.pin(tenant)
 	return release, k.catchUp(ctx, tx, tenant)
 }
@@ -222,7 +222,7 @@ func (k *keywords) pin(tenant string) func() {
 	}
 }
 
-func (k *keywords) catchUp(ctx context.Context, tx neo4jdrv.ManagedTransaction, tenant string) error {
+func (k *keywords) catchUp(ctx context.Context, tx txn, tenant string) error {
 	seq, err := keywordSeq(ctx, tx, tenant)
 	if err != nil {
 		return err
@@ -387,7 +387,7 @@ func (k *keywords) full() bool {
 // keywordSeq reads tenant's keyword sequence in tx: it moves with every
 // write that changes the keyword properties or the MENTIONS of the
 // tenant's memories (a create, a new version, an erase).
-func keywordSeq(ctx context.Context, tx neo4jdrv.ManagedTransaction, tenant string) (int64, error) {
+func keywordSeq(ctx context.Context, tx txn, tenant string) (int64, error) {
 	recs, err := collect(ctx, tx, kwSeqCypher, map[string]any{"tenant": tenant})
 	if err != nil || len(recs) == 0 {
 		return 0, err
@@ -437,7 +437,7 @@ func (s *Store) KeywordSearch(ctx context.Context, f graph.Filter, query string,
 		return out, nil
 	}
 	if adm, ok := inProcess(f); ok && !s.cypherFilter.Load() {
-		out, err := read(ctx, s, func(tx neo4jdrv.ManagedTransaction) ([]graph.Scored, error) {
+		out, err := read(ctx, s, func(tx txn) ([]graph.Scored, error) {
 			return s.keywordOverCopy(ctx, tx, f, &adm, terms, limit)
 		})
 		if err != nil {
@@ -445,7 +445,7 @@ func (s *Store) KeywordSearch(ctx context.Context, f graph.Filter, query string,
 		}
 		return out, nil
 	}
-	out, err := read(ctx, s, func(tx neo4jdrv.ManagedTransaction) ([]graph.Scored, error) {
+	out, err := read(ctx, s, func(tx txn) ([]graph.Scored, error) {
 		release, err := s.kw.sync(ctx, tx, f.Scope.TenantID)
 		defer release()
 		if err != nil {
@@ -489,7 +489,7 @@ func (s *Store) KeywordSearch(ctx context.Context, f graph.Filter, query string,
 // (walk_local.go): the best matches it admits, limit of them, read with
 // the whole filter in Neo4j in one statement that also reads the keyword
 // sequence (overCopy), instead of filtering in Neo4j a batch at a time.
-func (s *Store) keywordOverCopy(ctx context.Context, tx neo4jdrv.ManagedTransaction, f graph.Filter, adm *admission,
+func (s *Store) keywordOverCopy(ctx context.Context, tx txn, f graph.Filter, adm *admission,
 	terms []string, limit int) ([]graph.Scored, error) {
 	tenant := f.Scope.TenantID
 	var out []graph.Scored
@@ -539,7 +539,7 @@ func (s *Store) WarmKeywordIndex(ctx context.Context) error {
 			r()
 		}
 	}()
-	_, err := read(ctx, s, func(tx neo4jdrv.ManagedTransaction) (struct{}, error) {
+	_, err := read(ctx, s, func(tx txn) (struct{}, error) {
 		recs, err := collect(ctx, tx, kwTenantsCypher, nil)
 		if err != nil {
 			return struct{}{}, err
@@ -611,7 +611,7 @@ MERGE (x:Migration {id: $id})
 // writers stopped: an older mnemo writing after the mark would leave its
 // memories out of keyword search.
 func (s *Store) backfillKeywords(ctx context.Context) error {
-	done, err := read(ctx, s, func(tx neo4jdrv.ManagedTransaction) (bool, error) {
+	done, err := read(ctx, s, func(tx txn) (bool, error) {
 		recs, err := collect(ctx, tx, kwBackfillDoneCypher, map[string]any{"id": kwBackfillID})
 		if err != nil {
 			return false, err
@@ -625,7 +625,7 @@ func (s *Store) backfillKeywords(ctx context.Context) error {
 		return nil
 	}
 	for {
-		n, err := write(ctx, s, func(tx neo4jdrv.ManagedTransaction) (int, error) {
+		n, err := write(ctx, s, func(tx txn) (int, error) {
 			recs, err := collect(ctx, tx, kwMissingCypher, nil)
 			if err != nil || len(recs) == 0 {
 				return 0, err
@@ -656,7 +656,7 @@ func (s *Store) backfillKeywords(ctx context.Context) error {
 		}
 	}
 	for {
-		n, err := write(ctx, s, func(tx neo4jdrv.ManagedTransaction) (int64, error) {
+		n, err := write(ctx, s, func(tx txn) (int64, error) {
 			recs, err := collect(ctx, tx, kwLegacyCypher, nil)
 			if err != nil || len(recs) == 0 {
 				return 0, err
@@ -671,7 +671,7 @@ func (s *Store) backfillKeywords(ctx context.Context) error {
 			break
 		}
 	}
-	if _, err := write(ctx, s, func(tx neo4jdrv.ManagedTransaction) (struct{}, error) {
+	if _, err := write(ctx, s, func(tx txn) (struct{}, error) {
 		_, err := collect(ctx, tx, kwBackfillMarkCypher, map[string]any{"id": kwBackfillID})
 		return struct{}{}, err
 	}); err != nil {

@@ -34,7 +34,7 @@ REMOVE old.active_key
 CREATE (new)-[:SUPERSEDES]->(old)`
 
 // supersede records inside tx that newID SUPERSEDES oldID.
-func supersede(ctx context.Context, tx neo4jdrv.ManagedTransaction, s graph.Scope, oldID, newID string, at time.Time) error {
+func supersede(ctx context.Context, tx txn, s graph.Scope, oldID, newID string, at time.Time) error {
 	if oldID == newID {
 		return fmt.Errorf("memory %q cannot supersede itself: %w", oldID, graph.ErrConflict)
 	}
@@ -87,7 +87,7 @@ func (s *Store) FindActiveByKey(ctx context.Context, ns graph.Namespace, key str
 	if key == "" {
 		return graph.Memory{}, fmt.Errorf("neo4j: find by key: %w", &graph.FieldError{Field: "canonical_key", Message: "required"})
 	}
-	m, err := read(ctx, s, func(tx neo4jdrv.ManagedTransaction) (graph.Memory, error) {
+	m, err := read(ctx, s, func(tx txn) (graph.Memory, error) {
 		recs, err := collect(ctx, tx, findActiveByKeyCypher, map[string]any{
 			"tenant": ns.Scope.TenantID, "org": ns.Scope.OrgID, "repo": ns.Scope.RepoID,
 			"user": ns.UserID, "type": ns.Type, "key": key,
@@ -133,7 +133,7 @@ func (s *Store) Resolve(ctx context.Context, f graph.Filter, id string) (graph.M
 	if _, err := s.GetMemory(ctx, f, id); err != nil {
 		return graph.Memory{}, fmt.Errorf("neo4j: resolve: %w", err)
 	}
-	m, err := read(ctx, s, func(tx neo4jdrv.ManagedTransaction) (graph.Memory, error) {
+	m, err := read(ctx, s, func(tx txn) (graph.Memory, error) {
 		recs, err := collect(ctx, tx, resolveCypher, filterParams(directFilter(f), map[string]any{"id": id}))
 		if err != nil {
 			return graph.Memory{}, err
@@ -167,7 +167,7 @@ func (s *Store) Archive(ctx context.Context, sc graph.Scope, id string, audit ..
 	if err := errors.Join(requireIDs("id", id), validAudit(audit)); err != nil {
 		return fmt.Errorf("neo4j: archive: %w", err)
 	}
-	_, err := write(ctx, s, func(tx neo4jdrv.ManagedTransaction) (struct{}, error) {
+	_, err := write(ctx, s, func(tx txn) (struct{}, error) {
 		now := s.now().UTC()
 		recs, err := collect(ctx, tx, archiveCypher, writeScopeParams(sc, map[string]any{"id": id, "at": now}))
 		if err != nil {
@@ -208,7 +208,7 @@ func (s *Store) Touch(ctx context.Context, sc graph.Scope, ids []string, at time
 	if at.IsZero() {
 		at = s.now()
 	}
-	_, err := write(ctx, s, func(tx neo4jdrv.ManagedTransaction) (struct{}, error) {
+	_, err := write(ctx, s, func(tx txn) (struct{}, error) {
 		_, err := collect(ctx, tx, touchCypher, writeScopeParams(sc, map[string]any{"ids": dedupe(ids), "at": at.UTC()}))
 		return struct{}{}, err
 	})

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"time"
 
-	neo4jdrv "github.com/neo4j/neo4j-go-driver/v5/neo4j"
-
 	"github.com/mnemo-dev/mnemo/graph"
 )
 
@@ -57,7 +55,7 @@ func (s *Store) DueOutbox(ctx context.Context, at time.Time, lease time.Duration
 		return out, nil
 	}
 	params["until"] = at.Add(lease).UTC()
-	out, err := write(ctx, s, func(tx neo4jdrv.ManagedTransaction) ([]graph.OutboxItem, error) {
+	out, err := write(ctx, s, func(tx txn) ([]graph.OutboxItem, error) {
 		return outboxItems(ctx, tx, claimOutboxCypher, params)
 	})
 	if err != nil {
@@ -67,12 +65,12 @@ func (s *Store) DueOutbox(ctx context.Context, at time.Time, lease time.Duration
 }
 
 func (s *Store) readOutbox(ctx context.Context, query string, params map[string]any) ([]graph.OutboxItem, error) {
-	return read(ctx, s, func(tx neo4jdrv.ManagedTransaction) ([]graph.OutboxItem, error) {
+	return read(ctx, s, func(tx txn) ([]graph.OutboxItem, error) {
 		return outboxItems(ctx, tx, query, params)
 	})
 }
 
-func outboxItems(ctx context.Context, tx neo4jdrv.ManagedTransaction, query string, params map[string]any) ([]graph.OutboxItem, error) {
+func outboxItems(ctx context.Context, tx txn, query string, params map[string]any) ([]graph.OutboxItem, error) {
 	recs, err := collect(ctx, tx, query, params)
 	if err != nil {
 		return nil, err
@@ -136,7 +134,7 @@ func (s *Store) FailOutbox(ctx context.Context, fails []graph.OutboxFailure) err
 }
 
 func (s *Store) writeOutbox(ctx context.Context, query string, params map[string]any) error {
-	_, err := write(ctx, s, func(tx neo4jdrv.ManagedTransaction) (struct{}, error) {
+	_, err := write(ctx, s, func(tx txn) (struct{}, error) {
 		_, err := collect(ctx, tx, query, params)
 		return struct{}{}, err
 	})
@@ -153,7 +151,7 @@ RETURN count(o) AS n`
 
 // RequeueOutbox makes dead letters live again.
 func (s *Store) RequeueOutbox(ctx context.Context, at time.Time, ids []string) (int, error) {
-	n, err := write(ctx, s, func(tx neo4jdrv.ManagedTransaction) (int64, error) {
+	n, err := write(ctx, s, func(tx txn) (int64, error) {
 		recs, err := collect(ctx, tx, requeueOutboxCypher, map[string]any{"at": at.UTC(), "ids": nonNil(ids)})
 		if err != nil || len(recs) == 0 {
 			return 0, err
@@ -187,7 +185,7 @@ LIMIT $limit`
 
 // OutboxStatus counts the outbox and lists up to deadLimit dead letters.
 func (s *Store) OutboxStatus(ctx context.Context, at time.Time, deadLimit int) (graph.OutboxStatus, error) {
-	st, err := read(ctx, s, func(tx neo4jdrv.ManagedTransaction) (graph.OutboxStatus, error) {
+	st, err := read(ctx, s, func(tx txn) (graph.OutboxStatus, error) {
 		recs, err := collect(ctx, tx, outboxCountsCypher, map[string]any{"at": at.UTC()})
 		if err != nil || len(recs) == 0 {
 			return graph.OutboxStatus{}, err

@@ -5,8 +5,6 @@ import (
 	"fmt"
 	"time"
 
-	neo4jdrv "github.com/neo4j/neo4j-go-driver/v5/neo4j"
-
 	"github.com/mnemo-dev/mnemo/graph"
 )
 
@@ -31,7 +29,7 @@ func toPolicyMark(p map[string]any) graph.PolicyMark {
 
 // PolicyMark implements graph.Store.
 func (s *Store) PolicyMark(ctx context.Context) (graph.PolicyMark, error) {
-	m, err := read(ctx, s, func(tx neo4jdrv.ManagedTransaction) (graph.PolicyMark, error) {
+	m, err := read(ctx, s, func(tx txn) (graph.PolicyMark, error) {
 		recs, err := collect(ctx, tx, getPolicyMarkCypher, nil)
 		if err != nil || len(recs) == 0 {
 			return graph.PolicyMark{}, err
@@ -46,7 +44,7 @@ func (s *Store) PolicyMark(ctx context.Context) (graph.PolicyMark, error) {
 
 // MarkPolicy implements graph.Store.
 func (s *Store) MarkPolicy(ctx context.Context, digest, name, by string, at time.Time) (graph.PolicyMark, error) {
-	m, err := write(ctx, s, func(tx neo4jdrv.ManagedTransaction) (graph.PolicyMark, error) {
+	m, err := write(ctx, s, func(tx txn) (graph.PolicyMark, error) {
 		recs, err := collect(ctx, tx, markPolicyCypher, map[string]any{"digest": digest, "name": name, "by": by, "at": at.UTC()})
 		if err != nil || len(recs) == 0 {
 			return graph.PolicyMark{}, err

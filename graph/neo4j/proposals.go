@@ -4,8 +4,6 @@ import (
 	"context"
 	"fmt"
 
-	neo4jdrv "github.com/neo4j/neo4j-go-driver/v5/neo4j"
-
 	"github.com/mnemo-dev/mnemo/graph"
 )
 
@@ -43,7 +41,7 @@ func (s *Store) CreateProposal(ctx context.Context, p graph.Proposal, audit ...g
 	if err := validAudit(audit); err != nil {
 		return graph.Proposal{}, fmt.Errorf("neo4j: create proposal: %w", err)
 	}
-	_, err := write(ctx, s, func(tx neo4jdrv.ManagedTransaction) (struct{}, error) {
+	_, err := write(ctx, s, func(tx txn) (struct{}, error) {
 		if err := s.insertProposal(ctx, tx, &p); err != nil {
 			return struct{}{}, err
 		}
@@ -65,7 +63,7 @@ func validAudit(audit []graph.AuditEvent) error {
 }
 
 // insertProposal writes p (id, time and status defaulted) in tx.
-func (s *Store) insertProposal(ctx context.Context, tx neo4jdrv.ManagedTransaction, p *graph.Proposal) error {
+func (s *Store) insertProposal(ctx context.Context, tx txn, p *graph.Proposal) error {
 	stamp(&p.ID, &p.CreatedAt, s.now())
 	if p.Status == "" {
 		p.Status = graph.ProposalOpen
@@ -142,7 +140,7 @@ func (s *Store) ListProposals(ctx context.Context, f graph.Filter, q graph.Propo
 	if err := q.Validate(); err != nil {
 		return nil, fmt.Errorf("neo4j: list proposals: %w", err)
 	}
-	out, err := read(ctx, s, func(tx neo4jdrv.ManagedTransaction) ([]graph.Proposal, error) {
+	out, err := read(ctx, s, func(tx txn) ([]graph.Proposal, error) {
 		recs, err := collect(ctx, tx, listProposalsCypher, readScopeParams(f, map[string]any{
 			"memory": q.MemoryID, "status": string(q.Status), "all_users": f.Reader.AllUsers,
 			"reader": f.Reader.UserID, "limit": q.Limit,
@@ -176,7 +174,7 @@ RETURN n {.*} AS n, m.status AS status, m.current_version_id AS current`
 // openProposal loads proposal id for a state change by writer scope sc:
 // in reach (else ErrNotFound) and open (else ErrConflict). It returns the
 // memory's status and current version id.
-func openProposal(ctx context.Context, tx neo4jdrv.ManagedTransaction, sc graph.Scope, id string) (graph.Proposal, graph.Status, string, error) {
+func openProposal(ctx context.Context, tx txn, sc graph.Scope, id string) (graph.Proposal, graph.Status, string, error) {
 	recs, err := collect(ctx, tx, openProposalCypher, writeScopeParams(sc, map[string]any{"id": id}))
 	if err != nil {
 		return graph.Proposal{}, "", "", err
@@ -219,7 +217,7 @@ func (s *Store) AcceptProposal(ctx context.Context, sc graph.Scope, id string, i
 		p graph.Proposal
 		v graph.Version
 	}
-	o, err := write(ctx, s, func(tx neo4jdrv.ManagedTransaction) (out, error) {
+	o, err := write(ctx, s, func(tx txn) (out, error) {
 		p, _, _, err := openProposal(ctx, tx, sc, id)
 		if err != nil {
 			return out{}, err
@@ -267,7 +265,7 @@ func (s *Store) RejectProposal(ctx context.Context, sc graph.Scope, id string, d
 		return graph.Proposal{}, d, fmt.Errorf("neo4j: reject proposal: %w", err)
 	}
 	stamp(&d.ID, &d.CreatedAt, s.now())
-	p, err := write(ctx, s, func(tx neo4jdrv.ManagedTransaction) (graph.Proposal, error) {
+	p, err := write(ctx, s, func(tx txn) (graph.Proposal, error) {
 		p, _, _, err := openProposal(ctx, tx, sc, id)
 		if err != nil {
 			return p, err
@@ -310,7 +308,7 @@ func (s *Store) RebaseProposal(ctx context.Context, sc graph.Scope, id string, n
 	if err := validAudit(audit); err != nil {
 		return next, fmt.Errorf("neo4j: rebase proposal: %w", err)
 	}
-	next, err := write(ctx, s, func(tx neo4jdrv.ManagedTransaction) (graph.Proposal, error) {
+	next, err := write(ctx, s, func(tx txn) (graph.Proposal, error) {
 		old, status, cur, err := openProposal(ctx, tx, sc, id)
 		switch {
 		case err != nil:
@@ -357,7 +355,7 @@ func (s *Store) PromoteBaseline(ctx context.Context, b graph.Baseline, audit ...
 	}
 	stamp(&b.ID, &b.CreatedAt, s.now())
 	b.VersionIDs = dedupe(b.VersionIDs)
-	b, err := write(ctx, s, func(tx neo4jdrv.ManagedTransaction) (graph.Baseline, error) {
+	b, err := write(ctx, s, func(tx txn) (graph.Baseline, error) {
 		if len(b.VersionIDs) == 0 {
 			recs, err := collect(ctx, tx, snapshotCypher, map[string]any{
 				"tenant": b.Scope.TenantID, "org": b.Scope.OrgID, "repo": b.Scope.RepoID})
@@ -428,7 +426,7 @@ func (s *Store) ListBaselines(ctx context.Context, f graph.Filter, limit int) ([
 }
 
 func (s *Store) baselines(ctx context.Context, query string, params map[string]any) ([]graph.Baseline, error) {
-	out, err := read(ctx, s, func(tx neo4jdrv.ManagedTransaction) ([]graph.Baseline, error) {
+	out, err := read(ctx, s, func(tx txn) ([]graph.Baseline, error) {
 		recs, err := collect(ctx, tx, query, params)
 		if err != nil {
 			return nil, err

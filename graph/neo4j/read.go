@@ -45,7 +45,7 @@ func (s *Store) GetMemories(ctx context.Context, f graph.Filter, ids []string) (
 	if len(ids) == 0 {
 		return nil, nil
 	}
-	out, err := read(ctx, s, func(tx neo4jdrv.ManagedTransaction) ([]graph.Memory, error) {
+	out, err := read(ctx, s, func(tx txn) ([]graph.Memory, error) {
 		recs, err := collect(ctx, tx, getMemoriesCypher, byIDsParams(f, ids))
 		if err != nil {
 			return nil, err
@@ -95,7 +95,7 @@ func (s *Store) GetVersions(ctx context.Context, f graph.Filter, ids []string) (
 	if len(ids) == 0 {
 		return nil, nil
 	}
-	out, err := read(ctx, s, func(tx neo4jdrv.ManagedTransaction) ([]graph.Version, error) {
+	out, err := read(ctx, s, func(tx txn) ([]graph.Version, error) {
 		recs, err := collect(ctx, tx, getVersionsCypher, byIDsParams(f, ids))
 		if err != nil {
 			return nil, err
@@ -127,7 +127,7 @@ func (s *Store) GetChunks(ctx context.Context, f graph.Filter, versionID string)
 	if err := requireIDs("version_id", versionID); err != nil {
 		return nil, fmt.Errorf("neo4j: get chunks: %w", err)
 	}
-	out, err := read(ctx, s, func(tx neo4jdrv.ManagedTransaction) ([]graph.Chunk, error) {
+	out, err := read(ctx, s, func(tx txn) ([]graph.Chunk, error) {
 		recs, err := collect(ctx, tx, getChunksCypher, byIDParams(f, versionID))
 		if err != nil {
 			return nil, err
@@ -197,7 +197,7 @@ func (s *Store) ListVersions(ctx context.Context, f graph.Filter, memoryID strin
 	if err := requireIDs("memory_id", memoryID); err != nil {
 		return nil, fmt.Errorf("neo4j: list versions: %w", err)
 	}
-	out, err := read(ctx, s, func(tx neo4jdrv.ManagedTransaction) ([]graph.Version, error) {
+	out, err := read(ctx, s, func(tx txn) ([]graph.Version, error) {
 		recs, err := collect(ctx, tx, listVersionsCypher, byIDParams(f, memoryID))
 		if err != nil {
 			return nil, err

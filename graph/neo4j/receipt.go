@@ -5,8 +5,6 @@ import (
 	"encoding/json"
 	"fmt"
 
-	neo4jdrv "github.com/neo4j/neo4j-go-driver/v5/neo4j"
-
 	"github.com/mnemo-dev/mnemo/graph"
 )
 
@@ -26,7 +24,7 @@ func (s *Store) CreateContextReceipt(ctx context.Context, r graph.ContextReceipt
 	if err != nil {
 		return graph.ContextReceipt{}, fmt.Errorf("neo4j: create context receipt: %w", err)
 	}
-	_, err = write(ctx, s, func(tx neo4jdrv.ManagedTransaction) (struct{}, error) {
+	_, err = write(ctx, s, func(tx txn) (struct{}, error) {
 		_, err := collect(ctx, tx, createReceiptCypher, map[string]any{"props": scopeProps(r.Scope, map[string]any{
 			"id": r.ID, "name": "context " + r.ID, "principal_id": r.PrincipalID, "query": r.Query,
 			"citations": string(cites), "created_at": r.CreatedAt,

@@ -91,7 +91,7 @@ func (s *Store) CreateRelation(ctx context.Context, r graph.Relation, audit ...g
 		r       graph.Relation
 		created bool
 	}
-	out, err := write(ctx, s, func(tx neo4jdrv.ManagedTransaction) (res, error) {
+	out, err := write(ctx, s, func(tx txn) (res, error) {
 		params := writeScopeParams(r.Scope, map[string]any{"from": r.FromID, "to": r.ToID})
 		recs, err := collect(ctx, tx, fmt.Sprintf(relationEndsCypher, r.Type), params)
 		if err != nil {
@@ -135,7 +135,7 @@ func (s *Store) GetRelation(ctx context.Context, f graph.Filter, id string) (gra
 	if err := requireIDs("id", id); err != nil {
 		return graph.Relation{}, fmt.Errorf("neo4j: get relation: %w", err)
 	}
-	r, err := read(ctx, s, func(tx neo4jdrv.ManagedTransaction) (graph.Relation, error) {
+	r, err := read(ctx, s, func(tx txn) (graph.Relation, error) {
 		recs, err := collect(ctx, tx, getRelationCypher, filterParams(directFilter(f), map[string]any{"id": id}))
 		if err != nil {
 			return graph.Relation{}, err
@@ -172,7 +172,7 @@ func (s *Store) DeleteRelation(ctx context.Context, sc graph.Scope, id string, a
 			return graph.Relation{}, fmt.Errorf("neo4j: delete relation: audit %d: %w", i, err)
 		}
 	}
-	r, err := write(ctx, s, func(tx neo4jdrv.ManagedTransaction) (graph.Relation, error) {
+	r, err := write(ctx, s, func(tx txn) (graph.Relation, error) {
 		recs, err := collect(ctx, tx, relationForDeleteCypher, map[string]any{"id": id})
 		if err != nil {
 			return graph.Relation{}, err
@@ -239,7 +239,7 @@ func (s *Store) RelationsOf(ctx context.Context, f graph.Filter, ids []string, p
 	if len(ids) == 0 || perMemory <= 0 {
 		return nil, nil
 	}
-	out, err := read(ctx, s, func(tx neo4jdrv.ManagedTransaction) ([]graph.Relation, error) {
+	out, err := read(ctx, s, func(tx txn) ([]graph.Relation, error) {
 		recs, err := collect(ctx, tx, relationsOfCypher, relationsOfParams(f, ids, perMemory))
 		if err != nil {
 			return nil, err

@@ -9,8 +9,6 @@ import (
 	"strings"
 	"time"
 
-	neo4jdrv "github.com/neo4j/neo4j-go-driver/v5/neo4j"
-
 	"github.com/mnemo-dev/mnemo/graph"
 	"github.com/mnemo-dev/mnemo/graph/kwindex"
 )
@@ -56,7 +54,7 @@ func (s *Store) ListMemories(ctx context.Context, f graph.Filter, p graph.Page) 
 	if err != nil {
 		return graph.Listing{}, fmt.Errorf("neo4j: list memories: %w", err)
 	}
-	ms, err := read(ctx, s, func(tx neo4jdrv.ManagedTransaction) ([]graph.Memory, error) {
+	ms, err := read(ctx, s, func(tx txn) ([]graph.Memory, error) {
 		cy := listFirstCypher
 		if !at.IsZero() {
 			cy = listAfterCypher
@@ -122,7 +120,7 @@ func (s *Store) Candidates(ctx context.Context, f graph.Filter, names []string, 
 	if len(norms) == 0 || limit <= 0 {
 		return nil, nil
 	}
-	out, err := read(ctx, s, func(tx neo4jdrv.ManagedTransaction) ([]graph.Candidate, error) {
+	out, err := read(ctx, s, func(tx txn) ([]graph.Candidate, error) {
 		recs, err := collect(ctx, tx, candidatesCypher, filterParams(f, map[string]any{
 			"names": norms, "limit": int64(limit),
 		}))
@@ -180,7 +178,7 @@ func neighbourFilterParams(f graph.Filter, seeds, ids []string) map[string]any {
 
 // memoriesByID runs memoriesByIDCypher: the memories of ids, already
 // filtered, in no order.
-func memoriesByID(ctx context.Context, tx neo4jdrv.ManagedTransaction, f graph.Filter, ids []string) ([]graph.Memory, error) {
+func memoriesByID(ctx context.Context, tx txn, f graph.Filter, ids []string) ([]graph.Memory, error) {
 	recs, err := collect(ctx, tx, memoriesByIDCypher, memoriesByIDParams(f, ids))
 	if err != nil {
 		return nil, err
@@ -216,7 +214,7 @@ func (s *Store) Neighbours(ctx context.Context, f graph.Filter, seedIDs []string
 	tenant := f.Scope.TenantID
 	adm, local := inProcess(f)
 	local = local && !s.cypherFilter.Load()
-	out, err := read(ctx, s, func(tx neo4jdrv.ManagedTransaction) ([]graph.Neighbour, error) {
+	out, err := read(ctx, s, func(tx txn) ([]graph.Neighbour, error) {
 		if !local {
 			release, err := s.kw.sync(ctx, tx, tenant)
 			defer release()
@@ -336,7 +334,7 @@ func neighboursRead(ns []graph.Neighbour, ms []graph.Memory) []graph.Neighbour {
 // NeighbourFanout pass or the list ends, with neighbourFilterCypher; the
 // first statement also reads which seeds are readable, and later ones walk
 // only those seeds' entities. A memory two entities reach is filtered once.
-func neighbourWalks(ctx context.Context, tx neo4jdrv.ManagedTransaction, f graph.Filter, seeds []string,
+func neighbourWalks(ctx context.Context, tx txn, f graph.Filter, seeds []string,
 	entities map[string][]string, lists map[string][]kwKey) (readable map[string]bool, walks map[string][]kwKey, err error) {
 	type walk struct {
 		pos, batch, loaded int

@@ -115,7 +115,7 @@ func Open(ctx context.Context, cfg Config) (*Store, error) {
 
 // Health reports whether the server answers a query.
 func (s *Store) Health(ctx context.Context) error {
-	_, err := read(ctx, s, func(tx neo4jdrv.ManagedTransaction) (struct{}, error) {
+	_, err := read(ctx, s, func(tx txn) (struct{}, error) {
 		_, err := collect(ctx, tx, "RETURN 1", nil)
 		return struct{}{}, err
 	})
@@ -144,25 +144,64 @@ func (s *Store) session(ctx context.Context, mode neo4jdrv.AccessMode) neo4jdrv.
 	return s.driver.NewSession(ctx, neo4jdrv.SessionConfig{DatabaseName: s.database, AccessMode: mode})
 }
 
-// read runs work in one managed read transaction.
-func read[T any](ctx context.Context, s *Store, work func(tx neo4jdrv.ManagedTransaction) (T, error)) (T, error) {
-	sess := s.session(ctx, neo4jdrv.AccessModeRead)
-	defer sess.Close(ctx)
-	v, err := neo4jdrv.ExecuteRead(ctx, sess, work)
-	return v, mapError(err)
+// txn is what a statement runs in: a write's managed transaction, or a
+// read's session, where each statement is its own auto-commit transaction.
+type txn interface {
+	Run(ctx context.Context, cypher string, params map[string]any) (neo4jdrv.ResultWithContext, error)
+}
+
+// autoCommit runs each statement of a read as its own transaction.
+type autoCommit struct{ sess neo4jdrv.SessionWithContext }
+
+func (a autoCommit) Run(ctx context.Context, cypher string, params map[string]any) (neo4jdrv.ResultWithContext, error) {
+	return a.sess.Run(ctx, cypher, params)
+}
+
+// readAttempts bounds how often read runs its work when the failure is
+// transient (neo4jdrv.IsRetryable: a lost connection, a leader switch).
+const readAttempts = 3
+
+// read runs work in a read session whose statements are auto-commit
+// transactions: one round trip a statement (RUN and PULL pipelined), where
+// a managed transaction adds a BEGIN and a COMMIT, each waited for. Neo4j
+// reads at read committed either way, so a read of several statements saw
+// no snapshot before; the statements that must agree with each other are
+// one statement (keptCypher reads the rows and the keyword sequence
+// together). A transient failure runs work again, as ExecuteRead did; work
+// must therefore leave nothing half-done behind when it fails, as before.
+// Once ctx is done a failure is ctx.Err(), as ExecuteRead's was.
+func read[T any](ctx context.Context, s *Store, work func(tx txn) (T, error)) (T, error) {
+	for attempt := 1; ; attempt++ {
+		sess := s.session(ctx, neo4jdrv.AccessModeRead)
+		v, err := work(autoCommit{sess})
+		_ = sess.Close(ctx)
+		if err != nil && ctx.Err() != nil {
+			// The driver's error for a cancelled statement ("Writing to
+			// connection has been canceled") does not wrap the context's.
+			return v, ctx.Err()
+		}
+		if err == nil || attempt == readAttempts || !neo4jdrv.IsRetryable(err) {
+			return v, mapError(err)
+		}
+		select {
+		case <-ctx.Done():
+			return v, ctx.Err()
+		case <-time.After(time.Duration(attempt) * 50 * time.Millisecond):
+		}
+	}
 }
 
 // write runs work in one managed write transaction: all of it commits or
 // none of it does.
-func write[T any](ctx context.Context, s *Store, work func(tx neo4jdrv.ManagedTransaction) (T, error)) (T, error) {
+func write[T any](ctx context.Context, s *Store, work func(tx txn) (T, error)) (T, error) {
 	sess := s.session(ctx, neo4jdrv.AccessModeWrite)
 	defer sess.Close(ctx)
-	v, err := neo4jdrv.ExecuteWrite(ctx, sess, work)
+	v, err := neo4jdrv.ExecuteWrite(ctx, sess, func(tx neo4jdrv.ManagedTransaction) (T, error) { return work(tx) })
 	return v, mapError(err)
 }
 
 // collect runs one query and returns all its records.
-func collect(ctx context.Context, tx neo4jdrv.ManagedTransaction, query string, params map[string]any) ([]*neo4jdrv.Record, error) {
+func collect(ctx context.Context, tx txn, query string, params map[string]any) ([]*neo4jdrv.Record, error) {
 	res, err := tx.Run(ctx, asKnown(query, params), params)
 	if err != nil {
 		return nil, err
@@ -173,7 +212,7 @@ func collect(ctx context.Context, tx neo4jdrv.ManagedTransaction, query string, 
 // stream runs query in tx and hands its records to fn n at a time (the
 // last batch may be shorter; none when there are no records), so that a
 // large result is never held whole. fn must not keep the slice.
-func stream(ctx context.Context, tx neo4jdrv.ManagedTransaction, query string, params map[string]any, n int,
+func stream(ctx context.Context, tx txn, query string, params map[string]any, n int,
 	fn func([]*neo4jdrv.Record)) error {
 	res, err := tx.Run(ctx, asKnown(query, params), params)
 	if err != nil {

@@ -4,8 +4,6 @@ import (
 	"context"
 	"strings"
 
-	neo4jdrv "github.com/neo4j/neo4j-go-driver/v5/neo4j"
-
 	"github.com/mnemo-dev/mnemo/graph"
 	"github.com/mnemo-dev/mnemo/graph/bm25"
 )
@@ -99,7 +97,7 @@ RETURN m.id AS id, m.title AS title, coalesce(v.index_text, '') AS index_text, c
 // then, with their statistics (bm25.Score, as graph/sqlite computes it);
 // the best limit, read with their fields as of then.
 func (s *Store) keywordAsKnown(ctx context.Context, f graph.Filter, terms []string, limit int) ([]graph.Scored, error) {
-	return read(ctx, s, func(tx neo4jdrv.ManagedTransaction) ([]graph.Scored, error) {
+	return read(ctx, s, func(tx txn) ([]graph.Scored, error) {
 		recs, err := collect(ctx, tx, keywordKnownCypher, filterParams(f, nil))
 		if err != nil {
 			return nil, err

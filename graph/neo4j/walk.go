@@ -7,8 +7,6 @@ import (
 	"maps"
 	"slices"
 
-	neo4jdrv "github.com/neo4j/neo4j-go-driver/v5/neo4j"
-
 	"github.com/mnemo-dev/mnemo/graph"
 	"github.com/mnemo-dev/mnemo/graph/walk"
 )
@@ -147,7 +145,7 @@ func (s *Store) Walk(ctx context.Context, f graph.Filter, r graph.WalkRequest) (
 	list := slices.Sorted(maps.Keys(names))
 	adm, local := inProcess(f)
 	local = local && !s.cypherFilter.Load()
-	out, err := read(ctx, s, func(tx neo4jdrv.ManagedTransaction) ([]graph.Walked, error) {
+	out, err := read(ctx, s, func(tx txn) ([]graph.Walked, error) {
 		if !local {
 			l := newHood(r)
 			d, err := cypherHop1(ctx, tx, f, ids, list)
@@ -200,7 +198,7 @@ func (s *Store) Walk(ctx context.Context, f graph.Filter, r graph.WalkRequest) (
 }
 
 // finish runs the relation step and the walk over what was loaded.
-func (h *hood) finish(ctx context.Context, tx neo4jdrv.ManagedTransaction, f graph.Filter) ([]walk.Result, error) {
+func (h *hood) finish(ctx context.Context, tx txn, f graph.Filter) ([]walk.Result, error) {
 	if err := h.related(ctx, tx, f); err != nil {
 		return nil, err
 	}
@@ -339,7 +337,7 @@ type hop1Data struct {
 	details  []detailRow
 }
 
-func cypherHop1(ctx context.Context, tx neo4jdrv.ManagedTransaction, f graph.Filter, ids, names []string) (hop1Data, error) {
+func cypherHop1(ctx context.Context, tx txn, f graph.Filter, ids, names []string) (hop1Data, error) {
 	recs, err := collect(ctx, tx, walkHop1Cypher, walkHop1Params(f, ids, names))
 	if err != nil {
 		return hop1Data{}, err
@@ -451,7 +449,7 @@ type hop2Data struct {
 	linked   []detailRow
 }
 
-func cypherHop2(ctx context.Context, tx neo4jdrv.ManagedTransaction, f graph.Filter, names, linked []string) (hop2Data, error) {
+func cypherHop2(ctx context.Context, tx txn, f graph.Filter, names, linked []string) (hop2Data, error) {
 	recs, err := collect(ctx, tx, walkHop2Cypher, walkHop2Params(f, names, linked))
 	if err != nil {
 		return hop2Data{}, err

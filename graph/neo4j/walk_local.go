@@ -3,8 +3,6 @@ package neo4j
 import (
 	"context"
 
-	neo4jdrv "github.com/neo4j/neo4j-go-driver/v5/neo4j"
-
 	"github.com/mnemo-dev/mnemo/graph"
 )
 
@@ -212,7 +210,7 @@ RETURN seq, ms`
 
 // readKept runs keptCypher: the memories of ids f admits, in ids' order,
 // and the tenant's keyword sequence.
-func readKept(ctx context.Context, tx neo4jdrv.ManagedTransaction, f graph.Filter, ids []string) ([]graph.Memory, int64, error) {
+func readKept(ctx context.Context, tx txn, f graph.Filter, ids []string) ([]graph.Memory, int64, error) {
 	recs, err := collect(ctx, tx, keptCypher, filterParams(f, map[string]any{"ids": idList(ids)}))
 	if err != nil {
 		return nil, 0, err
@@ -235,7 +233,7 @@ func readKept(ctx context.Context, tx neo4jdrv.ManagedTransaction, f graph.Filte
 // pays no statement of its own for the sequence, and what it returns
 // reflects every write its last statement could see. The tenant stays
 // pinned (keywords.pin) until overCopy returns.
-func (k *keywords) overCopy(ctx context.Context, tx neo4jdrv.ManagedTransaction, tenant string, fn func() (int64, error)) error {
+func (k *keywords) overCopy(ctx context.Context, tx txn, tenant string, fn func() (int64, error)) error {
 	release := k.pin(tenant)
 	defer release()
 	k.mu.RLock()

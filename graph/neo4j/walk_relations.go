@@ -6,8 +6,6 @@ import (
 	"maps"
 	"slices"
 
-	neo4jdrv "github.com/neo4j/neo4j-go-driver/v5/neo4j"
-
 	"github.com/mnemo-dev/mnemo/graph"
 )
 
@@ -29,7 +27,7 @@ func walkRelatedParams(f graph.Filter, ids []string) map[string]any {
 // neighbourhood while there is room (by id), bringing no other edge; the
 // relations among the memories loaded become links of weight
 // walk.RelationWeight (h.rels).
-func (h *hood) related(ctx context.Context, tx neo4jdrv.ManagedTransaction, f graph.Filter) error {
+func (h *hood) related(ctx context.Context, tx txn, f graph.Filter) error {
 	if len(h.mems) == 0 {
 		return nil
 	}

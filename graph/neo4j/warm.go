@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"time"
 
-	neo4jdrv "github.com/neo4j/neo4j-go-driver/v5/neo4j"
-
 	"github.com/mnemo-dev/mnemo/graph"
 )
 
@@ -90,7 +88,7 @@ func (s *Store) warm(ctx context.Context, stmts []readStatement) ([]string, erro
 	f := graph.Filter{Scope: graph.Scope{TenantID: warmTenant}, Reader: graph.Reader{UserID: "warm-up"}}
 	planned := make([]string, 0, len(stmts))
 	for _, st := range stmts {
-		_, err := read(ctx, s, func(tx neo4jdrv.ManagedTransaction) (struct{}, error) {
+		_, err := read(ctx, s, func(tx txn) (struct{}, error) {
 			_, err := collect(ctx, tx, st.cypher, st.params(f))
 			return struct{}{}, err
 		})

@@ -7,8 +7,6 @@ import (
 	"strings"
 	"time"
 
-	neo4jdrv "github.com/neo4j/neo4j-go-driver/v5/neo4j"
-
 	"github.com/mnemo-dev/mnemo/graph"
 )
 
@@ -156,7 +154,7 @@ func (b *batch) addVersionParts(s graph.Scope, memoryID string, v graph.VersionI
 }
 
 // run executes the batch's queries in tx, in dependency order.
-func (b *batch) run(ctx context.Context, tx neo4jdrv.ManagedTransaction) error {
+func (b *batch) run(ctx context.Context, tx txn) error {
 	steps := []struct {
 		query string
 		name  string
@@ -239,7 +237,7 @@ func (s *Store) CreateMemories(ctx context.Context, ins []graph.MemoryInput) ([]
 			keys = append(keys, map[string]any{"id": m.ID, "key": activeKey(*m)})
 		}
 	}
-	_, err := write(ctx, s, func(tx neo4jdrv.ManagedTransaction) (struct{}, error) {
+	_, err := write(ctx, s, func(tx txn) (struct{}, error) {
 		for _, in := range ins {
 			if err := settle(ctx, tx, now, in.Settles, in.Memory.ID); err != nil {
 				return struct{}{}, err
@@ -313,7 +311,7 @@ func (s *Store) AddVersion(ctx context.Context, sc graph.Scope, memoryID string,
 	}
 	in.Normalize()
 	now := s.now().UTC()
-	v, err := write(ctx, s, func(tx neo4jdrv.ManagedTransaction) (graph.Version, error) {
+	v, err := write(ctx, s, func(tx txn) (graph.Version, error) {
 		return s.addVersion(ctx, tx, sc, memoryID, in, now, nil)
 	})
 	if err != nil {
@@ -325,7 +323,7 @@ func (s *Store) AddVersion(ctx context.Context, sc graph.Scope, memoryID string,
 // addVersion appends in to active memory memoryID in writer scope sc within
 // tx (AddVersion's work). check, when set, is called with the memory's
 // current version id before anything is written; its error aborts.
-func (s *Store) addVersion(ctx context.Context, tx neo4jdrv.ManagedTransaction, sc graph.Scope, memoryID string,
+func (s *Store) addVersion(ctx context.Context, tx txn, sc graph.Scope, memoryID string,
 	in graph.VersionInput, now time.Time, check func(current string) error) (graph.Version, error) {
 	recs, err := collect(ctx, tx, versionForAddCypher, map[string]any{"id": memoryID})
 	if err != nil {
