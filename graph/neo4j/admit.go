@@ -141,10 +141,16 @@ func (a *admission) admits(at int64, m *memAttrs) bool {
 	return true
 }
 
+// reaches is inScope for a node of the tenant with org and repo (a
+// relation's own scope).
+func (a *admission) reaches(org, repo string) bool {
+	f := &a.f
+	return f.Scope.Reaches(graph.Scope{TenantID: f.Scope.TenantID, OrgID: org, RepoID: repo}, f.Reader.Subscopes)
+}
+
 // reads is memoryAccess alone: the access rule (scope and reader), not the
 // caller's narrowing.
 func (a *admission) reads(m *memAttrs) bool {
 	f := &a.f
-	return f.Scope.Reaches(graph.Scope{TenantID: f.Scope.TenantID, OrgID: m.org, RepoID: m.repo}, f.Reader.Subscopes) &&
-		f.Reader.MayRead(m.user, graph.Visibility(m.vis))
+	return a.reaches(m.org, m.repo) && f.Reader.MayRead(m.user, graph.Visibility(m.vis))
 }

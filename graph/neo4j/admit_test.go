@@ -1,6 +1,7 @@
 package neo4j_test
 
 import (
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"strings"
@@ -21,12 +22,14 @@ import (
 // Neo4j, after every kind of write that changes what the filter admits or
 // what the walk follows: creates in sessions (NEXT), supersessions,
 // archive, restore, approved retract / quarantine / block edits, a new
-// version, an erasure that relinks a session. Each stage checks, on the
+// version, an erasure that relinks a session, relations written and
+// deleted (the walk's relation step follows them over the copy). Each stage checks, on the
 // writing process and on a second one that only reads (its copy comes from
 // the stamps alone):
 //   - for 60 random filters, the memories the copy admits are those Neo4j
 //     admits;
-//   - the NEXT and SUPERSEDES links the copy holds are Neo4j's;
+//   - the NEXT and SUPERSEDES links and the relations the copy holds are
+//     Neo4j's;
 //   - for random walks under those filters, the walk over the copy returns
 //     what the walk in Neo4j (walkHop1Cypher, walkHop2Cypher) returns, to
 //     the last bit of each score; Neighbours of random seeds and keyword
@@ -34,8 +37,8 @@ import (
 //     calls after a write finds b's copy behind (overCopy's retry).
 //
 // It fails when a write above does not stamp its memory (checked by hand
-// for archive, restore, supersede, the edits and the erasure's relink) or
-// when a clause of the admission differs.
+// for archive, restore, supersede, the edits, the erasure's relink and the
+// relation writes) or when a clause of the admission differs.
 func TestAdmissionMatchesCypher(t *testing.T) {
 	cfg := neo4jtest.Config(t)
 	a := neo4jtest.Open(t, cfg)
@@ -92,6 +95,41 @@ func TestAdmissionMatchesCypher(t *testing.T) {
 	}
 	id := func(i int) string { return created[i].Memory.ID }
 	scopeOf := func(i int) graph.Scope { return created[i].Memory.Scope }
+	// relate writes up to n relations between random memories, in the
+	// scope of one end or in any scope (the write needs its scope to
+	// reach both ends, so some are refused; one narrower than both ends
+	// is one a reader of both may not reach), and returns the memories
+	// they join.
+	relTypes := graph.RelationTypes
+	var relations []graph.Relation
+	relate := func(n int) (ends []string) {
+		t.Helper()
+		for tries := 0; len(ends) < 2*n && tries < 50*n; tries++ {
+			i, j := pick(len(created)), pick(len(created))
+			if i == j {
+				continue
+			}
+			sc := scopeOf(i)
+			switch pick(3) {
+			case 0:
+				sc = scopeOf(j)
+			case 1:
+				sc = scopes[pick(len(scopes))]
+			}
+			rel, made, err := a.CreateRelation(ctx, graph.Relation{Scope: sc, FromID: id(i), ToID: id(j),
+				Type: relTypes[pick(len(relTypes))], CreatedBy: "curator"})
+			if errors.Is(err, graph.ErrNotFound) {
+				continue
+			}
+			tr.NoError(t, err)
+			if made {
+				relations = append(relations, rel)
+				ends = append(ends, id(i), id(j))
+			}
+		}
+		return ends
+	}
+	relate(40)
 
 	readers := []graph.Reader{graph.System, {UserID: "u1"}, {UserID: "u2", Subscopes: true}, {UserID: "u3"}}
 	statuses := [][]graph.Status{nil, {graph.StatusActive, graph.StatusSuperseded}, {graph.StatusArchived},
@@ -227,6 +265,10 @@ func TestAdmissionMatchesCypher(t *testing.T) {
 			local, cypher, err := s.Links(ctx, tenant)
 			tr.NoError(t, err)
 			assert.Equal(t, cypher, local, "%s: links", stage)
+			local, cypher, err = s.Rels(ctx, tenant)
+			tr.NoError(t, err)
+			assert.Equal(t, cypher, local, "%s: relations", stage)
+			assert.NotEmpty(t, cypher, "%s: relations", stage)
 		}
 	}
 	check("created")
@@ -238,6 +280,17 @@ func TestAdmissionMatchesCypher(t *testing.T) {
 	_, err = a.CreateMemories(ctx, []graph.MemoryInput{in})
 	tr.NoError(t, err)
 	check("superseded", id(1))
+
+	// Relations written and deleted: each stamps one end, and the other
+	// end's copy follows from its row (relink).
+	check("related", relate(10)...)
+	var unrelated []string
+	for _, rel := range relations[:5] {
+		_, err := a.DeleteRelation(ctx, rel.Scope, rel.ID)
+		tr.NoError(t, err)
+		unrelated = append(unrelated, rel.FromID, rel.ToID)
+	}
+	check("unrelated", unrelated...)
 
 	tr.NoError(t, a.Archive(ctx, scopeOf(2), id(2)))
 	tr.NoError(t, a.Archive(ctx, scopeOf(3), id(3)))
@@ -267,8 +320,8 @@ func TestAdmissionMatchesCypher(t *testing.T) {
 	_, err = a.Erase(ctx, scopeOf(16), graph.EraseInput{IDs: []string{id(16), id(40)}})
 	tr.NoError(t, err)
 	check("erased", id(4), id(28), id(52)) // relinked around 16 and 40 (session s1: 4, 16, 28, 40, 52, ...)
-	// The comparisons had something to compare (8 stages of 60 filters).
-	t.Logf("filters that admitted a memory: %d of 960; walks with results: %d of 480; neighbours: %d of 480; keyword searches: %d of 480",
+	// The comparisons had something to compare (9 stages of 60 filters).
+	t.Logf("filters that admitted a memory: %d of 1080; walks with results: %d of 540; neighbours: %d of 540; keyword searches: %d of 540",
 		admitted, walked, neighboured, searched)
 	assert.Greater(t, admitted, 400)
 	assert.Greater(t, walked, 60)

@@ -173,3 +173,25 @@ func (s *Store) Links(ctx context.Context, tenant string) (local, cypher []strin
 		return links
 	}, linksCypher, map[string]any{"tenant": tenant}, "link")
 }
+
+// relsCypher lists a tenant's relations between memories that are not
+// erased with their own org and repo, as the walk's relation step reads
+// them.
+var relsCypher = `
+MATCH (a:Memory {tenant_id: $tenant})-[n:` + relationTypes() + `]-(b:Memory)
+WHERE a.kw_len IS NOT NULL AND b.kw_len IS NOT NULL
+RETURN DISTINCT a.id + ' ' + b.id + ' ' + coalesce(n.org_id, '') + '/' + coalesce(n.repo_id, '') AS rel`
+
+// Rels returns, sorted and without repeats, the relations the process
+// holds for tenant once caught up (memRel, each direction), and Neo4j's.
+func (s *Store) Rels(ctx context.Context, tenant string) (local, cypher []string, err error) {
+	local, cypher, err = s.copyAndCypher(ctx, tenant, func(t *tenantMentions) (rels []string) {
+		for id, m := range t.byMemory {
+			for _, r := range m.rels {
+				rels = append(rels, id+" "+r.id+" "+r.org+"/"+r.repo)
+			}
+		}
+		return rels
+	}, relsCypher, map[string]any{"tenant": tenant}, "rel")
+	return slices.Compact(local), cypher, err
+}

@@ -118,27 +118,29 @@ RETURN coalesce(k.seq, 0) AS seq`
 // tenant's memories stamped after $after (an erased memory has neither, and
 // leaves the keyword and mention indexes).
 // Uses memory_kw_seq.
-const kwChangedCypher = `
+var kwChangedCypher = `
 MATCH (m:Memory) WHERE m.tenant_id = $tenant AND m.kw_seq > $after
 RETURN ` + kwRowProjection
 
 // kwAllCypher reads the keyword properties and the entities of every
 // memory of a tenant that has them. Uses memory_tenant_created.
-const kwAllCypher = `
+var kwAllCypher = `
 MATCH (m:Memory) WHERE m.tenant_id = $tenant AND m.created_at IS NOT NULL AND m.kw_len IS NOT NULL
 RETURN ` + kwRowProjection
 
 // kwRowProjection is a memory as the catch-up reads it: its keyword
 // properties, its entities as [norm name, aliases] (one expansion of its
 // MENTIONS for both), and what the walk admits it by and follows from it
-// in the process (memAttrs, memLink).
-const kwRowProjection = `m.id AS id, m.created_at AS created_at, m.org_id AS org_id, m.repo_id AS repo_id,
+// in the process (memAttrs, memLink) and the relations the walk's relation
+// step follows (memRel).
+var kwRowProjection = `m.id AS id, m.created_at AS created_at, m.org_id AS org_id, m.repo_id AS repo_id,
        m.user_id AS user_id, m.scope AS visibility, m.kw_tf AS kw_tf, m.kw_len AS kw_len,
        [(m)-[:MENTIONS]->(x:Entity) | [x.norm_name, x.alias_norms]] AS entities,
        m.status AS status, m.type AS type, m.tags AS tags, m.subject_type AS subject_type,
        m.subject_id AS subject_id, m.project_id AS project_id, m.session_id AS session_id,
        m.valid_from AS valid_from, m.valid_to AS valid_to, m.blocked_channels AS blocked_channels,
-       m.quarantined AS quarantined, [(m)-[l:NEXT|SUPERSEDES]-(o:Memory) WHERE o.kw_len IS NOT NULL | [o.id, type(l)]] AS links`
+       m.quarantined AS quarantined, [(m)-[l:NEXT|SUPERSEDES]-(o:Memory) WHERE o.kw_len IS NOT NULL | [o.id, type(l)]] AS links,
+       [(m)-[n:` + relationTypes() + `]-(o:Memory) WHERE o.kw_len IS NOT NULL | [o.id, n.org_id, n.repo_id]] AS rels`
 
 // kwTenantsCypher lists the tenants whose keyword sequence has moved, most
 // keyword writes first (WarmKeywordIndex, in the background at a server's
@@ -275,6 +277,12 @@ func (k *keywords) catchUp(ctx context.Context, tx txn, tenant string) error {
 					for _, l := range p["links"].([]any) {
 						l := l.([]any)
 						row.links = append(row.links, memLink{id: l[0].(string), typ: intern(l[1].(string))})
+					}
+					for _, r := range p["rels"].([]any) {
+						r := r.([]any)
+						org, _ := r[1].(string)
+						repo, _ := r[2].(string)
+						row.rels = append(row.rels, memRel{id: r[0].(string), org: intern(org), repo: intern(repo)})
 					}
 					sc := scopeOf(p)
 					sc.TenantID = tenant

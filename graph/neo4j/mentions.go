@@ -42,11 +42,17 @@ type memMention struct {
 	entities []string
 	attrs    *memAttrs // what memoryVisible reads (admit.go)
 	links    []memLink // its NEXT and SUPERSEDES edges, either direction
+	rels     []memRel  // its relations (graph.RelationTypes), either direction
 }
 
 // memLink is an edge between two memories the walk follows: the memory at
 // the other end and the edge's type.
 type memLink struct{ id, typ string }
+
+// memRel is a relation between two memories: the memory at the other end
+// and the relation's own org and repo, which the filter's scope rule reads
+// (inScope; its tenant is the memories').
+type memRel struct{ id, org, repo string }
 
 func newMentionIndex() *mentionIndex { return &mentionIndex{tenants: map[string]*tenantMentions{}} }
 
@@ -64,6 +70,7 @@ type mentionRow struct {
 	entities []string
 	attrs    memAttrs
 	links    []memLink
+	rels     []memRel
 	aliases  [][2]string // (alias norm, entity norm) of the entities it mentions
 	gone     bool
 }
@@ -96,10 +103,14 @@ func (x *mentionIndex) apply(tenant string, rows []mentionRow) {
 			delete(t.byMemory, r.key.id)
 		}
 		var links []memLink
+		var rels []memRel
 		if !r.gone {
-			links = r.links
+			links, rels = r.links, r.rels
 		}
-		t.relink(r.key.id, old.links, links)
+		relink(t, r.key.id, old.links, links, func(m *memMention) *[]memLink { return &m.links },
+			func(l memLink, id string) memLink { return memLink{id, l.typ} })
+		relink(t, r.key.id, old.rels, rels, func(m *memMention) *[]memRel { return &m.rels },
+			func(l memRel, id string) memRel { return memRel{id, l.org, l.repo} })
 		if r.gone {
 			continue
 		}
@@ -110,7 +121,7 @@ func (x *mentionIndex) apply(tenant string, rows []mentionRow) {
 		}
 		ents := slices.Compact(slices.Sorted(slices.Values(r.entities)))
 		attrs := r.attrs
-		t.byMemory[r.key.id] = memMention{key: r.key, entities: ents, attrs: &attrs, links: links}
+		t.byMemory[r.key.id] = memMention{key: r.key, entities: ents, attrs: &attrs, links: links, rels: rels}
 		for _, e := range ents {
 			add[e] = append(add[e], r.key)
 		}
@@ -149,28 +160,38 @@ func (x *mentionIndex) apply(tenant string, rows []mentionRow) {
 	}
 }
 
-// relink makes the edges held at the other ends of id's links agree with
-// its row: a row is the truth about the edges it touches when it was read
-// (a write that adds or removes an edge stamps an end of it, and the
-// catch-up reads that end's row; the other end may not be stamped). The
-// other ends' lists are replaced, never changed in place.
-func (t *tenantMentions) relink(id string, was, now []memLink) {
+// relink makes the edges held at the other ends of id's edges (its links,
+// or its relations: list picks which) agree with its row: a row is the
+// truth about the edges it touches when it was read (a write that adds or
+// removes an edge stamps an end of it, and the catch-up reads that end's
+// row; the other end may not be stamped). from turns an edge of id into the
+// same edge as the other end holds it. The other ends' lists are replaced,
+// never changed in place.
+func relink[E interface {
+	comparable
+	end() string
+}](t *tenantMentions, id string, was, now []E,
+	list func(*memMention) *[]E, from func(e E, id string) E) {
 	for _, l := range was {
 		if slices.Contains(now, l) {
 			continue
 		}
-		if o, ok := t.byMemory[l.id]; ok {
-			o.links = slices.DeleteFunc(slices.Clone(o.links), func(x memLink) bool { return x == memLink{id, l.typ} })
-			t.byMemory[l.id] = o
+		if o, ok := t.byMemory[l.end()]; ok {
+			back := from(l, id)
+			*list(&o) = slices.DeleteFunc(slices.Clone(*list(&o)), func(x E) bool { return x == back })
+			t.byMemory[l.end()] = o
 		}
 	}
 	for _, l := range now {
-		if o, ok := t.byMemory[l.id]; ok && !slices.Contains(o.links, memLink{id, l.typ}) {
-			o.links = append(slices.Clip(o.links), memLink{id, l.typ})
-			t.byMemory[l.id] = o
+		if o, ok := t.byMemory[l.end()]; ok && !slices.Contains(*list(&o), from(l, id)) {
+			*list(&o) = append(slices.Clip(*list(&o)), from(l, id))
+			t.byMemory[l.end()] = o
 		}
 	}
 }
+
+func (l memLink) end() string { return l.id }
+func (r memRel) end() string  { return r.id }
 
 // kwOldestFirst orders keys oldest first, the lists' order.
 func kwOldestFirst(a, b kwKey) int {

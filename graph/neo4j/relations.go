@@ -112,6 +112,12 @@ func (s *Store) CreateRelation(ctx context.Context, r graph.Relation, audit ...g
 			map[string]any{"from": r.FromID, "to": r.ToID, "props": props}); err != nil {
 			return res{}, err
 		}
+		// The walk follows relations over the process's copy (relatedOver):
+		// stamping one end makes the next catch-up read it, and its row
+		// relinks the other end (relink).
+		if err := stampKeywords(ctx, tx, kwStamps{r.Scope.TenantID: {r.FromID}}); err != nil {
+			return res{}, err
+		}
 		return res{r: r, created: true}, appendAudit(ctx, tx, r.CreatedAt, audit)
 	})
 	if err != nil {
@@ -187,6 +193,9 @@ func (s *Store) DeleteRelation(ctx context.Context, sc graph.Scope, id string, a
 			return graph.Relation{}, notFound("relation", id)
 		}
 		if _, err := collect(ctx, tx, fmt.Sprintf(deleteRelationCypher, r.Type), map[string]any{"id": id}); err != nil {
+			return graph.Relation{}, err
+		}
+		if err := stampKeywords(ctx, tx, kwStamps{r.Scope.TenantID: {r.FromID}}); err != nil { // as CreateRelation
 			return graph.Relation{}, err
 		}
 		return r, appendAudit(ctx, tx, s.now().UTC(), audit)

@@ -167,8 +167,9 @@ func (s *Store) Walk(ctx context.Context, f graph.Filter, r graph.WalkRequest) (
 			ms, err := memoriesByID(ctx, tx, f, walkedIDs(res))
 			return walked(res, ms), err
 		}
-		// The two hops in the process: the mention index's names, lists
-		// and links, admitted by memAttrs (admit.go); the memories kept
+		// The two hops and the relation step in the process: the mention
+		// index's names, lists, links and relations, admitted by memAttrs
+		// (admit.go); the memories kept
 		// read with the whole filter, so that Neo4j, not only the
 		// process's copy, admits what is returned, and with the keyword
 		// sequence, which says whether the copy was current (overCopy).
@@ -179,11 +180,12 @@ func (s *Store) Walk(ctx context.Context, f graph.Filter, r graph.WalkRequest) (
 				l.takeHop1(r, names, t.hop1(&adm, ids, t.resolve(list)))
 				names, linked := l.hop2Wants()
 				l.takeHop2(t.hop2(&adm, names, linked))
+				l.relatedOver(t, &adm)
 			})
-			res, err := l.finish(ctx, tx, f)
-			if err != nil || len(res) == 0 {
+			res := l.rank()
+			if len(res) == 0 {
 				out = nil
-				return -1, err
+				return -1, nil
 			}
 			ms, seq, err := readKept(ctx, tx, f, walkedIDs(res))
 			out = walked(res, ms)
