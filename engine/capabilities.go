@@ -19,6 +19,9 @@ type capabilities struct {
 	// warmer warms the walk while a hybrid search waits for its vector
 	// seeds (retrieveHybrid).
 	warmer graph.WalkWarmer
+	// ranker names graph mode's keyword seeds before the keyword hits
+	// load, so that the walk need not wait for them (retrieveGraph).
+	ranker graph.KeywordRanker
 }
 
 func capabilitiesOf(s graph.Store) capabilities {
@@ -28,6 +31,7 @@ func capabilitiesOf(s graph.Store) capabilities {
 	c.capsules, _ = s.(graph.Capsules)
 	c.relations, _ = s.(graph.Relations)
 	c.warmer, _ = s.(graph.WalkWarmer)
+	c.ranker, _ = s.(graph.KeywordRanker)
 	return c
 }
 

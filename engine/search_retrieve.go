@@ -1,6 +1,7 @@
 package engine
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"maps"
@@ -140,13 +141,8 @@ func (e *Engine) retrieveGraph(ctx context.Context, q searchPlan) (*pool, bool, 
 	}
 	v := e.startQueryVector(ctx, q, ahead)
 	defer v.wait()
-	kw, err := e.keywordHits(ctx, q)
+	kw, err := e.graphSignal(ctx, q, p)
 	if err != nil {
-		return nil, false, err
-	}
-	seeds := walkSeeds{entities: queryEntities(q.text), limit: walkPool}
-	seeds.addHits(keywordIDs(kw, walkSeedHits))
-	if err := e.walkSearch(ctx, q, p, seeds); err != nil {
 		return nil, false, err
 	}
 	if len(p.order) == 0 && len(kw) == 0 {
@@ -171,6 +167,42 @@ func (e *Engine) retrieveGraph(ctx context.Context, q searchPlan) (*pool, bool, 
 		p.qvec, p.qcontent = qvec, v.content
 	}
 	return p, false, nil
+}
+
+// graphSignal runs graph mode's keyword search and its walk, seeded by the
+// query's entities and the best keyword hits. A store that ranks keyword
+// matches before reading them (graph.KeywordRanker) names those seeds
+// first, and the walk runs while the keyword hits load; otherwise the walk
+// waits for them. Either way the walk gets the seeds the hits would give
+// whenever the store's copy is current (the ranker's contract).
+func (e *Engine) graphSignal(ctx context.Context, q searchPlan, p *pool) ([]graph.Scored, error) {
+	seeds := walkSeeds{entities: queryEntities(q.text), limit: walkPool}
+	var ranked []string
+	ok := false
+	if e.caps.ranker != nil {
+		ranked, ok = e.caps.ranker.KeywordRank(ctx, q.f, keywordQuery(q.text), walkSeedHits)
+	}
+	if !ok {
+		kw, err := e.keywordHits(ctx, q)
+		if err != nil {
+			return nil, err
+		}
+		seeds.addHits(keywordIDs(kw, walkSeedHits))
+		return kw, e.walkSearch(ctx, q, p, seeds)
+	}
+	seeds.addHits(ranked)
+	var (
+		kw    []graph.Scored
+		kwErr error
+		done  = make(chan struct{})
+	)
+	go func() {
+		defer close(done)
+		kw, kwErr = e.keywordHits(ctx, q)
+	}()
+	err := e.walkSearch(ctx, q, p, seeds)
+	<-done
+	return kw, cmp.Or(kwErr, err)
 }
 
 // What a queryVector does ahead, on a goroutine of its own (the embedder

@@ -38,6 +38,19 @@ type WalkWarmer interface {
 	WarmWalk(ctx context.Context, f Filter, r WalkRequest) error
 }
 
+// KeywordRanker is a store that ranks keyword matches in its own process
+// before it reads them (graph/neo4j: its keyword index and its copy of the
+// filter's attributes). KeywordRank returns, best first, the ids of the
+// first n memories KeywordSearch(ctx, f, query, limit) would return for any
+// limit >= n, as the process's copy stands, without a statement; ok is
+// false when it cannot answer so (a filter it cannot decide, a tenant it
+// does not hold). The copy may be behind the store: a search uses the ids
+// to seed its walk while the keyword hits load, never as results, and the
+// walk admits what it returns itself.
+type KeywordRanker interface {
+	KeywordRank(ctx context.Context, f Filter, query string, n int) (ids []string, ok bool)
+}
+
 // Walked is a memory the walk reached, with its score: the PageRank mass
 // that reaches it over its edges, per unit of its degree (walk.Result).
 type Walked struct {

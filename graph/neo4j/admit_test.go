@@ -33,8 +33,9 @@ import (
 //   - for random walks under those filters, the walk over the copy returns
 //     what the walk in Neo4j (walkHop1Cypher, walkHop2Cypher) returns, to
 //     the last bit of each score; Neighbours of random seeds and keyword
-//     searches what they return filtering in Neo4j; the first of these
-//     calls after a write finds b's copy behind (overCopy's retry).
+//     searches what they return filtering in Neo4j (and KeywordRank the
+//     first keyword hits); the first of these calls after a write finds
+//     b's copy behind (overCopy's retry).
 //
 // It fails when a write above does not stamp its memory (checked by hand
 // for archive, restore, supersede, the edits, the erasure's relink and the
@@ -203,6 +204,17 @@ func TestAdmissionMatchesCypher(t *testing.T) {
 			tr.NoError(t, err)
 			x.out.keyword, err = b.KeywordSearch(ctx, f, q, 20)
 			tr.NoError(t, err)
+			if !x.cypher && q != "" {
+				// The copy is current now: KeywordRank names the first
+				// hits KeywordSearch returned, without a statement.
+				ranked, ok := b.KeywordRank(ctx, f, q, 3)
+				tr.True(t, ok)
+				var first []string
+				for _, h := range x.out.keyword[:min(3, len(x.out.keyword))] {
+					first = append(first, h.Memory.ID)
+				}
+				assert.Equal(t, first, ranked, "KeywordRank %q under %+v", q, f)
+			}
 		}
 		return overCopy, inNeo4j
 	}

@@ -499,28 +499,10 @@ func (s *Store) KeywordSearch(ctx context.Context, f graph.Filter, query string,
 // sequence (overCopy), instead of filtering in Neo4j a batch at a time.
 func (s *Store) keywordOverCopy(ctx context.Context, tx txn, f graph.Filter, adm *admission,
 	terms []string, limit int) ([]graph.Scored, error) {
-	tenant := f.Scope.TenantID
 	var out []graph.Scored
-	err := s.kw.overCopy(ctx, tx, tenant, func() (int64, error) {
+	err := s.kw.overCopy(ctx, tx, f.Scope.TenantID, func() (int64, error) {
 		out = nil
-		ranking := s.kw.Rank(f, terms)
-		scores := map[kwKey]float64{}
-		var keys []kwKey
-		var ids []string
-		score := map[string]float64{}
-		s.kw.mentions.view(tenant, func(t *tenantMentions) {
-			// Each round pops the shortfall: the ranking is a heap in
-			// the process, so no more is ranked than is needed.
-			for len(ids) < limit && ranking.Len() > 0 {
-				keys = ranking.Next(keys[:0], scores, limit-len(ids))
-				for _, k := range keys {
-					if t.admitted(adm, k.id) {
-						ids = append(ids, k.id)
-						score[k.id] = scores[k]
-					}
-				}
-			}
-		})
+		ids, score := s.rankOverCopy(f, adm, terms, limit)
 		if len(ids) == 0 {
 			return -1, nil
 		}
@@ -531,6 +513,53 @@ func (s *Store) keywordOverCopy(ctx context.Context, tx txn, f graph.Filter, adm
 		return seq, err
 	})
 	return out, err
+}
+
+// rankOverCopy ranks the matches of terms and keeps, best first, the first
+// limit the copy admits under adm, with their scores.
+func (s *Store) rankOverCopy(f graph.Filter, adm *admission, terms []string, limit int) ([]string, map[string]float64) {
+	ranking := s.kw.Rank(f, terms)
+	scores := map[kwKey]float64{}
+	var keys []kwKey
+	var ids []string
+	score := map[string]float64{}
+	s.kw.mentions.view(f.Scope.TenantID, func(t *tenantMentions) {
+		// Each round pops the shortfall: the ranking is a heap in the
+		// process, so no more is ranked than is needed.
+		for len(ids) < limit && ranking.Len() > 0 {
+			keys = ranking.Next(keys[:0], scores, limit-len(ids))
+			for _, k := range keys {
+				if t.admitted(adm, k.id) {
+					ids = append(ids, k.id)
+					score[k.id] = scores[k]
+				}
+			}
+		}
+	})
+	return ids, score
+}
+
+// KeywordRank implements graph.KeywordRanker: the first n memories
+// keywordOverCopy would keep, ranked and admitted over the copy as it
+// stands (no statement, so no catch-up: the copy may be behind the store).
+// ok is false when KeywordSearch would not run over the copy, or the
+// process does not hold the tenant yet.
+func (s *Store) KeywordRank(_ context.Context, f graph.Filter, query string, n int) ([]string, bool) {
+	terms := bm25.QueryTerms(query)
+	adm, local := inProcess(f)
+	if !local || s.cypherFilter.Load() || n <= 0 || len(terms) == 0 || f.Validate() != nil {
+		return nil, false
+	}
+	release := s.kw.pin(f.Scope.TenantID)
+	defer release()
+	s.kw.mu.RLock()
+	_, held := s.kw.applied[f.Scope.TenantID]
+	s.kw.mu.RUnlock()
+	if !held {
+		return nil, false
+	}
+	ids, _ := s.rankOverCopy(f, &adm, terms, n)
+	return ids, true
 }
 
 // WarmKeywordIndex reads every tenant's keywords into the process's index

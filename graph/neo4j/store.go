@@ -19,10 +19,11 @@ import (
 
 // The core contract and every capability (graph/doc.go).
 var (
-	_ graph.Store     = (*Store)(nil)
-	_ graph.Proposals = (*Store)(nil)
-	_ graph.Edits     = (*Store)(nil)
-	_ graph.Capsules  = (*Store)(nil)
+	_ graph.Store         = (*Store)(nil)
+	_ graph.Proposals     = (*Store)(nil)
+	_ graph.KeywordRanker = (*Store)(nil)
+	_ graph.Edits         = (*Store)(nil)
+	_ graph.Capsules      = (*Store)(nil)
 )
 
 // Config says where the Neo4j server is and how to log in.
