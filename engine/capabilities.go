@@ -20,7 +20,7 @@ type capabilities struct {
 	// seeds (retrieveHybrid).
 	warmer graph.WalkWarmer
 	// ranker names graph mode's keyword seeds before the keyword hits
-	// load, so that the walk need not wait for them (retrieveGraph).
+	// load, so that the walk need not wait for them (graphSignal).
 	ranker graph.KeywordRanker
 }
 

@@ -172,17 +172,13 @@ func (e *Engine) retrieveGraph(ctx context.Context, q searchPlan) (*pool, bool, 
 // graphSignal runs graph mode's keyword search and its walk, seeded by the
 // query's entities and the best keyword hits. A store that ranks keyword
 // matches before reading them (graph.KeywordRanker) names those seeds
-// first, and the walk runs while the keyword hits load; otherwise the walk
-// waits for them. Either way the walk gets the seeds the hits would give
-// whenever the store's copy is current (the ranker's contract).
+// while its search runs, and the walk starts then, beside the hits' read;
+// otherwise, or when it names none, the walk waits for the hits. Either
+// way the walk gets the seeds the hits would give whenever the store's
+// copy is current (the ranker's contract).
 func (e *Engine) graphSignal(ctx context.Context, q searchPlan, p *pool) ([]graph.Scored, error) {
 	seeds := walkSeeds{entities: queryEntities(q.text), limit: walkPool}
-	var ranked []string
-	ok := false
-	if e.caps.ranker != nil {
-		ranked, ok = e.caps.ranker.KeywordRank(ctx, q.f, keywordQuery(q.text), walkSeedHits)
-	}
-	if !ok {
+	if e.caps.ranker == nil {
 		kw, err := e.keywordHits(ctx, q)
 		if err != nil {
 			return nil, err
@@ -190,16 +186,34 @@ func (e *Engine) graphSignal(ctx context.Context, q searchPlan, p *pool) ([]grap
 		seeds.addHits(keywordIDs(kw, walkSeedHits))
 		return kw, e.walkSearch(ctx, q, p, seeds)
 	}
-	seeds.addHits(ranked)
 	var (
-		kw    []graph.Scored
-		kwErr error
-		done  = make(chan struct{})
+		kw     []graph.Scored
+		kwErr  error
+		done   = make(chan struct{})
+		ranked = make(chan []string, 1) // KeywordSearchRanked calls back at most once
 	)
 	go func() {
 		defer close(done)
-		kw, kwErr = e.keywordHits(ctx, q)
+		kw, kwErr = e.caps.ranker.KeywordSearchRanked(ctx, q.f, keywordQuery(q.text), keywordPool, walkSeedHits,
+			func(ids []string) { ranked <- ids })
+		if kwErr != nil {
+			kwErr = fmt.Errorf("keyword search: %w", kwErr)
+		}
 	}()
+	var ids []string
+	select {
+	case ids = <-ranked:
+	case <-done:
+		select {
+		case ids = <-ranked:
+		default: // named none: the hits seed the walk
+			if kwErr != nil {
+				return nil, kwErr
+			}
+			ids = keywordIDs(kw, walkSeedHits)
+		}
+	}
+	seeds.addHits(ids)
 	err := e.walkSearch(ctx, q, p, seeds)
 	<-done
 	return kw, cmp.Or(kwErr, err)

@@ -38,17 +38,18 @@ type WalkWarmer interface {
 	WarmWalk(ctx context.Context, f Filter, r WalkRequest) error
 }
 
-// KeywordRanker is a store that ranks keyword matches in its own process
-// before it reads them (graph/neo4j: its keyword index and its copy of the
-// filter's attributes). KeywordRank returns, best first, the ids of the
-// first n memories KeywordSearch(ctx, f, query, limit) would return for any
-// limit >= n, as the process's copy stands, without a statement; ok is
-// false when it cannot answer so (a filter it cannot decide, a tenant it
-// does not hold). The copy may be behind the store: a search uses the ids
-// to seed its walk while the keyword hits load, never as results, and the
-// walk admits what it returns itself.
+// KeywordRanker is a store whose keyword search ranks and admits matches in
+// its own process before it reads them (graph/neo4j: its keyword index and
+// its copy of the filter's attributes). KeywordSearchRanked is
+// KeywordSearch(ctx, f, query, limit) that, once it has ranked and before
+// it reads the hits, calls ranked at most once with the ids of its first n,
+// best first: the hits it returns begin with them whenever the process's
+// copy is current. It does not call ranked when it ranks in the store
+// itself (a filter the process cannot decide). A search uses the ids to
+// seed its walk while the hits load, never as results: the walk admits
+// what it returns itself.
 type KeywordRanker interface {
-	KeywordRank(ctx context.Context, f Filter, query string, n int) (ids []string, ok bool)
+	KeywordSearchRanked(ctx context.Context, f Filter, query string, limit, n int, ranked func(ids []string)) ([]Scored, error)
 }
 
 // Walked is a memory the walk reached, with its score: the PageRank mass

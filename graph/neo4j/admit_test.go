@@ -33,9 +33,10 @@ import (
 //   - for random walks under those filters, the walk over the copy returns
 //     what the walk in Neo4j (walkHop1Cypher, walkHop2Cypher) returns, to
 //     the last bit of each score; Neighbours of random seeds and keyword
-//     searches what they return filtering in Neo4j (and KeywordRank the
-//     first keyword hits); the first of these calls after a write finds
-//     b's copy behind (overCopy's retry).
+//     searches what they return filtering in Neo4j (and the ids the
+//     ranking names before the read, KeywordSearchRanked, the first hits);
+//     the first of these calls after a write finds b's copy behind
+//     (overCopy's retry).
 //
 // It fails when a write above does not stamp its memory (checked by hand
 // for archive, restore, supersede, the edits, the erasure's relink and the
@@ -202,18 +203,21 @@ func TestAdmissionMatchesCypher(t *testing.T) {
 			tr.NoError(t, err)
 			x.out.neighbours, err = b.Neighbours(ctx, f, seeds, 4)
 			tr.NoError(t, err)
-			x.out.keyword, err = b.KeywordSearch(ctx, f, q, 20)
+			var ranked []string
+			called := false
+			x.out.keyword, err = b.KeywordSearchRanked(ctx, f, q, 20, 3, func(ids []string) { ranked, called = ids, true })
 			tr.NoError(t, err)
 			if !x.cypher && q != "" {
-				// The copy is current now: KeywordRank names the first
-				// hits KeywordSearch returned, without a statement.
-				ranked, ok := b.KeywordRank(ctx, f, q, 3)
-				tr.True(t, ok)
+				// The walk above brought the copy up to date: the ids the
+				// ranking named before the read are the first hits.
+				tr.True(t, called, "KeywordSearchRanked over the copy named no ids")
 				var first []string
 				for _, h := range x.out.keyword[:min(3, len(x.out.keyword))] {
 					first = append(first, h.Memory.ID)
 				}
-				assert.Equal(t, first, ranked, "KeywordRank %q under %+v", q, f)
+				assert.Equal(t, first, ranked, "KeywordSearchRanked %q under %+v", q, f)
+			} else {
+				assert.False(t, called, "KeywordSearchRanked in Neo4j named ids")
 			}
 		}
 		return overCopy, inNeo4j

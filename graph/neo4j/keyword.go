@@ -427,9 +427,18 @@ func kwDoc(tf string, n int64) bm25.Doc {
 // KeywordSearch ranks memories by BM25 relevance of query over their title
 // and current version's text, with the statistics of the memories f admits
 // (graph/kwindex). Any query term matches (OR). The ranking comes from the
-// process's index; the filter runs in Neo4j on the best matches, a batch at
-// a time, until limit pass.
+// process's index; the filter runs over the process's copy where it can
+// (keywordOverCopy, the hits kept read with the whole filter in Neo4j),
+// else in Neo4j on the best matches, a batch at a time, until limit pass.
 func (s *Store) KeywordSearch(ctx context.Context, f graph.Filter, query string, limit int) ([]graph.Scored, error) {
+	return s.KeywordSearchRanked(ctx, f, query, limit, 0, nil)
+}
+
+// KeywordSearchRanked implements graph.KeywordRanker: over the process's
+// copy, ranked hears the first n ids keywordOverCopy keeps before it reads
+// them.
+func (s *Store) KeywordSearchRanked(ctx context.Context, f graph.Filter, query string, limit, n int,
+	ranked func(ids []string)) ([]graph.Scored, error) {
 	if err := f.Validate(); err != nil {
 		return nil, fmt.Errorf("neo4j: keyword search: %w", err)
 	}
@@ -446,7 +455,7 @@ func (s *Store) KeywordSearch(ctx context.Context, f graph.Filter, query string,
 	}
 	if adm, ok := inProcess(f); ok && !s.cypherFilter.Load() {
 		out, err := read(ctx, s, func(tx txn) ([]graph.Scored, error) {
-			return s.keywordOverCopy(ctx, tx, f, &adm, terms, limit)
+			return s.keywordOverCopy(ctx, tx, f, &adm, terms, limit, n, ranked)
 		})
 		if err != nil {
 			return nil, fmt.Errorf("neo4j: keyword search: %w", err)
@@ -498,11 +507,15 @@ func (s *Store) KeywordSearch(ctx context.Context, f graph.Filter, query string,
 // the whole filter in Neo4j in one statement that also reads the keyword
 // sequence (overCopy), instead of filtering in Neo4j a batch at a time.
 func (s *Store) keywordOverCopy(ctx context.Context, tx txn, f graph.Filter, adm *admission,
-	terms []string, limit int) ([]graph.Scored, error) {
+	terms []string, limit, n int, ranked func([]string)) ([]graph.Scored, error) {
 	var out []graph.Scored
 	err := s.kw.overCopy(ctx, tx, f.Scope.TenantID, func() (int64, error) {
 		out = nil
 		ids, score := s.rankOverCopy(f, adm, terms, limit)
+		if ranked != nil { // the first ranking only: a rerun after a catch-up reads on
+			ranked(slices.Clone(ids[:min(n, len(ids))]))
+			ranked = nil
+		}
 		if len(ids) == 0 {
 			return -1, nil
 		}
@@ -537,29 +550,6 @@ func (s *Store) rankOverCopy(f graph.Filter, adm *admission, terms []string, lim
 		}
 	})
 	return ids, score
-}
-
-// KeywordRank implements graph.KeywordRanker: the first n memories
-// keywordOverCopy would keep, ranked and admitted over the copy as it
-// stands (no statement, so no catch-up: the copy may be behind the store).
-// ok is false when KeywordSearch would not run over the copy, or the
-// process does not hold the tenant yet.
-func (s *Store) KeywordRank(_ context.Context, f graph.Filter, query string, n int) ([]string, bool) {
-	terms := bm25.QueryTerms(query)
-	adm, local := inProcess(f)
-	if !local || s.cypherFilter.Load() || n <= 0 || len(terms) == 0 || f.Validate() != nil {
-		return nil, false
-	}
-	release := s.kw.pin(f.Scope.TenantID)
-	defer release()
-	s.kw.mu.RLock()
-	_, held := s.kw.applied[f.Scope.TenantID]
-	s.kw.mu.RUnlock()
-	if !held {
-		return nil, false
-	}
-	ids, _ := s.rankOverCopy(f, &adm, terms, n)
-	return ids, true
 }
 
 // WarmKeywordIndex reads every tenant's keywords into the process's index

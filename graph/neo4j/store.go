@@ -21,9 +21,9 @@ import (
 var (
 	_ graph.Store         = (*Store)(nil)
 	_ graph.Proposals     = (*Store)(nil)
-	_ graph.KeywordRanker = (*Store)(nil)
 	_ graph.Edits         = (*Store)(nil)
 	_ graph.Capsules      = (*Store)(nil)
+	_ graph.KeywordRanker = (*Store)(nil)
 )
 
 // Config says where the Neo4j server is and how to log in.

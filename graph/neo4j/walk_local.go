@@ -14,10 +14,11 @@ import (
 // entity's memories (mentionIndex); with what memoryVisible reads
 // (memAttrs) and each memory's NEXT and SUPERSEDES links beside them, the
 // hops are the same rules over maps (the seed names resolved by the
-// aliases the index holds too). Neo4j still runs the relation step and
-// reads the memories kept with the whole filter (getMemoriesCypher), so what the
-// walk returns is admitted by Neo4j whatever the process holds: a copy
-// behind the store can change scores, never what a reader sees.
+// aliases the index holds too), and so is the relation step (relatedOver,
+// by the relations the index holds). Neo4j reads the memories kept with
+// the whole filter (keptCypher), so what the walk returns is admitted by
+// Neo4j whatever the process holds: a copy behind the store can change
+// scores, never what a reader sees.
 
 // resolve is walkHop1Cypher's resolution over the index: each name that
 // is an entity's norm name, and each entity that carries it as an alias,
