@@ -275,7 +275,7 @@ func (e *Engine) fetchElement(ctx context.Context, f graph.Filter, id string, pi
 	if pinned.excludes(m) && (pinned.all || pinned.curated[m.Scope]) {
 		return nil, fmt.Errorf("element %s is not in the selected baseline: %w", id, graph.ErrNotFound)
 	}
-	h := &hit{mem: m, loaded: true, ranks: map[string]int{}, norm: 1}
+	h := &hit{mem: m, loaded: true, norm: 1}
 	if err := e.applyEdits(ctx, f, []*hit{h}); err != nil {
 		return nil, err
 	}
@@ -376,11 +376,11 @@ func (e *Engine) contextItems(ctx context.Context, f graph.Filter, hs []*hit, pi
 			it.Citations = append(it.Citations, cit)
 		}
 		for _, s := range resultSignals {
-			if _, ok := h.ranks[s]; ok {
+			if _, ok := h.rank(s); ok {
 				it.WhyIncluded = append(it.WhyIncluded, whyOf[s])
 			}
 		}
-		if len(h.ranks) == 0 {
+		if h.rankedBy() == 0 {
 			it.WhyIncluded = append(it.WhyIncluded, WhyDirect)
 		}
 		items = append(items, it)

@@ -70,9 +70,10 @@ func searchResults(q searchPlan, hs []*hit) []SearchResult {
 			Citation: citationOf(h.mem, h.version.ID), fullText: h.text(),
 		}
 		for _, s := range resultSignals {
-			if rank, ok := h.ranks[s]; ok {
+			if rank, ok := h.rank(s); ok {
+				raw, _ := h.rawScore(s)
 				r.WhyIncluded = append(r.WhyIncluded, whyOf[s])
-				r.Signals[s] = SignalRank{Rank: rank, Score: h.raw[s]}
+				r.Signals[s] = SignalRank{Rank: rank, Score: raw}
 			}
 		}
 		out = append(out, r)

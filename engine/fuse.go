@@ -20,6 +20,26 @@ const (
 	signalTime = "time"
 )
 
+// signalNames are the signals in name order, the order of their slots in
+// a hit and of every sum over signals (so a search's fused scores repeat
+// to the last bit).
+var signalNames = [...]string{signalGraph, signalKeyword, signalTime, signalVector}
+
+// signalSlot is a signal's slot in a hit, -1 for a name that is no signal.
+func signalSlot(signal string) int {
+	switch signal {
+	case signalGraph:
+		return 0
+	case signalKeyword:
+		return 1
+	case signalTime:
+		return 2
+	case signalVector:
+		return 3
+	}
+	return -1
+}
+
 // Why a result was included (SearchResult.WhyIncluded).
 const (
 	WhyKeyword      = "keyword_match"
@@ -44,12 +64,17 @@ var whyOf = map[string]string{
 // hit is one memory in the candidate pool with what each signal said of it.
 type hit struct {
 	mem    graph.Memory
-	loaded bool               // mem holds the memory (vector hits arrive as ids)
-	ranks  map[string]int     // signal -> 1-based rank within that signal
-	raw    map[string]float64 // signal -> the signal's own score
-	path   []string           // graph: the entities (or shared entities) that led here
-	score  float64            // fused score
-	norm   float64            // fused score scaled to [0, 1]
+	loaded bool // mem holds the memory (vector hits arrive as ids)
+	// Per signal slot (signalSlot): the 1-based rank within that signal (0:
+	// not ranked) and the signal's own score, when hasRaw has the slot's bit
+	// (the time signal scores 0 the candidates it does not rank). Fixed
+	// slots, not maps: a search holds hundreds of hits.
+	ranks  [len(signalNames)]int
+	raw    [len(signalNames)]float64
+	hasRaw uint8
+	path   []string // graph: the entities (or shared entities) that led here
+	score  float64  // fused score
+	norm   float64  // fused score scaled to [0, 1]
 
 	cosine    float64 // query-memory cosine (relevance.go), when hasCosine
 	hasCosine bool
@@ -59,6 +84,42 @@ type hit struct {
 	hasVersion bool
 	amended    *string  // content of an approved amend edit
 	edits      []string // kinds of the approved edits applied
+}
+
+// rank returns signal's rank of h, if it ranked h.
+func (h *hit) rank(signal string) (int, bool) {
+	i := signalSlot(signal)
+	return h.ranks[i], h.ranks[i] > 0
+}
+
+// rawScore returns signal's own score of h, if it scored h.
+func (h *hit) rawScore(signal string) (float64, bool) {
+	i := signalSlot(signal)
+	return h.raw[i], h.hasRaw&(1<<i) != 0
+}
+
+// setRank records signal's rank of h and its score.
+func (h *hit) setRank(signal string, rank int, raw float64) {
+	i := signalSlot(signal)
+	h.ranks[i] = rank
+	h.setRaw(signal, raw)
+}
+
+// setRaw records signal's score of h without a rank.
+func (h *hit) setRaw(signal string, raw float64) {
+	i := signalSlot(signal)
+	h.raw[i], h.hasRaw = raw, h.hasRaw|1<<i
+}
+
+// rankedBy counts the signals that ranked h.
+func (h *hit) rankedBy() int {
+	n := 0
+	for _, r := range h.ranks {
+		if r > 0 {
+			n++
+		}
+	}
+	return n
 }
 
 // text is the content a hit shows: an approved amendment, else its
@@ -90,16 +151,15 @@ func newPool() *pool {
 func (p *pool) add(signal string, rank int, id string, m *graph.Memory, raw float64) *hit {
 	h, ok := p.hits[id]
 	if !ok {
-		h = &hit{ranks: map[string]int{}, raw: map[string]float64{}}
+		h = &hit{}
 		p.hits[id] = h
 		p.order = append(p.order, id)
 	}
 	if m != nil && !h.loaded {
 		h.mem, h.loaded = *m, true
 	}
-	if old, seen := h.ranks[signal]; !seen || rank < old {
-		h.ranks[signal] = rank
-		h.raw[signal] = raw
+	if old, seen := h.rank(signal); !seen || rank < old {
+		h.setRank(signal, rank, raw)
 	}
 	p.active[signal] = true
 	return h
@@ -153,7 +213,7 @@ func (p *pool) fuse(method string, weights map[string]float64, k int) []*hit {
 		h := p.hits[id]
 		h.score = 0
 		for _, s := range sigs {
-			if r, ok := h.ranks[s]; ok {
+			if r, ok := h.rank(s); ok {
 				h.score += weight(weights, s) / float64(k+r)
 			}
 		}
@@ -170,21 +230,27 @@ func (p *pool) fuseScores(method string, weights map[string]float64) []*hit {
 	// Per signal: the range, mean and standard deviation of its scores over
 	// the hits it returned.
 	type stats struct{ lo, hi, sum, sumSq, n, mean, sd float64 }
-	per := map[string]*stats{}
+	var per [len(signalNames)]*stats // by slot
 	for _, id := range p.order {
-		for s, v := range p.hits[id].raw {
-			st := per[s]
+		h := p.hits[id]
+		for i, v := range h.raw {
+			if h.hasRaw&(1<<i) == 0 {
+				continue
+			}
+			st := per[i]
 			if st == nil {
 				st = &stats{lo: v, hi: v}
-				per[s] = st
+				per[i] = st
 			}
 			st.lo, st.hi = min(st.lo, v), max(st.hi, v)
 			st.sum, st.sumSq, st.n = st.sum+v, st.sumSq+v*v, st.n+1
 		}
 	}
 	for _, st := range per {
-		st.mean = st.sum / st.n
-		st.sd = math.Sqrt(max(st.sumSq/st.n-st.mean*st.mean, 0))
+		if st != nil {
+			st.mean = st.sum / st.n
+			st.sd = math.Sqrt(max(st.sumSq/st.n-st.mean*st.mean, 0))
+		}
 	}
 	norm := func(st *stats, v float64) float64 {
 		switch {
@@ -203,18 +269,19 @@ func (p *pool) fuseScores(method string, weights map[string]float64) []*hit {
 		}
 		return 1
 	}
-	sigs := slices.Sorted(maps.Keys(per)) // in name order, as signals
 	var best float64
-	for _, s := range sigs {
-		best += weight(weights, s)
+	for i, st := range per { // in name order, as signals
+		if st != nil {
+			best += weight(weights, signalNames[i])
+		}
 	}
 	out := make([]*hit, 0, len(p.order))
 	for _, id := range p.order {
 		h := p.hits[id]
 		h.score = 0
-		for _, s := range sigs {
-			if v, ok := h.raw[s]; ok {
-				h.score += weight(weights, s) * norm(per[s], v)
+		for i, st := range per {
+			if st != nil && h.hasRaw&(1<<i) != 0 {
+				h.score += weight(weights, signalNames[i]) * norm(st, h.raw[i])
 			}
 		}
 		switch {

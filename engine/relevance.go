@@ -55,7 +55,7 @@ func (e *Engine) scoreRelevance(ctx context.Context, q searchPlan, qvec, content
 	}
 	var missing []*hit
 	for _, h := range hs {
-		if c, ok := h.raw[signalVector]; ok {
+		if c, ok := h.rawScore(signalVector); ok {
 			h.cosine, h.hasCosine = c, true
 		} else if !h.hasCosine {
 			missing = append(missing, h)

@@ -286,13 +286,15 @@ func TestRelevanceScoresHitsOutsideTheVectorPool(t *testing.T) {
 	q := searchPlan{f: graph.Filter{Scope: graph.Scope{TenantID: "t1"}, Reader: graph.System, Statuses: []graph.Status{graph.StatusActive}},
 		text: "where did the orca pod go", rt: pol.Retrieval}
 
-	h := &hit{mem: m.Memory, loaded: true, ranks: map[string]int{signalKeyword: 1}, raw: map[string]float64{signalKeyword: 3.2}}
+	h := &hit{mem: m.Memory, loaded: true}
+	h.setRank(signalKeyword, 1, 3.2)
 	require.NoError(t, e.scoreRelevance(ctx, q, axis(1, 0), nil, []*hit{h}))
 	require.True(t, h.hasCosine)
 	assert.InDelta(t, 0.7071, h.cosine, 1e-3, "scored by the index: cos(e0, e0+e1)")
 	assert.InDelta(t, relevanceOf(pol.Retrieval.Relevance, h.cosine, 2.0/3), h.relevance, 1e-9, "orca and pod of orca, pod, go")
 
-	kw := &hit{mem: m.Memory, loaded: true, ranks: map[string]int{signalKeyword: 1}, raw: map[string]float64{signalKeyword: 3.2}}
+	kw := &hit{mem: m.Memory, loaded: true}
+	kw.setRank(signalKeyword, 1, 3.2)
 	require.NoError(t, e.scoreRelevance(ctx, q, nil, nil, []*hit{kw}))
 	assert.False(t, kw.hasCosine)
 	assert.InDelta(t, 2.0/3, kw.relevance, 1e-9, "orca and pod of orca, pod, go")

@@ -116,10 +116,10 @@ func addDated(p *pool, spans []dateSpan) {
 		return
 	}
 	for _, h := range in {
-		h.ranks[signalTime], h.raw[signalTime] = 1, 1
+		h.setRank(signalTime, 1, 1)
 	}
 	for _, h := range out {
-		h.raw[signalTime] = 0
+		h.setRaw(signalTime, 0)
 	}
 	p.active[signalTime] = true
 }

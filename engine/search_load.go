@@ -59,7 +59,7 @@ func (e *Engine) loadMissing(ctx context.Context, f graph.Filter, p *pool) error
 		switch h := p.hits[id]; {
 		case h.loaded:
 			admitted++
-		case admitted >= vectorPool && len(h.ranks) == 1:
+		case admitted >= vectorPool && h.rankedBy() == 1:
 			unread[id] = true
 		}
 	}
@@ -105,10 +105,10 @@ func (e *Engine) loadMissing(ctx context.Context, f graph.Filter, p *pool) error
 		case !ok:
 			continue // hidden by the filter
 		}
-		if i >= vectorPool && len(h.ranks) == 1 {
+		if i >= vectorPool && h.rankedBy() == 1 {
 			p.remove(id)
 		} else {
-			h.ranks[signalVector] = i + 1
+			h.ranks[signalSlot(signalVector)] = i + 1
 		}
 		i++
 	}
@@ -120,11 +120,12 @@ func (e *Engine) loadMissing(ctx context.Context, f graph.Filter, p *pool) error
 func (p *pool) vectorOrder() []string {
 	var ids []string
 	for _, id := range p.order {
-		if _, ok := p.hits[id].ranks[signalVector]; ok {
+		if _, ok := p.hits[id].rank(signalVector); ok {
 			ids = append(ids, id)
 		}
 	}
-	slices.SortStableFunc(ids, func(a, b string) int { return p.hits[a].ranks[signalVector] - p.hits[b].ranks[signalVector] })
+	v := signalSlot(signalVector)
+	slices.SortStableFunc(ids, func(a, b string) int { return p.hits[a].ranks[v] - p.hits[b].ranks[v] })
 	return ids
 }
 

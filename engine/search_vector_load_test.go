@@ -116,7 +116,7 @@ func TestVectorHitsLoadUntilThePoolIsFull(t *testing.T) {
 			loaded := st.take()
 			ranks := map[string]int{}
 			for _, h := range ranked {
-				if r, ok := h.ranks[signalVector]; ok {
+				if r, ok := h.rank(signalVector); ok {
 					ranks[names[h.mem.ID]] = r
 				}
 			}

@@ -141,11 +141,11 @@ func TestVectorBranchAppliesTheAccessRule(t *testing.T) {
 		// score below one it did not reach (docs/benchmarks.md).
 		var vec []*hit
 		for _, h := range ranked {
-			if _, ok := h.ranks[signalVector]; ok {
+			if _, ok := h.rank(signalVector); ok {
 				vec = append(vec, h)
 			}
 		}
-		slices.SortStableFunc(vec, func(a, b *hit) int { return a.ranks[signalVector] - b.ranks[signalVector] })
+		slices.SortStableFunc(vec, func(a, b *hit) int { r, _ := a.rank(signalVector); s, _ := b.rank(signalVector); return r - s })
 		got := make([]string, len(vec))
 		for i, h := range vec {
 			got[i] = names[h.mem.ID]

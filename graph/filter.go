@@ -209,13 +209,11 @@ func RankNeighbours(ns []Neighbour, shared [][]SharedEntity, perSeed int) []Neig
 	for i := range ns {
 		es := shared[i]
 		slices.SortFunc(es, func(a, b SharedEntity) int { return strings.Compare(a.Name, b.Name) })
-		ns[i].Shared, ns[i].Weight = make([]string, 0, len(es)), 0
+		ns[i].Weight = 0
 		for j, e := range es {
-			if j > 0 && e.Name == es[j-1].Name {
-				continue
+			if j == 0 || e.Name != es[j-1].Name {
+				ns[i].Weight += EntityWeight(e.Mentions)
 			}
-			ns[i].Shared = append(ns[i].Shared, e.Name)
-			ns[i].Weight += EntityWeight(e.Mentions)
 		}
 	}
 	// Sort positions, not the (large) Neighbour values; the order is total
@@ -236,7 +234,15 @@ func RankNeighbours(ns []Neighbour, shared [][]SharedEntity, perSeed int) []Neig
 	})
 	out := make([]Neighbour, min(len(ns), perSeed))
 	for k := range out {
-		out[k] = ns[order[k]]
+		i := order[k]
+		out[k] = ns[i]
+		es := shared[i]
+		out[k].Shared = make([]string, 0, len(es))
+		for j, e := range es {
+			if j == 0 || e.Name != es[j-1].Name {
+				out[k].Shared = append(out[k].Shared, e.Name)
+			}
+		}
 	}
 	return out
 }

@@ -43,7 +43,10 @@ func New[K comparable](first func(a, b K) bool) *Index[K] {
 
 // scratch is a query's score accumulator, one slot per doc id, all zero
 // between queries.
-type scratch struct{ s []float64 }
+type scratch struct {
+	s       []float64
+	touched []uint32 // the docs of s that are not 0, in the order first scored
+}
 
 // scratch returns a zeroed accumulator of at least n slots.
 func (x *Index[K]) scratch(n int) *scratch {
@@ -325,7 +328,7 @@ func (x *Index[K]) Rank(f graph.Filter, terms []string) *Ranking[K] {
 	avgdl := float64(totalLen) / n
 	acc := x.scratch(len(p.docs))
 	defer x.pool.Put(acc)
-	var touched []uint32
+	touched := acc.touched[:0]
 	for _, term := range terms {
 		tid, ok := p.termIDs[term]
 		if !ok || p.df[tid] == 0 {
@@ -362,6 +365,7 @@ func (x *Index[K]) Rank(f graph.Filter, terms []string) *Ranking[K] {
 		h.hits[i] = hit[K]{key: p.docs[d].key, score: acc.s[d]}
 		acc.s[d] = 0 // leave the scratch zeroed for the next query
 	}
+	acc.touched = touched
 	heap.Init(h)
 	return h
 }

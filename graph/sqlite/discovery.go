@@ -469,22 +469,28 @@ func (s *Store) Neighbours(ctx context.Context, f graph.Filter, seedIDs []string
 	}
 	// Rank per seed on what the walks know (id, created_at), then load the
 	// memories kept.
+	// One seed's candidates at a time, in buffers the seeds share, sized
+	// for the largest (a memory two of its entities reach takes one slot):
+	// a graph.Neighbour is large, and RankNeighbours copies out the kept.
+	n := 0
+	for _, sd := range seeds {
+		m := 0
+		for _, e := range entsOf[sd.rid] {
+			m += len(walks[e.rid])
+		}
+		n = max(n, m)
+	}
 	var (
-		out  []graph.Neighbour
-		rids []int64
+		out    = make([]graph.Neighbour, 0, len(seeds)*min(n, perSeed))
+		rids   = make([]int64, 0, cap(out))
+		at     = make(map[int64]int, n)
+		ns     = make([]graph.Neighbour, 0, n)
+		shared = make([][]graph.SharedEntity, 0, n)
+		ridOf  = make(map[string]int64, n)
 	)
 	for _, sd := range seeds {
-		// Room for every posting of the seed's entities (a memory two of
-		// them reach takes one): a graph.Neighbour is large, and growing
-		// the slices by appending copied them about twice over.
-		n := 0
-		for _, e := range entsOf[sd.rid] {
-			n += len(walks[e.rid])
-		}
-		at := make(map[int64]int, n)
-		ns := make([]graph.Neighbour, 0, n)
-		shared := make([][]graph.SharedEntity, 0, n)
-		ridOf := make([]int64, 0, n)
+		clear(at)
+		ns, shared = ns[:0], shared[:0]
 		for _, e := range entsOf[sd.rid] {
 			for _, r := range walks[e.rid] {
 				i, ok := at[r.rid]
@@ -493,19 +499,15 @@ func (s *Store) Neighbours(ctx context.Context, f graph.Filter, seedIDs []string
 					at[r.rid] = i
 					ns = append(ns, graph.Neighbour{SeedID: sd.id, Memory: graph.Memory{ID: r.id, CreatedAt: fromNanos(r.at)}})
 					shared = append(shared, nil)
-					ridOf = append(ridOf, r.rid)
+					ridOf[r.id] = r.rid
 				}
 				shared[i] = append(shared[i], e.name)
 			}
 		}
-		byID := make(map[string]int64, len(ns))
-		for i, n := range ns {
-			byID[n.Memory.ID] = ridOf[i]
-		}
 		kept := graph.RankNeighbours(ns, shared, perSeed)
 		out = append(out, kept...)
 		for _, n := range kept {
-			rids = append(rids, byID[n.Memory.ID])
+			rids = append(rids, ridOf[n.Memory.ID])
 		}
 	}
 	if len(out) == 0 {

@@ -94,8 +94,14 @@ func (p postingMem) validAt(at int64) bool {
 // valid returns the first n memories of p valid at at, and whether they
 // are exactly what walkPostings would read with ValidAt in the filter: p is
 // complete, or holds n valid memories.
+// The result shares p's array (capacity capped) when the first n are all
+// valid, as without ValidAt: callers read it and never write.
 func (p posting) valid(at int64, n int) ([]postingMem, bool) {
-	out := make([]postingMem, 0, min(n, len(p.mems)))
+	k := min(n, len(p.mems))
+	if !slices.ContainsFunc(p.mems[:k], func(m postingMem) bool { return !m.validAt(at) }) {
+		return p.mems[:k:k], p.complete || k == n
+	}
+	out := make([]postingMem, 0, k)
 	for _, m := range p.mems {
 		if len(out) == n {
 			break
