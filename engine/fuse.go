@@ -25,7 +25,8 @@ const (
 // to the last bit).
 var signalNames = [...]string{signalGraph, signalKeyword, signalTime, signalVector}
 
-// signalSlot is a signal's slot in a hit, -1 for a name that is no signal.
+// signalSlot is a signal's slot in a hit. The signals are the constants
+// above, so another name is a bug: it panics.
 func signalSlot(signal string) int {
 	switch signal {
 	case signalGraph:
@@ -37,7 +38,7 @@ func signalSlot(signal string) int {
 	case signalVector:
 		return 3
 	}
-	return -1
+	panic("engine: no signal " + signal)
 }
 
 // Why a result was included (SearchResult.WhyIncluded).

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 	"time"
 
@@ -217,4 +218,38 @@ func TestByDistance(t *testing.T) {
 	hs := []*hit{{mem: *mem("far", 1)}, {mem: *mem("near", 2)}, {mem: *mem("center", 3)}}
 	got := byDistance(hs, map[string]int{"center": 0, "near": 1})
 	assert.Equal(t, []string{"center", "near", "far"}, ids(got))
+}
+
+// TestSignalSlots: a hit's signal slots run in name order (the order
+// fusion sums in) and keep a rank and a score apart, as the time signal
+// scores candidates it does not rank.
+func TestSignalSlots(t *testing.T) {
+	require.True(t, slices.IsSorted(signalNames[:]), "slots in name order")
+	for i, s := range signalNames {
+		assert.Equal(t, i, signalSlot(s), s)
+	}
+	assert.Panics(t, func() { signalSlot("graf") })
+
+	var h hit
+	h.setRank(signalVector, 3, 0.8)
+	h.setRaw(signalTime, 0)
+	for _, tc := range []struct {
+		signal         string
+		rank           int
+		ranked, scored bool
+		raw            float64
+	}{
+		{signalVector, 3, true, true, 0.8},
+		{signalTime, 0, false, true, 0},
+		{signalGraph, 0, false, false, 0},
+		{signalKeyword, 0, false, false, 0},
+	} {
+		r, ok := h.rank(tc.signal)
+		assert.Equal(t, tc.rank, r, tc.signal)
+		assert.Equal(t, tc.ranked, ok, tc.signal)
+		v, ok := h.rawScore(tc.signal)
+		assert.Equal(t, tc.raw, v, tc.signal)
+		assert.Equal(t, tc.scored, ok, tc.signal)
+	}
+	assert.Equal(t, 1, h.rankedBy())
 }

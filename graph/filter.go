@@ -201,10 +201,11 @@ type SharedEntity struct {
 	Mentions int64  // memories of the tenant mentioning it
 }
 
-// RankNeighbours fills Shared and Weight of one seed's neighbours from
-// shared (parallel to ns) and keeps the perSeed best: highest Weight first,
-// then newest (created_at, then id, descending). Backends share it so that
-// equal inputs rank equally everywhere.
+// RankNeighbours weighs one seed's neighbours by what they share with it
+// (shared, parallel to ns; sorted in place) and returns the perSeed best, in
+// a new slice with Shared and Weight filled: highest Weight first, then
+// newest (created_at, then id, descending). Backends share it so that
+// equal inputs rank equally everywhere; ns and shared are theirs to reuse.
 func RankNeighbours(ns []Neighbour, shared [][]SharedEntity, perSeed int) []Neighbour {
 	for i := range ns {
 		es := shared[i]

@@ -468,10 +468,10 @@ func (s *Store) Neighbours(ctx context.Context, f graph.Filter, seedIDs []string
 		walks[x.rid] = kept
 	}
 	// Rank per seed on what the walks know (id, created_at), then load the
-	// memories kept.
-	// One seed's candidates at a time, in buffers the seeds share, sized
-	// for the largest (a memory two of its entities reach takes one slot):
-	// a graph.Neighbour is large, and RankNeighbours copies out the kept.
+	// memories kept. The seeds' candidates go through buffers they share,
+	// sized for the largest (a memory two of its entities reach takes one
+	// slot): a graph.Neighbour is large, and RankNeighbours copies out the
+	// ones it keeps.
 	n := 0
 	for _, sd := range seeds {
 		m := 0
