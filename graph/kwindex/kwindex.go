@@ -33,6 +33,7 @@ type Index[K comparable] struct {
 	first   func(a, b K) bool // at equal scores, a ranks before b
 
 	pool sync.Pool // *scratch
+	hits sync.Pool // *[]hit[K]: rankings' heaps, back from Ranking.Release
 }
 
 // New returns an empty index whose rankings put a before b at equal
@@ -259,10 +260,22 @@ type hit[K comparable] struct {
 
 // Ranking yields a query's matches best first, a batch at a time, so the
 // caller filters only as many as it needs. Ties go as the index's first
-// says.
+// says. A caller done with it calls Release.
 type Ranking[K comparable] struct {
 	hits  []hit[K]
 	first func(a, b K) bool
+	pool  *sync.Pool // where Release returns hits; nil once released
+}
+
+// Release hands the ranking's heap back to its index for the next query
+// (a common term matches thousands of documents at 100k); the ranking is
+// empty afterwards.
+func (h *Ranking[K]) Release() {
+	if h.pool != nil && cap(h.hits) > 0 {
+		b := h.hits[:0]
+		h.pool.Put(&b)
+	}
+	h.hits, h.pool = nil, nil
 }
 
 func (h *Ranking[K]) Len() int { return len(h.hits) }
@@ -360,7 +373,13 @@ func (x *Index[K]) Rank(f graph.Filter, terms []string) *Ranking[K] {
 			acc.s[x.doc] += idf * bm25.Saturate(tf, float64(d.length), avgdl)
 		}
 	}
-	h := &Ranking[K]{hits: make([]hit[K], len(touched)), first: x.first}
+	var hits []hit[K]
+	if b, ok := x.hits.Get().(*[]hit[K]); ok && cap(*b) >= len(touched) {
+		hits = (*b)[:len(touched)]
+	} else {
+		hits = make([]hit[K], len(touched))
+	}
+	h := &Ranking[K]{hits: hits, first: x.first, pool: &x.hits}
 	for i, d := range touched {
 		h.hits[i] = hit[K]{key: p.docs[d].key, score: acc.s[d]}
 		acc.s[d] = 0 // leave the scratch zeroed for the next query

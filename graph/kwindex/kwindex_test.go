@@ -38,3 +38,36 @@ func TestHeld(t *testing.T) {
 	assert.Zero(t, m+p, "a tenant never put")
 	assert.Equal(t, 2, x.Live("t1"))
 }
+
+// TestRankingRelease: a released ranking's heap serves the next query,
+// which ranks as on a fresh index.
+func TestRankingRelease(t *testing.T) {
+	sc := graph.Scope{TenantID: "t1"}
+	f := graph.Filter{Scope: sc, Reader: graph.System}
+	fill := func(x *Index[string]) {
+		x.Update(func(w Writer[string]) {
+			for i, body := range []string{"orca pod", "orca kelp", "kelp forest", "orca orca pod", "tide pool", "pod of orca"} {
+				w.PutText(string(rune('a'+i)), sc, "", graph.VisibilityProject, "", body)
+			}
+		})
+	}
+	all := func(r *Ranking[string]) []string {
+		var keys []string
+		keys = r.Next(keys, map[string]float64{}, 100)
+		return keys
+	}
+	fresh, reused := New(func(a, b string) bool { return a > b }), New(func(a, b string) bool { return a > b })
+	fill(fresh)
+	fill(reused)
+	for _, terms := range [][]string{{"orca"}, {"kelp"}, {"orca", "pod"}, {"tide"}, {"orca"}} {
+		want := all(fresh.Rank(f, terms))
+		r := reused.Rank(f, terms)
+		assert.Equal(t, want, all(r), "%v", terms)
+		r.Release()
+		assert.Zero(t, r.Len(), "empty once released")
+		r.Release() // a second release is harmless
+	}
+	got := all(fresh.Rank(f, []string{"orca"}))
+	assert.Len(t, got, 4, "the four orca documents")
+	assert.Equal(t, "d", got[0], "orca twice first")
+}

@@ -469,6 +469,7 @@ func (s *Store) KeywordSearchRanked(ctx context.Context, f graph.Filter, query s
 			return nil, err
 		}
 		ranking := s.kw.Rank(f, terms)
+		defer ranking.Release()
 		var (
 			out    []graph.Scored
 			keys   []kwKey
@@ -532,6 +533,7 @@ func (s *Store) keywordOverCopy(ctx context.Context, tx txn, f graph.Filter, adm
 // limit the copy admits under adm, with their scores.
 func (s *Store) rankOverCopy(f graph.Filter, adm *admission, terms []string, limit int) ([]string, map[string]float64) {
 	ranking := s.kw.Rank(f, terms)
+	defer ranking.Release()
 	scores := map[kwKey]float64{}
 	var keys []kwKey
 	var ids []string

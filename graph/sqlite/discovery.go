@@ -606,6 +606,7 @@ func (s *Store) KeywordSearch(ctx context.Context, f graph.Filter, query string,
 		return nil, fmt.Errorf("keyword search: %w", err)
 	}
 	ranking := s.kw.Rank(f, terms)
+	defer ranking.Release()
 	var (
 		out    []graph.Scored
 		rids   []int64
