@@ -114,10 +114,17 @@ func testWalk(t *testing.T, x *suite) {
 			{"ByNormName", graph.WalkRequest{Entities: seedEntities("gamma"), Limit: 1}, "w2"},
 			{"CaseInsensitive", graph.WalkRequest{Entities: seedEntities("GAMMA"), Limit: 1}, "w2"},
 			{"ByAlias", graph.WalkRequest{Entities: seedEntities("ALEF"), Limit: 1}, "w1"},
-			{"ByMemory", graph.WalkRequest{Memories: map[string]float64{fx.ids["w4"]: 1}, Limit: 1}, "w4"},
+			// From w3, its rare entity leads to w1.
+			{"ByMemory", graph.WalkRequest{Memories: map[string]float64{fx.ids["w3"]: 1}, Limit: 1}, "w1"},
+			// w4's one entity is its own: what reaches w4 is what it sent.
+			{"ByMemoryAlone", graph.WalkRequest{Memories: map[string]float64{fx.ids["w4"]: 1}, Limit: 1}, ""},
 		} {
 			t.Run(c.name, func(t *testing.T) {
 				names, _ := x.walkNames(t, fx.fixture, u1, c.r)
+				if c.first == "" {
+					assert.Empty(t, names)
+					return
+				}
 				assert.Equal(t, []string{c.first}, names)
 			})
 		}

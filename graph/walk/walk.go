@@ -170,7 +170,11 @@ func Specificity(df int64) float64 { return 1 / math.Log(1+float64(max(df, 1))) 
 //     alike.
 //
 // A memory with no edge (no entity, no link) has no score and is not
-// returned, seed or not.
+// returned, seed or not; nor is a seed whose entities no other memory of
+// the neighbourhood mentions and none of which is a seed, and that has
+// no link: all that reaches it is its own restart mass come back (a
+// vector hit on another topic, in a small store), and a path through
+// itself alone relates it to nothing.
 type Result struct {
 	ID    string
 	Score float64
@@ -180,7 +184,8 @@ type Result struct {
 // Rank runs personalized PageRank from the seeds of r that the Graph
 // holds and returns memories by Score, highest first (ties by id), at most
 // r.Limit (all when 0). Seed memories are returned too, scored by what the
-// graph sends back to them. No seed in the Graph: nil.
+// graph sends back to them (unless only they send it). No seed in the
+// Graph: nil.
 func (g *Graph) Rank(r graph.WalkRequest) []Result {
 	n := len(g.ids)
 	// Weights of MENTIONS edges come from the entities' specificity.
@@ -284,6 +289,14 @@ func (g *Graph) Rank(r graph.WalkRequest) []Result {
 			arrived[e.to] += d * p[a] * e.w / out[a]
 		}
 	}
+	// A seed memory whose edges all lead to entities only it mentions
+	// here, none of them a seed, gets back only what it sent: nothing
+	// relates it to the rest, and it has no score (alone).
+	for _, k := range g.mem {
+		if reset[k] > 0 && g.alone(k, reset) {
+			arrived[k] = 0
+		}
+	}
 	res := make([]Result, 0, len(g.mem))
 	for id, k := range g.mem {
 		if arrived[k] > 0 {
@@ -321,4 +334,17 @@ func (g *Graph) via(id string, p []float64) []string {
 		out = append(out, x.name)
 	}
 	return out
+}
+
+// alone reports whether every edge of memory k leads to an entity that
+// only k mentions in the neighbourhood and that is no seed: whatever mass
+// reaches k over its edges is mass k sent out (its restart as a seed),
+// which the score leaves out (Result).
+func (g *Graph) alone(k int, reset []float64) bool {
+	for _, e := range g.adj[k] {
+		if !g.isEnt[e.to] || reset[e.to] > 0 || len(g.adj[e.to]) > 1 {
+			return false
+		}
+	}
+	return true
 }

@@ -132,3 +132,47 @@ func TestRankReproducible(t *testing.T) {
 		assert.Equal(t, want, build().Rank(r))
 	}
 }
+
+// TestRankSeedAlone: a seed memory whose entities nothing else here
+// mentions gets back only what it sent, and is not scored; one entity
+// shared, an entity seed, or a link relates it, and it is.
+func TestRankSeedAlone(t *testing.T) {
+	tests := []struct {
+		name  string
+		build func(g *Graph)
+		r     graph.WalkRequest
+		want  []string
+	}{
+		{"its entities are its own", func(g *Graph) {
+			g.Mention("s", "x")
+			g.Mention("s", "y")
+			g.Mention("a", "z")
+			g.Mention("b", "z")
+		}, graph.WalkRequest{Memories: map[string]float64{"s": 1, "a": 1}}, []string{"a", "b"}},
+		{"one entity shared", func(g *Graph) {
+			g.Mention("s", "x")
+			g.Mention("s", "y")
+			g.Mention("m", "y")
+		}, graph.WalkRequest{Memories: map[string]float64{"s": 1}}, []string{"m", "s"}},
+		{"its entity is a seed", func(g *Graph) {
+			g.Mention("s", "x")
+		}, graph.WalkRequest{Entities: map[string]float64{"x": 1}, Memories: map[string]float64{"s": 1}}, []string{"s"}},
+		{"a link", func(g *Graph) {
+			g.Mention("s", "x")
+			g.Mention("m", "w")
+			g.Link("s", "m", NextWeight)
+		}, graph.WalkRequest{Memories: map[string]float64{"s": 1}}, []string{"m", "s"}},
+		{"not a seed: reached over a shared entity", func(g *Graph) {
+			g.Mention("s", "x")
+			g.Mention("m", "x")
+			g.Mention("m", "own")
+		}, graph.WalkRequest{Memories: map[string]float64{"s": 1}}, []string{"s", "m"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			g := New()
+			tt.build(g)
+			assert.ElementsMatch(t, tt.want, ids(g.Rank(tt.r)))
+		})
+	}
+}
