@@ -22,14 +22,18 @@ func (e *Engine) rank(ctx context.Context, q searchPlan) ([]*hit, bool, error) {
 	if err := e.loadMissing(ctx, q.f, p); err != nil {
 		return nil, false, err
 	}
-	// With rerank off in graph mode only the graph signal ran, so the
-	// fused order is the graph signal's own order.
+	// With rerank off in graph mode only the graph signal ran (and the
+	// keyword seeds the walk did not return, put after its memories:
+	// walkedFirst), so the fused order is the graph signal's own order.
 	// The time signal reorders what the others found (search_dates.go);
 	// like any signal, it does not run at weight 0.
 	if (q.mode != policy.ModeGraph || q.rt.RerankEnabled()) && weight(q.rt.FusionWeights, signalTime) > 0 {
 		addDated(p, q.dates)
 	}
 	ranked := p.fuse(q.rt.Fusion, q.rt.FusionWeights, rrfK(q.rt))
+	if q.mode == policy.ModeGraph && !q.rt.RerankEnabled() {
+		ranked = walkedFirst(ranked)
+	}
 	ranked, err = e.effectiveView(ctx, q, ranked)
 	if err != nil {
 		return nil, false, err
@@ -56,6 +60,21 @@ func (e *Engine) rank(ctx context.Context, q searchPlan) ([]*hit, bool, error) {
 		return nil, false, err
 	}
 	return ranked, fallback, nil
+}
+
+// walkedFirst orders the memories the graph signal ranked before the rest
+// (graph mode without rerank: its keyword seeds the walk did not return),
+// each part in its fused order.
+func walkedFirst(hs []*hit) []*hit {
+	out := make([]*hit, 0, len(hs))
+	for _, walked := range []bool{true, false} {
+		for _, h := range hs {
+			if _, ok := h.rank(signalGraph); ok == walked {
+				out = append(out, h)
+			}
+		}
+	}
+	return out
 }
 
 func rrfK(rt policy.Retrieval) int {

@@ -253,3 +253,15 @@ func TestSignalSlots(t *testing.T) {
 	}
 	assert.Equal(t, 1, h.rankedBy())
 }
+
+// TestWalkedFirst: without the rerank, graph mode's order is the walk's,
+// and the keyword seeds it did not return follow, each part as fused.
+func TestWalkedFirst(t *testing.T) {
+	p := newPool()
+	p.add(signalKeyword, 1, "seed", mem("seed", 1), 9)
+	p.add(signalGraph, 1, "w1", mem("w1", 2), 0.5)
+	p.add(signalKeyword, 2, "seed2", mem("seed2", 3), 8)
+	p.add(signalGraph, 2, "w2", mem("w2", 4), 0.2)
+	fused := []*hit{p.hits["seed"], p.hits["w1"], p.hits["seed2"], p.hits["w2"]}
+	assert.Equal(t, []string{"w1", "w2", "seed", "seed2"}, ids(walkedFirst(fused)))
+}

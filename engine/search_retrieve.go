@@ -129,7 +129,8 @@ func (e *Engine) retrieveHybrid(ctx context.Context, q searchPlan) (*pool, error
 // memories and the keyword hits are the candidates, scored by vector
 // similarity and keyword rank besides the walk, so graph mode adds to
 // keyword search what the walk reaches; with rerank off, the walk's
-// memories in its order. When nothing seeds the walk and no keyword hit is
+// memories in its order, then the keyword seeds it did not return
+// (addUnwalkedSeeds). When nothing seeds the walk and no keyword hit is
 // found, the vector signal runs instead (the fallback, reported). The query embeds
 // ahead only for the rerank; without rerank, only when the fallback needs
 // it.
@@ -149,6 +150,7 @@ func (e *Engine) retrieveGraph(ctx context.Context, q searchPlan) (*pool, bool, 
 		return p, true, v.search(ctx, p)
 	}
 	if !q.rt.RerankEnabled() {
+		addUnwalkedSeeds(p, kw)
 		return p, false, nil
 	}
 	addKeyword(p, kw, nil)
@@ -167,6 +169,24 @@ func (e *Engine) retrieveGraph(ctx context.Context, q searchPlan) (*pool, bool, 
 		p.qvec, p.qcontent = qvec, v.content
 	}
 	return p, false, nil
+}
+
+// addUnwalkedSeeds adds, as keyword hits, the walk's keyword seeds (the
+// best walkSeedHits keyword hits) that the walk did not return: it gives
+// no score to a seed nothing in the graph relates to the rest (graph/walk,
+// Result), and graph mode without the rerank has no other signal to keep
+// its best keyword matches. rank puts them after the walk's memories.
+func addUnwalkedSeeds(p *pool, kw []graph.Scored) {
+	seeds := kw[:min(len(kw), walkSeedHits)]
+	unwalked := make(map[string]bool, len(seeds))
+	for _, s := range seeds {
+		if _, ok := p.hits[s.Memory.ID]; !ok {
+			unwalked[s.Memory.ID] = true
+		}
+	}
+	if len(unwalked) > 0 {
+		addKeyword(p, seeds, unwalked)
+	}
 }
 
 // graphSignal runs graph mode's keyword search and its walk, seeded by the
