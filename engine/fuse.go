@@ -2,7 +2,6 @@ package engine
 
 import (
 	"cmp"
-	"maps"
 	"math"
 	"slices"
 
@@ -136,15 +135,15 @@ func (h *hit) text() string {
 type pool struct {
 	order  []string
 	hits   map[string]*hit
-	active map[string]bool // signals that ran and returned something
-	qvec   []float32       // the query's embedding, when the vector signal ran
+	active uint8     // slots (signalSlot) of the signals that ran and returned something
+	qvec   []float32 // the query's embedding, when the vector signal ran
 	// qcontent is the embedding of the query without its calendar dates
 	// (contentQuery), beside qvec when the query has any.
 	qcontent []float32
 }
 
 func newPool() *pool {
-	return &pool{hits: map[string]*hit{}, active: map[string]bool{}}
+	return &pool{hits: map[string]*hit{}}
 }
 
 // add records that signal ranked id at rank (1-based). m is nil when only
@@ -162,7 +161,7 @@ func (p *pool) add(signal string, rank int, id string, m *graph.Memory, raw floa
 	if old, seen := h.rank(signal); !seen || rank < old {
 		h.setRank(signal, rank, raw)
 	}
-	p.active[signal] = true
+	p.active |= 1 << signalSlot(signal)
 	return h
 }
 
@@ -170,7 +169,15 @@ func (p *pool) add(signal string, rank int, id string, m *graph.Memory, raw floa
 // every sum over signals runs in that order, so a search's fused scores
 // repeat to the last bit (in a map's order they did not, and two hits
 // whose scores tie could swap between identical searches).
-func (p *pool) signals() []string { return slices.Sorted(maps.Keys(p.active)) }
+func (p *pool) signals() []string {
+	var out []string
+	for i, s := range signalNames {
+		if p.active&(1<<i) != 0 {
+			out = append(out, s)
+		}
+	}
+	return out
+}
 
 // remove drops id from the pool.
 func (p *pool) remove(id string) {

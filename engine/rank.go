@@ -66,15 +66,9 @@ func (e *Engine) rank(ctx context.Context, q searchPlan) ([]*hit, bool, error) {
 // (graph mode without rerank: its keyword seeds the walk did not return),
 // each part in its fused order.
 func walkedFirst(hs []*hit) []*hit {
-	out := make([]*hit, 0, len(hs))
-	for _, walked := range []bool{true, false} {
-		for _, h := range hs {
-			if _, ok := h.rank(signalGraph); ok == walked {
-				out = append(out, h)
-			}
-		}
-	}
-	return out
+	g := signalSlot(signalGraph)
+	slices.SortStableFunc(hs, func(a, b *hit) int { return cmp.Compare(min(b.ranks[g], 1), min(a.ranks[g], 1)) })
+	return hs
 }
 
 func rrfK(rt policy.Retrieval) int {

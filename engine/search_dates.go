@@ -121,7 +121,7 @@ func addDated(p *pool, spans []dateSpan) {
 	for _, h := range out {
 		h.setRaw(signalTime, 0)
 	}
-	p.active[signalTime] = true
+	p.active |= 1 << signalSlot(signalTime)
 }
 
 // datedIn reports whether m's date (valid_from, else created_at) falls

@@ -202,7 +202,7 @@ type SharedEntity struct {
 }
 
 // RankNeighbours weighs one seed's neighbours by what they share with it
-// (shared, parallel to ns; sorted in place) and returns the perSeed best, in
+// (shared, parallel to ns; sorted and deduplicated in place) and returns the perSeed best, in
 // a new slice with Shared and Weight filled: highest Weight first, then
 // newest (created_at, then id, descending). Backends share it so that
 // equal inputs rank equally everywhere; ns and shared are theirs to reuse.
@@ -210,11 +210,10 @@ func RankNeighbours(ns []Neighbour, shared [][]SharedEntity, perSeed int) []Neig
 	for i := range ns {
 		es := shared[i]
 		slices.SortFunc(es, func(a, b SharedEntity) int { return strings.Compare(a.Name, b.Name) })
+		shared[i] = slices.CompactFunc(es, func(a, b SharedEntity) bool { return a.Name == b.Name })
 		ns[i].Weight = 0
-		for j, e := range es {
-			if j == 0 || e.Name != es[j-1].Name {
-				ns[i].Weight += EntityWeight(e.Mentions)
-			}
+		for _, e := range shared[i] {
+			ns[i].Weight += EntityWeight(e.Mentions)
 		}
 	}
 	// Sort positions, not the (large) Neighbour values; the order is total
@@ -237,12 +236,9 @@ func RankNeighbours(ns []Neighbour, shared [][]SharedEntity, perSeed int) []Neig
 	for k := range out {
 		i := order[k]
 		out[k] = ns[i]
-		es := shared[i]
-		out[k].Shared = make([]string, 0, len(es))
-		for j, e := range es {
-			if j == 0 || e.Name != es[j-1].Name {
-				out[k].Shared = append(out[k].Shared, e.Name)
-			}
+		out[k].Shared = make([]string, len(shared[i]))
+		for j, e := range shared[i] {
+			out[k].Shared[j] = e.Name
 		}
 	}
 	return out

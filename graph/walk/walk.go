@@ -292,14 +292,9 @@ func (g *Graph) Rank(r graph.WalkRequest) []Result {
 	// A seed memory whose edges all lead to entities only it mentions
 	// here, none of them a seed, gets back only what it sent: nothing
 	// relates it to the rest, and it has no score (alone).
-	for _, k := range g.mem {
-		if reset[k] > 0 && g.alone(k, reset) {
-			arrived[k] = 0
-		}
-	}
 	res := make([]Result, 0, len(g.mem))
 	for id, k := range g.mem {
-		if arrived[k] > 0 {
+		if arrived[k] > 0 && (reset[k] == 0 || !g.alone(k, reset)) {
 			res = append(res, Result{ID: id, Score: arrived[k] / deg[k]})
 		}
 	}
